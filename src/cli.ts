@@ -1,0 +1,100 @@
+import pino from 'pino'
+import { loadConfig, ConfigError, CONFIG_VARIABLES } from './kernel/config.ts'
+import { DataDirLockedError } from './kernel/db/data-dir-lock.ts'
+import { migrate } from './kernel/db/migrate.ts'
+import { openDatabase, start, type ProcessRole } from './main.ts'
+import { seedDemo } from './seed.ts'
+
+const USAGE = `Usage: obol <command> [options]
+
+Commands:
+  start       apply migrations and serve the API, docs and jobs
+  migrate     apply pending database migrations and exit
+  seed-demo   create the demo tenant (idempotent) and exit
+
+Run 'obol <command> --help' for a command's options.`
+
+const HELP: Record<string, string> = {
+  start: `Usage: obol start [--demo] [--role all|api|worker]
+
+Applies migrations, then serves the HTTP API on HOST:PORT and runs the job workers.
+  --demo          create the demo tenant first when it is missing
+  --role ROLE     all (default): API and jobs; api: HTTP only; worker: jobs only
+
+Environment:
+${CONFIG_VARIABLES.map((v) => `  ${v.name.padEnd(24)} ${v.description} (default ${v.default})`).join('\n')}`,
+  migrate: `Usage: obol migrate
+
+Applies pending migrations to the configured database (DATABASE_URL, or embedded PGlite under DATA_DIR) and exits.`,
+  'seed-demo': `Usage: obol seed-demo
+
+Creates the demo tenant (a seller, 50 customers with account hierarchies, currencies, taxes, the MONTHLY calendar,
+a billing cycle, invoice categories, accounting articles). Does nothing when it already exists.`,
+}
+
+function fail(message: string): never {
+  process.stderr.write(`obol: ${message}\n`)
+  process.exit(1)
+}
+
+async function withDatabase(task: (db: Awaited<ReturnType<typeof openDatabase>>) => Promise<void>): Promise<void> {
+  const config = loadConfig()
+  const opened = await openDatabase(config, pino({ level: config.logLevel }))
+  try {
+    await task(opened)
+  } finally {
+    await opened.database.close()
+    opened.lock?.release()
+  }
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const [command, ...args] = argv
+  if (!command || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(`${USAGE}\n`)
+    return
+  }
+  if (!(command in HELP)) fail(`unknown command '${command}'\n\n${USAGE}`)
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(`${HELP[command]!}\n`)
+    return
+  }
+  try {
+    switch (command) {
+      case 'start': {
+        let demo = false
+        let role: ProcessRole = 'all'
+        for (let i = 0; i < args.length; i++) {
+          const arg = args[i]!
+          if (arg === '--demo') demo = true
+          else if (arg === '--role' || arg.startsWith('--role=')) {
+            const value = arg.includes('=') ? arg.split('=')[1] : args[++i]
+            if (value !== 'all' && value !== 'api' && value !== 'worker') fail(`--role: expected all, api or worker, got '${value ?? ''}'`)
+            role = value
+          } else fail(`start: unknown option '${arg}'\n\n${HELP.start!}`)
+        }
+        await start({ demo, role })
+        return
+      }
+      case 'migrate':
+        if (args.length > 0) fail(`migrate: unknown option '${args[0]!}'`)
+        await withDatabase(async ({ database }) => {
+          const applied = await migrate(database.db)
+          process.stdout.write(applied.length > 0 ? `Applied ${applied.join(', ')}\n` : 'The database is up to date\n')
+        })
+        return
+      case 'seed-demo':
+        if (args.length > 0) fail(`seed-demo: unknown option '${args[0]!}'`)
+        await withDatabase(async ({ database }) => {
+          await migrate(database.db)
+          const { created } = await seedDemo(database.db)
+          process.stdout.write(created ? 'Demo tenant created\n' : 'Demo tenant already present: nothing to do\n')
+        })
+        return
+    }
+  } catch (error) {
+    if (error instanceof ConfigError) fail(`configuration error: ${error.message}`)
+    if (error instanceof DataDirLockedError) fail(error.message)
+    throw error
+  }
+}

@@ -1,0 +1,102 @@
+import path from 'node:path'
+
+/** Everything the process reads from its environment, validated once at start. */
+export interface Config {
+  port: number
+  host: string
+  databaseUrl: string | undefined
+  databaseReadUrl: string | undefined
+  databasePoolMax: number
+  dataDir: string
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+  shutdownTimeoutMs: number
+  heartbeatIntervalMs: number
+  instanceStaleAfterMs: number
+  timerPollIntervalMs: number
+  publicUrl: string | undefined
+}
+
+export class ConfigError extends Error {
+  readonly variable: string
+  constructor(variable: string, message: string) {
+    super(`${variable}: ${message}`)
+    this.name = 'ConfigError'
+    this.variable = variable
+  }
+}
+
+/** One entry per variable: the README's configuration table is checked against this list by a test. */
+export const CONFIG_VARIABLES = [
+  { name: 'PORT', default: '8080', description: 'HTTP port (1-65535)' },
+  { name: 'HOST', default: '127.0.0.1', description: 'interface to listen on' },
+  { name: 'DATABASE_URL', default: '(unset: embedded PGlite)', description: 'PostgreSQL 15+ connection URL' },
+  { name: 'DATABASE_READ_URL', default: '(unset)', description: 'optional read replica for read-heavy paths' },
+  { name: 'DATABASE_POOL_MAX', default: '10', description: 'connections in the PostgreSQL pool' },
+  { name: 'DATA_DIR', default: './data', description: 'embedded database and exports' },
+  { name: 'LOG_LEVEL', default: 'info', description: 'fatal, error, warn, info, debug, trace or silent' },
+  { name: 'SHUTDOWN_TIMEOUT_MS', default: '10000', description: 'how long SIGTERM waits for requests and jobs' },
+  { name: 'HEARTBEAT_INTERVAL_MS', default: '5000', description: 'instance heartbeat period' },
+  { name: 'INSTANCE_STALE_AFTER_MS', default: '30000', description: 'silence after which an instance is dead' },
+  { name: 'TIMER_POLL_INTERVAL_MS', default: '1000', description: 'how often due job timers are claimed' },
+  { name: 'PUBLIC_URL', default: '(http://HOST:PORT)', description: 'base URL printed at start and used in links' },
+] as const
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `expected an integer between ${min} and ${max}, got '${raw}'`)
+  const value = Number(raw.trim())
+  if (value < min || value > max) throw new ConfigError(name, `expected an integer between ${min} and ${max}, got '${raw}'`)
+  return value
+}
+
+function postgresUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const raw = env[name]
+  if (raw === undefined || raw.trim() === '') return undefined
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    throw new ConfigError(name, 'expected a URL of the form postgres://user:password@host:5432/database')
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new ConfigError(name, `expected a postgres:// or postgresql:// URL, got protocol '${url.protocol}'`)
+  }
+  return raw
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const logLevel = (env.LOG_LEVEL ?? 'info').trim().toLowerCase()
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `expected one of ${LOG_LEVELS.join(', ')}, got '${env.LOG_LEVEL ?? ''}'`)
+  }
+  const host = (env.HOST ?? '127.0.0.1').trim()
+  if (host === '' || /\s/.test(host)) throw new ConfigError('HOST', `expected a host name or IP address, got '${env.HOST ?? ''}'`)
+  const publicUrl = env.PUBLIC_URL?.trim()
+  if (publicUrl) {
+    try {
+      const u = new URL(publicUrl)
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('protocol')
+    } catch {
+      throw new ConfigError('PUBLIC_URL', `expected an http:// or https:// URL, got '${publicUrl}'`)
+    }
+  }
+  const dataDir = (env.DATA_DIR ?? './data').trim()
+  if (dataDir === '') throw new ConfigError('DATA_DIR', 'expected a directory path, got an empty value')
+  return {
+    port: integer(env, 'PORT', 8080, 0, 65535),
+    host,
+    databaseUrl: postgresUrl(env, 'DATABASE_URL'),
+    databaseReadUrl: postgresUrl(env, 'DATABASE_READ_URL'),
+    databasePoolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
+    dataDir: path.resolve(dataDir),
+    logLevel: logLevel as Config['logLevel'],
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    heartbeatIntervalMs: integer(env, 'HEARTBEAT_INTERVAL_MS', 5_000, 100, 600_000),
+    instanceStaleAfterMs: integer(env, 'INSTANCE_STALE_AFTER_MS', 30_000, 1_000, 3_600_000),
+    timerPollIntervalMs: integer(env, 'TIMER_POLL_INTERVAL_MS', 1_000, 50, 60_000),
+    publicUrl: publicUrl || undefined,
+  }
+}

@@ -1,0 +1,89 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import { PGlite } from '@electric-sql/pglite'
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres'
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
+import { sql, type SQL } from 'drizzle-orm'
+import pg from 'pg'
+
+export type Db = PgDatabase<PgQueryResultHKT>
+/** A drizzle handle usable inside or outside a transaction. */
+export type Tx = Db
+
+export interface PoolStats {
+  total: number
+  idle: number
+  waiting: number
+}
+
+/** One database, embedded (PGlite) or server (node-postgres pool), behind the same Drizzle handle. */
+export interface Database {
+  readonly kind: 'pglite' | 'postgres'
+  readonly db: Db
+  /** The raw PGlite instance (embedded only): pg-boss runs on it through its adapter. */
+  readonly pglite: PGlite | undefined
+  /** The connection URL (server only): pg-boss opens its own small pool. */
+  readonly url: string | undefined
+  poolStats(): PoolStats
+  close(): Promise<void>
+}
+
+export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob } = {}): Promise<Database> {
+  if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true })
+  const pglite = await PGlite.create({
+    ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+    ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+  })
+  const db = drizzlePglite(pglite) as unknown as Db
+  return {
+    kind: 'pglite',
+    db,
+    pglite,
+    url: undefined,
+    poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
+    close: () => pglite.close(),
+  }
+}
+
+export function openPostgres(url: string, options: { max?: number; applicationName?: string } = {}): Database {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max ?? 10,
+    application_name: options.applicationName ?? 'obol',
+  })
+  // An idle client losing its server must not crash the process; the pool replaces it.
+  pool.on('error', () => undefined)
+  const db = drizzlePg(pool) as unknown as Db
+  let closed = false
+  return {
+    kind: 'postgres',
+    db,
+    pglite: undefined,
+    url,
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    close: async () => {
+      if (closed) return
+      closed = true
+      await pool.end()
+    },
+  }
+}
+
+export function pgliteDataDir(dataDir: string): string {
+  return path.join(dataDir, 'pgdata')
+}
+
+/** Runs a statement and returns its rows, whatever the driver. */
+export async function rows<T>(db: Db, query: SQL): Promise<T[]> {
+  const result = (await db.execute(query)) as unknown as { rows: T[] }
+  return result.rows
+}
+
+export async function one<T>(db: Db, query: SQL): Promise<T | undefined> {
+  return (await rows<T>(db, query))[0]
+}
+
+export async function ping(db: Db): Promise<void> {
+  await db.execute(sql`select 1`)
+}

@@ -1,0 +1,66 @@
+import type {} from '@fastify/swagger'
+import type { FastifyInstance, RouteOptions } from 'fastify'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The role a caller needs (`<domain>.<resource>.<scope>`), or `public` for the few routes that need no
+     * token (health, metrics, docs, token endpoint). Every route declares one; `policyTable()` lists them.
+     */
+    policy?: RoutePolicy
+  }
+}
+
+export type RoutePolicy = { role: string } | { public: true } | { anyRole: readonly string[] }
+
+export interface PolicyEntry {
+  method: string
+  url: string
+  policy: RoutePolicy | undefined
+}
+
+export function describePolicy(policy: RoutePolicy | undefined): string {
+  if (!policy) return 'no policy declared'
+  if ('public' in policy) return 'Public: no token needed.'
+  if ('role' in policy) return `Required role: \`${policy.role}\`.`
+  return `Required role: any of ${policy.anyRole.map((r) => `\`${r}\``).join(', ')}.`
+}
+
+const errorResponse = {
+  description: 'Error',
+  type: 'object',
+  additionalProperties: true,
+  properties: {
+    status: { type: 'string' },
+    errorCode: { type: 'string' },
+    message: { type: 'string' },
+    details: { type: 'array', items: { type: 'object', additionalProperties: true } },
+  },
+}
+
+/**
+ * Collects every route's policy into one table, writes the role into the OpenAPI description and adds
+ * the error responses every route can give. The access module enforces the table.
+ */
+export function installRoutePolicy(app: FastifyInstance): PolicyEntry[] {
+  const table: PolicyEntry[] = []
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method]
+    // The documentation UI's own routes (assets) are public like the document they show.
+    const policy = route.url.startsWith('/api/docs') ? { public: true as const } : route.config?.policy
+    for (const method of methods) {
+      if (method === 'HEAD') continue
+      table.push({ method, url: route.url, policy })
+    }
+    if (route.schema && !route.schema.hide) {
+      const roleLine = describePolicy(policy)
+      const existing = typeof route.schema.description === 'string' ? route.schema.description : ''
+      route.schema.description = existing ? `${existing}\n\n${roleLine}` : roleLine
+      const response = { ...((route.schema.response as Record<string, unknown> | undefined) ?? {}) }
+      const codes = policy && 'public' in policy ? ['400', '500'] : ['400', '401', '403', '404', '409', '500']
+      for (const code of codes) response[code] ??= errorResponse
+      route.schema.response = response
+    }
+  })
+  return table
+}

@@ -1,0 +1,339 @@
+import os from 'node:os'
+import { randomUUID } from 'node:crypto'
+import { sql } from 'drizzle-orm'
+import { PgBoss, fromPglite } from 'pg-boss'
+import type { Logger } from 'pino'
+import { one, rows, type Database, type Db } from '../db/database.ts'
+import type { Clock } from '../clock.ts'
+import { AppError } from '../errors.ts'
+import { readTenantSettings } from '../settings.ts'
+import { compileSchedule, ScheduleExpressionError, type ScheduleExpression } from './schedule-expression.ts'
+
+export interface JobContext {
+  readonly executionId: number
+  readonly jobCode: string
+  readonly parameters: Record<string, unknown>
+  readonly db: Db
+  readonly clock: Clock
+  readonly log: Logger
+  /** Aborted when the process is stopping: long jobs should end their current batch and return. */
+  readonly signal: AbortSignal
+  /** Records progress so far (visible in the execution while it runs). */
+  progress(processed: number, failed: number): Promise<void>
+}
+
+export interface JobResult {
+  processed?: number
+  failed?: number
+}
+
+export interface JobType {
+  readonly name: string
+  readonly description: string
+  run(context: JobContext): Promise<JobResult>
+  /** A job instance created at start when missing (an administrator may then change or disable it). */
+  readonly defaultInstance?: {
+    code: string
+    description: string
+    timer?: ScheduleExpression
+    parameters?: Record<string, unknown>
+  }
+}
+
+export interface JobRuntimeOptions {
+  database: Database
+  clock: Clock
+  log: Logger
+  heartbeatIntervalMs: number
+  instanceStaleAfterMs: number
+  timerPollIntervalMs: number
+  /** Whether this process runs jobs (role `worker` or `all`); API-only processes only enqueue. */
+  worker: boolean
+  roles: string
+}
+
+export interface ExecutionView {
+  id: number
+  jobCode: string
+  status: string
+  trigger: string
+  fireTime: string | null
+  queuedAt: string
+  startedAt: string | null
+  endedAt: string | null
+  processedCount: number
+  failedCount: number
+  error: string | null
+  instance: string | null
+}
+
+const QUEUE = 'obol-job-run'
+
+const executionColumns = sql`e.id, i.code as "jobCode", e.status, e.trigger,
+  to_char(e.fire_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "fireTime",
+  to_char(e.queued_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "queuedAt",
+  to_char(e.started_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "startedAt",
+  to_char(e.ended_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "endedAt",
+  e.processed_count as "processedCount", e.failed_count as "failedCount", e.error, e.app_instance_id as instance`
+
+/** Validates a timer and gives its next fire time after `after` in the tenant's zone (null: never again). */
+export function nextFireTime(timer: ScheduleExpression, timeZone: string, after: Date): Date | null {
+  return compileSchedule(timer, timeZone).next(after)
+}
+
+export function timerError(error: unknown): AppError | undefined {
+  if (error instanceof ScheduleExpressionError) {
+    return new AppError('INVALID_CRON', error.message, { details: [{ field: `timer.${error.field}`, message: error.message }] })
+  }
+  return undefined
+}
+
+/**
+ * Durable jobs on pg-boss. Job instances and their executions live in our tables; pg-boss carries the
+ * "run this execution" messages between instances. A timer's due time is claimed by a conditional update
+ * plus a unique (instance, fire time) execution row, so it fires once however many instances poll.
+ */
+export class JobRuntime {
+  readonly instanceId = randomUUID()
+  private readonly types = new Map<string, JobType>()
+  private readonly options: JobRuntimeOptions
+  private boss: PgBoss | undefined
+  private timers: NodeJS.Timeout[] = []
+  private readonly stopping = new AbortController()
+  private running = 0
+
+  constructor(options: JobRuntimeOptions) {
+    this.options = options
+  }
+
+  register(type: JobType): void {
+    if (this.types.has(type.name)) throw new Error(`job type ${type.name} registered twice`)
+    this.types.set(type.name, type)
+  }
+
+  jobTypes(): JobType[] {
+    return [...this.types.values()]
+  }
+
+  private get db(): Db {
+    return this.options.database.db
+  }
+
+  async start(): Promise<void> {
+    const { database, log } = this.options
+    await this.db.execute(
+      sql`insert into app_instance (id, hostname, pid, roles) values (${this.instanceId}, ${os.hostname()}, ${process.pid}, ${this.options.roles})`,
+    )
+    await this.ensureDefaultInstances()
+    const boss = new PgBoss(
+      database.kind === 'pglite'
+        ? { db: fromPglite(database.pglite!), schedule: false, supervise: this.options.worker }
+        : { connectionString: database.url!, max: 3, schedule: false, supervise: this.options.worker },
+    )
+    boss.on('error', (error) => log.error({ err: error }, 'job queue error'))
+    await boss.start()
+    await boss.createQueue(QUEUE)
+    this.boss = boss
+    if (this.options.worker) {
+      await boss.work<{ executionId: number }>(QUEUE, { pollingIntervalSeconds: 0.5, batchSize: 1 }, async (jobs) => {
+        for (const job of jobs) await this.execute(job.data.executionId)
+      })
+      this.every(this.options.timerPollIntervalMs, () => this.fireDueTimers())
+      this.every(this.options.heartbeatIntervalMs, () => this.reapDeadInstances())
+    }
+    this.every(this.options.heartbeatIntervalMs, () => this.heartbeat())
+  }
+
+  private every(ms: number, task: () => Promise<unknown>): void {
+    let busy = false
+    const timer = setInterval(() => {
+      if (busy || this.stopping.signal.aborted) return
+      busy = true
+      task()
+        .catch((error: unknown) => this.options.log.warn({ err: error }, 'background task failed'))
+        .finally(() => (busy = false))
+    }, ms)
+    timer.unref()
+    this.timers.push(timer)
+  }
+
+  async stop(timeoutMs: number): Promise<void> {
+    this.stopping.abort()
+    for (const timer of this.timers) clearInterval(timer)
+    this.timers = []
+    // Graceful: pg-boss waits for handlers in progress (up to the timeout) before resolving.
+    await this.boss?.stop({ graceful: true, timeout: Math.max(timeoutMs, 1000), close: true })
+    this.boss = undefined
+    await this.db.execute(sql`update app_instance set stopped_at = now() where id = ${this.instanceId}`).catch(() => undefined)
+  }
+
+  /** Number of executions this process is running now. */
+  get activeExecutions(): number {
+    return this.running
+  }
+
+  private async ensureDefaultInstances(): Promise<void> {
+    const settings = await readTenantSettings(this.db)
+    for (const type of this.types.values()) {
+      const d = type.defaultInstance
+      if (!d) continue
+      const next = d.timer ? nextFireTime(d.timer, settings.timeZone, this.options.clock.now()) : null
+      await this.db.execute(sql`insert into job_instance (code, description, job_type, parameters, timer, next_fire_at, creator)
+        values (${d.code}, ${d.description}, ${type.name}, ${JSON.stringify(d.parameters ?? {})}::jsonb,
+          ${d.timer ? JSON.stringify(d.timer) : null}::jsonb, ${next?.toISOString() ?? null}::timestamptz, 'system')
+        on conflict (code) do nothing`)
+    }
+  }
+
+  /** Queues an execution of a job instance now, whatever its timer; returns the execution. */
+  async runNow(code: string, requestedBy: string): Promise<ExecutionView> {
+    const instance = await one<{ id: number; job_type: string }>(
+      this.db,
+      sql`select id, job_type from job_instance where code = ${code}`,
+    )
+    if (!instance) throw new AppError('ENTITY_NOT_FOUND', `Job ${code} not found`)
+    if (!this.types.has(instance.job_type)) {
+      throw new AppError('INVALID_STATE', `Job ${code} has type ${instance.job_type}, which this version does not provide`)
+    }
+    const created = await one<{ id: string | number }>(
+      this.db,
+      sql`insert into job_execution (job_instance_id, status, trigger, requested_by) values (${instance.id}, 'QUEUED', 'MANUAL', ${requestedBy}) returning id`,
+    )
+    const id = Number(created!.id)
+    await this.enqueue(id)
+    return (await this.execution(id))!
+  }
+
+  async execution(id: number): Promise<ExecutionView | undefined> {
+    return one<ExecutionView>(
+      this.db,
+      sql`select ${executionColumns} from job_execution e join job_instance i on i.id = e.job_instance_id where e.id = ${id}`,
+    )
+  }
+
+  async executions(code: string, page: { offset: number; limit: number }) {
+    const instance = await one<{ id: number }>(this.db, sql`select id from job_instance where code = ${code}`)
+    if (!instance) throw new AppError('ENTITY_NOT_FOUND', `Job ${code} not found`)
+    const data = await rows<ExecutionView>(
+      this.db,
+      sql`select ${executionColumns} from job_execution e join job_instance i on i.id = e.job_instance_id
+        where e.job_instance_id = ${instance.id} order by e.id desc limit ${page.limit} offset ${page.offset}`,
+    )
+    const total = await one<{ n: string }>(this.db, sql`select count(*)::text as n from job_execution where job_instance_id = ${instance.id}`)
+    return { total: Number(total?.n ?? 0), offset: page.offset, limit: page.limit, data }
+  }
+
+  private async enqueue(executionId: number): Promise<void> {
+    if (!this.boss) throw new AppError('SERVICE_UNAVAILABLE', 'The job runtime is not started')
+    await this.boss.send(QUEUE, { executionId })
+  }
+
+  /** Claims every due timer once and queues its execution. Missed firings collapse into one. */
+  async fireDueTimers(): Promise<number> {
+    const due = await rows<{ id: string | number; code: string; timer: ScheduleExpression; next_fire_at: string }>(
+      this.db,
+      sql`select id, code, timer, next_fire_at::text from job_instance
+        where active and timer is not null and next_fire_at is not null and next_fire_at <= now()`,
+    )
+    if (due.length === 0) return 0
+    const { timeZone } = await readTenantSettings(this.db)
+    const now = this.options.clock.now()
+    let fired = 0
+    for (const job of due) {
+      let next: Date | null
+      try {
+        next = nextFireTime(job.timer, timeZone, now)
+      } catch {
+        next = null
+      }
+      const claimed = await this.db.transaction(async (tx) => {
+        const won = await rows<{ id: unknown }>(
+          tx,
+          sql`update job_instance set next_fire_at = ${next?.toISOString() ?? null}::timestamptz, last_fire_at = next_fire_at
+            where id = ${job.id} and next_fire_at = ${job.next_fire_at}::timestamptz returning id`,
+        )
+        if (won.length === 0) return undefined
+        const inserted = await rows<{ id: string | number }>(
+          tx,
+          sql`insert into job_execution (job_instance_id, status, trigger, fire_time)
+            values (${job.id}, 'QUEUED', 'TIMER', ${job.next_fire_at}::timestamptz) on conflict do nothing returning id`,
+        )
+        return inserted[0] ? Number(inserted[0].id) : undefined
+      })
+      if (claimed !== undefined) {
+        await this.enqueue(claimed)
+        fired++
+      }
+    }
+    return fired
+  }
+
+  /** Runs one execution if it is still QUEUED: a duplicate message finds it taken and does nothing. */
+  async execute(executionId: number): Promise<void> {
+    const claimed = await one<{ code: string; job_type: string; parameters: Record<string, unknown> }>(
+      this.db,
+      sql`update job_execution e set status = 'RUNNING', started_at = now(), app_instance_id = ${this.instanceId}
+        from job_instance i where e.id = ${executionId} and e.status = 'QUEUED' and i.id = e.job_instance_id
+        returning i.code, i.job_type, i.parameters`,
+    )
+    if (!claimed) return
+    const type = this.types.get(claimed.job_type)
+    const log = this.options.log.child({ job: claimed.code, execution: executionId })
+    this.running++
+    try {
+      if (!type) throw new Error(`job type ${claimed.job_type} is not registered`)
+      const result = await type.run({
+        executionId,
+        jobCode: claimed.code,
+        parameters: claimed.parameters,
+        db: this.db,
+        clock: this.options.clock,
+        log,
+        signal: this.stopping.signal,
+        progress: async (processed, failed) => {
+          await this.db.execute(
+            sql`update job_execution set processed_count = ${processed}, failed_count = ${failed} where id = ${executionId}`,
+          )
+        },
+      })
+      await this.db.execute(sql`update job_execution set status = 'SUCCESS', ended_at = now(),
+        processed_count = ${result.processed ?? 0}, failed_count = ${result.failed ?? 0}
+        where id = ${executionId} and status = 'RUNNING'`)
+    } catch (error) {
+      log.warn({ err: error }, 'job execution failed')
+      const message = error instanceof Error ? error.message : String(error)
+      await this.db.execute(sql`update job_execution set status = 'FAILED', ended_at = now(), error = ${message.slice(0, 2000)}
+        where id = ${executionId} and status = 'RUNNING'`)
+    } finally {
+      this.running--
+    }
+  }
+
+  async heartbeat(): Promise<void> {
+    await this.db.execute(sql`update app_instance set heartbeat_at = now() where id = ${this.instanceId}`)
+  }
+
+  /**
+   * Executions left RUNNING by an instance that stopped heartbeating are marked FAILED; executions of live
+   * instances are never touched. Uses the database clock, shared by every instance.
+   */
+  async reapDeadInstances(): Promise<number> {
+    const staleSeconds = this.options.instanceStaleAfterMs / 1000
+    const reaped = await rows<{ id: unknown }>(
+      this.db,
+      sql`update job_execution e set status = 'FAILED', ended_at = now(),
+          error = 'instance ' || coalesce(e.app_instance_id, '?') || ' stopped heartbeating while running this execution'
+        where e.status = 'RUNNING' and e.app_instance_id <> ${this.instanceId} and not exists (
+          select 1 from app_instance a where a.id = e.app_instance_id and a.stopped_at is null
+            and a.heartbeat_at > now() - make_interval(secs => ${staleSeconds}))
+        returning e.id`,
+    )
+    // A QUEUED execution whose message was lost (the process died between commit and send) is sent again.
+    const orphans = await rows<{ id: string | number }>(
+      this.db,
+      sql`select id from job_execution where status = 'QUEUED' and queued_at < now() - make_interval(secs => ${staleSeconds})`,
+    )
+    for (const orphan of orphans) await this.enqueue(Number(orphan.id))
+    return reaped.length
+  }
+}

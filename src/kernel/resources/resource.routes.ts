@@ -1,0 +1,84 @@
+import type { FastifyInstance } from 'fastify'
+import type { Resource } from './resource.model.ts'
+import type { ResourceService, Actor } from './resource.service.ts'
+import { bodySchema, listSchema, recordSchema } from './resource.schemas.ts'
+
+const codeParams = {
+  type: 'object',
+  required: ['code'],
+  properties: { code: { type: 'string', minLength: 1, maxLength: 255 } },
+}
+
+const listQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    offset: { type: 'integer', minimum: 0, default: 0 },
+    limit: { type: 'integer', minimum: 1 },
+    sortBy: { type: 'string', maxLength: 100 },
+    sortOrder: { type: 'string', maxLength: 20 },
+  },
+}
+
+export type ActorOf = (request: unknown) => Actor
+
+/** The five routes of a plain v1 resource. Thin: validate, authorize (policy), call the service. */
+export function registerResourceRoutes(app: FastifyInstance, service: ResourceService, actorOf: ActorOf): void {
+  const resource: Resource = service.resource
+  const base = `/api/v1/${resource.path}`
+  const view = { policy: { role: `${resource.roleResource}.view` } }
+  const manage = { policy: { role: `${resource.roleResource}.manage` } }
+  const tags = [resource.def.name]
+  const record = recordSchema(resource)
+
+  app.post(
+    base,
+    {
+      config: manage,
+      schema: { tags, summary: `Create a ${resource.label}`, body: bodySchema(resource, false), response: { 201: record } },
+    },
+    async (request, reply) => {
+      const created = await service.create(request.body as Record<string, unknown>, actorOf(request))
+      return reply.status(201).send(created)
+    },
+  )
+  app.get(
+    base,
+    {
+      config: view,
+      schema: { tags, summary: `List ${resource.label}s, paginated`, querystring: listQuery, response: { 200: listSchema(resource) } },
+    },
+    async (request) => service.list(request.query as Record<string, never>),
+  )
+  app.get(
+    `${base}/:code`,
+    { config: view, schema: { tags, summary: `Get a ${resource.label} by code`, params: codeParams, response: { 200: record } } },
+    async (request) => service.get((request.params as { code: string }).code),
+  )
+  app.put(
+    `${base}/:code`,
+    {
+      config: manage,
+      schema: {
+        tags,
+        summary: `Update a ${resource.label} (partial: only the fields sent change; null clears an optional field)`,
+        params: codeParams,
+        body: bodySchema(resource, true),
+        response: { 200: record },
+      },
+    },
+    async (request) =>
+      service.update((request.params as { code: string }).code, request.body as Record<string, unknown>, actorOf(request)),
+  )
+  app.delete(
+    `${base}/:code`,
+    {
+      config: manage,
+      schema: { tags, summary: `Delete a ${resource.label} (409 while other records reference it)`, params: codeParams },
+    },
+    async (request, reply) => {
+      await service.delete((request.params as { code: string }).code)
+      return reply.status(204).send()
+    },
+  )
+}

@@ -1,0 +1,116 @@
+import type { FieldDef } from '../model/index.ts'
+import { CODE_PATTERN, type Resource } from './resource.model.ts'
+
+type JsonSchema = Record<string, unknown>
+
+const decimalSchema: JsonSchema = {
+  anyOf: [{ type: 'number' }, { type: 'string', pattern: '^-?\\d{1,28}(\\.\\d{1,12})?$' }],
+  description: 'decimal, as a JSON number or a decimal string',
+}
+
+function fieldSchema(field: FieldDef, extra: JsonSchema | undefined): JsonSchema {
+  let schema: JsonSchema
+  switch (field.type) {
+    case 'string':
+      schema = field.enumValues ? { type: 'string', enum: [...field.enumValues] } : { type: 'string', maxLength: 2000 }
+      break
+    case 'integer':
+      schema = { type: 'integer', minimum: -2147483648, maximum: 2147483647 }
+      break
+    case 'long':
+      schema = { type: 'integer' }
+      break
+    case 'decimal':
+      schema = { ...decimalSchema }
+      break
+    case 'boolean':
+      schema = { type: 'boolean' }
+      break
+    case 'date':
+      schema = { type: 'string', format: 'date' }
+      break
+    case 'instant':
+      schema = { type: 'string', format: 'date-time' }
+      break
+    case 'json':
+      schema = { type: 'object', additionalProperties: true }
+      break
+    case 'stringList':
+      schema = { type: 'array', items: { type: 'string', maxLength: 2000 }, maxItems: 1000 }
+      break
+  }
+  return { ...schema, ...extra }
+}
+
+function nullable(schema: JsonSchema): JsonSchema {
+  if ('anyOf' in schema) return { ...schema, anyOf: [...(schema.anyOf as JsonSchema[]), { type: 'null' }] }
+  if (Array.isArray(schema.enum)) return { ...schema, type: [schema.type, 'null'], enum: [...(schema.enum as unknown[]), null] }
+  return { ...schema, type: [schema.type, 'null'] }
+}
+
+const cfValuesSchema: JsonSchema = {
+  type: 'object',
+  description: 'custom field values: code → [{ value }]',
+  additionalProperties: {
+    type: 'array',
+    maxItems: 100,
+    items: { type: 'object', required: ['value'], additionalProperties: false, properties: { value: {} } },
+  },
+}
+
+/** Body schema of create (`forUpdate` false) or partial update (every field optional, `code` immutable). */
+export function bodySchema(resource: Resource, forUpdate: boolean): JsonSchema {
+  const properties: Record<string, JsonSchema> = {}
+  const required: string[] = []
+  for (const field of resource.writableFields) {
+    if (forUpdate && field.name === 'code') continue
+    let schema = fieldSchema(field, resource.fieldSchemas?.[field.name])
+    if (field.name === 'code') schema = { type: 'string', minLength: 1, maxLength: 255, pattern: CODE_PATTERN }
+    if (field.nullable) schema = nullable(schema)
+    properties[field.name] = schema
+    if (!forUpdate && !field.nullable && !field.hasDefault) required.push(field.name)
+  }
+  for (const rel of resource.def.relations.values()) {
+    if (rel.kind !== 'manyToOne' || rel.readOnly) continue
+    const schema: JsonSchema = { type: 'string', minLength: 1, maxLength: 255, description: `code of the ${rel.target}` }
+    properties[rel.name] = rel.nullable ? nullable(schema) : schema
+    if (!forUpdate && !rel.nullable) required.push(rel.name)
+  }
+  if (resource.def.customFields) properties.cfValues = cfValuesSchema
+  return { type: 'object', additionalProperties: false, properties, ...(required.length > 0 ? { required } : {}) }
+}
+
+/** Response schema: documents the fields; additional properties pass so nothing is silently dropped. */
+export function recordSchema(resource: Resource): JsonSchema {
+  const properties: Record<string, JsonSchema> = { id: { type: 'integer' } }
+  for (const field of resource.def.fields.values()) {
+    if (['id', 'created', 'updated', 'creator', 'updater'].includes(field.name)) continue
+    const schema = field.type === 'decimal' ? { type: 'number' } : fieldSchema(field, undefined)
+    properties[field.name] = field.nullable ? nullable(schema) : schema
+  }
+  for (const rel of resource.def.relations.values()) {
+    if (rel.kind === 'manyToOne') properties[rel.name] = { type: ['string', 'null'], description: `code of the ${rel.target}` }
+  }
+  properties.auditable = {
+    type: 'object',
+    properties: {
+      created: { type: 'string', format: 'date-time' },
+      updated: { type: ['string', 'null'], format: 'date-time' },
+      creator: { type: ['string', 'null'] },
+      updater: { type: ['string', 'null'] },
+    },
+  }
+  return { type: 'object', additionalProperties: true, properties }
+}
+
+export function listSchema(resource: Resource): JsonSchema {
+  return {
+    type: 'object',
+    properties: {
+      total: { type: 'integer' },
+      offset: { type: 'integer' },
+      limit: { type: 'integer' },
+      data: { type: 'array', items: recordSchema(resource) },
+    },
+  }
+}

@@ -1,0 +1,102 @@
+import pino from 'pino'
+import { loadConfig, type Config } from './kernel/config.ts'
+import { openPglite, openPostgres, pgliteDataDir, type Database } from './kernel/db/database.ts'
+import { acquireDataDirLock, type DataDirLock } from './kernel/db/data-dir-lock.ts'
+import { migrate } from './kernel/db/migrate.ts'
+import { systemClock } from './kernel/clock.ts'
+import { JobRuntime } from './kernel/jobs/job-runtime.ts'
+import { executionPurgeJob } from './kernel/jobs/execution-purge.job.ts'
+import { buildApp } from './app.ts'
+import { seedDemo } from './seed.ts'
+
+export type ProcessRole = 'all' | 'api' | 'worker'
+
+export interface OpenedDatabase {
+  database: Database
+  lock: DataDirLock | undefined
+}
+
+/** PostgreSQL when DATABASE_URL is set, else embedded PGlite under DATA_DIR (one process at a time). */
+export async function openDatabase(config: Config, log: pino.Logger): Promise<OpenedDatabase> {
+  if (config.databaseUrl) return { database: openPostgres(config.databaseUrl, { max: config.databasePoolMax }), lock: undefined }
+  const lock = acquireDataDirLock(config.dataDir, (message) => log.warn(message))
+  try {
+    return { database: await openPglite({ dataDir: pgliteDataDir(config.dataDir) }), lock }
+  } catch (error) {
+    lock.release()
+    throw error
+  }
+}
+
+export function createJobRuntime(database: Database, config: Config, log: pino.Logger, role: ProcessRole): JobRuntime {
+  const runtime = new JobRuntime({
+    database,
+    clock: systemClock,
+    log: log.child({ component: 'jobs' }),
+    heartbeatIntervalMs: config.heartbeatIntervalMs,
+    instanceStaleAfterMs: config.instanceStaleAfterMs,
+    timerPollIntervalMs: config.timerPollIntervalMs,
+    worker: role !== 'api',
+    roles: role,
+  })
+  runtime.register(executionPurgeJob)
+  return runtime
+}
+
+/** config → database → migrations → jobs → HTTP; SIGINT/SIGTERM drain requests and jobs, then close. */
+export async function start(options: { demo: boolean; role: ProcessRole }): Promise<void> {
+  const config = loadConfig()
+  const log = pino({ level: config.logLevel })
+  const { database, lock } = await openDatabase(config, log)
+  const applied = await migrate(database.db)
+  if (applied.length > 0) log.info({ applied }, 'migrations applied')
+  if (options.demo) {
+    const seeded = await seedDemo(database.db)
+    log.info(seeded.created ? 'demo data created' : 'demo data already present')
+  }
+  const jobs = createJobRuntime(database, config, log, options.role)
+  await jobs.start()
+  const baseUrl = config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`
+  const app = await buildApp({ database, clock: systemClock, jobs, logLevel: config.logLevel, publicUrl: baseUrl })
+
+  let stopping = false
+  const shutdown = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    log.info({ signal }, 'shutting down: draining requests and jobs')
+    app.drain()
+    const hardStop = setTimeout(() => {
+      log.error('shutdown timed out; exiting')
+      process.exit(1)
+    }, config.shutdownTimeoutMs + 5000)
+    hardStop.unref()
+    try {
+      if (options.role !== 'worker') await app.server.close()
+      await jobs.stop(config.shutdownTimeoutMs)
+      await database.close()
+    } finally {
+      lock?.release()
+    }
+    log.info('stopped')
+    process.exit(0)
+  }
+  process.on('SIGINT', () => void shutdown('SIGINT'))
+  process.on('SIGTERM', () => void shutdown('SIGTERM'))
+
+  if (options.role !== 'worker') {
+    await app.server.listen({ port: config.port, host: config.host })
+    const db = database.kind === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL (DATABASE_URL)'
+    process.stdout.write(
+      [
+        '',
+        `Obol is ready (${db}, role ${options.role})`,
+        `  API:      ${baseUrl}/api/v1`,
+        `  Docs:     ${baseUrl}/api/docs   (OpenAPI: ${baseUrl}/api/openapi.json)`,
+        `  Health:   ${baseUrl}/health/ready   Metrics: ${baseUrl}/metrics`,
+        '',
+      ].join('\n') + '\n',
+    )
+  } else {
+    process.stdout.write(`Obol worker is running (jobs only, instance ${jobs.instanceId})\n`)
+  }
+}

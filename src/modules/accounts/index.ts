@@ -1,0 +1,30 @@
+import type { FastifyInstance } from 'fastify'
+import type { Db } from '../../kernel/db/database.ts'
+import { registry } from '../../kernel/model/index.ts'
+import { readTenantSettings } from '../../kernel/settings.ts'
+import type { Resource } from '../../kernel/resources/resource.model.ts'
+import { ResourceService } from '../../kernel/resources/resource.service.ts'
+import { registerResourceRoutes, type ActorOf } from '../../kernel/resources/resource.routes.ts'
+import { accountResources } from './accounts.resources.ts'
+import { registerTenantSettingsRoutes } from './tenant-settings.routes.ts'
+
+export { periodContaining, type Period, type CalendarShape } from './calendar.model.ts'
+
+export function toResource(spec: (typeof accountResources)[number]): Resource {
+  const def = registry.get(spec.entity)
+  const writableFields = [...def.fields.values()].filter((f) => !f.readOnly && f.name !== 'cfValues')
+  return { ...spec, def, writableFields }
+}
+
+/** Sellers, the account hierarchy and reference data, as plain v1 resources, plus tenant settings. */
+export function createAccountsModule(deps: { db: Db; actorOf: ActorOf }) {
+  const defaultLimit = async () => (await readTenantSettings(deps.db)).defaultListLimit
+  const services = accountResources.map((spec) => new ResourceService(toResource(spec), deps.db, defaultLimit))
+  return {
+    services,
+    routes: (app: FastifyInstance) => {
+      for (const service of services) registerResourceRoutes(app, service, deps.actorOf)
+      registerTenantSettingsRoutes(app, deps.db, deps.actorOf)
+    },
+  }
+}
