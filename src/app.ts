@@ -66,10 +66,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
   })
   await server.register(swaggerUi, { routePrefix: '/api/docs', uiConfig: { docExpansion: 'list' } })
-  server.get(
-    '/api/openapi.json',
-    { config: { policy: { public: true } }, schema: { hide: true } },
-    async () => server.swagger(),
+  server.get('/api/openapi.json', { config: { policy: { public: true } }, schema: { hide: true } }, async () =>
+    server.swagger(),
   )
 
   registerHealthRoutes(server, deps.database, metrics, () => draining)

@@ -44,9 +44,11 @@ export const CONFIG_VARIABLES = [
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name]
   if (raw === undefined || raw === '') return fallback
-  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `expected an integer between ${min} and ${max}, got '${raw}'`)
+  if (!/^\d+$/.test(raw.trim()))
+    throw new ConfigError(name, `expected an integer between ${min} and ${max}, got '${raw}'`)
   const value = Number(raw.trim())
-  if (value < min || value > max) throw new ConfigError(name, `expected an integer between ${min} and ${max}, got '${raw}'`)
+  if (value < min || value > max)
+    throw new ConfigError(name, `expected an integer between ${min} and ${max}, got '${raw}'`)
   return value
 }
 
@@ -73,7 +75,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('LOG_LEVEL', `expected one of ${LOG_LEVELS.join(', ')}, got '${env.LOG_LEVEL ?? ''}'`)
   }
   const host = (env.HOST ?? '127.0.0.1').trim()
-  if (host === '' || /\s/.test(host)) throw new ConfigError('HOST', `expected a host name or IP address, got '${env.HOST ?? ''}'`)
+  if (host === '' || /\s/.test(host))
+    throw new ConfigError('HOST', `expected a host name or IP address, got '${env.HOST ?? ''}'`)
   const publicUrl = env.PUBLIC_URL?.trim()
   if (publicUrl) {
     try {

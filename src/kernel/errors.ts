@@ -3,26 +3,62 @@
  * (ErrorV1), to a kebab-case code. docs/errors.md lists exactly these codes; a test keeps them equal.
  */
 export const ERROR_CODES = {
-  VALIDATION_FAILED: { status: 400, v1: 'invalid-parameter', summary: 'a field of the request is missing or malformed' },
+  VALIDATION_FAILED: {
+    status: 400,
+    v1: 'invalid-parameter',
+    summary: 'a field of the request is missing or malformed',
+  },
   MISSING_PARAMETER: { status: 400, v1: 'missing-parameter', summary: 'a required field is absent or empty' },
-  INVALID_PARAMETER: { status: 400, v1: 'invalid-parameter', summary: 'a parameter has a value outside what is accepted' },
-  INVALID_FILTER: { status: 400, v1: 'invalid-parameter', summary: 'a Query API filter is malformed or names an unknown field or condition' },
+  INVALID_PARAMETER: {
+    status: 400,
+    v1: 'invalid-parameter',
+    summary: 'a parameter has a value outside what is accepted',
+  },
+  INVALID_FILTER: {
+    status: 400,
+    v1: 'invalid-parameter',
+    summary: 'a Query API filter is malformed or names an unknown field or condition',
+  },
   INVALID_CRON: { status: 400, v1: 'invalid-parameter', summary: 'a schedule expression field has invalid syntax' },
   MALFORMED_JSON: { status: 400, v1: 'invalid-parameter', summary: 'the request body is not valid JSON' },
   UNAUTHORIZED: { status: 401, v1: 'unauthorized', summary: 'no valid bearer token or session' },
   FORBIDDEN: { status: 403, v1: 'forbidden', summary: 'the caller lacks the role the route needs' },
   ENTITY_NOT_FOUND: { status: 404, v1: 'resource-not-found', summary: 'the named entity or record does not exist' },
   NOT_FOUND: { status: 404, v1: 'resource-not-found', summary: 'the requested record or route does not exist' },
-  METHOD_NOT_ALLOWED: { status: 405, v1: 'method-not-allowed', summary: 'the route exists but not for this HTTP method' },
-  ENTITY_ALREADY_EXISTS: { status: 409, v1: 'resource-already-exists', summary: 'a record with this code already exists' },
+  METHOD_NOT_ALLOWED: {
+    status: 405,
+    v1: 'method-not-allowed',
+    summary: 'the route exists but not for this HTTP method',
+  },
+  ENTITY_ALREADY_EXISTS: {
+    status: 409,
+    v1: 'resource-already-exists',
+    summary: 'a record with this code already exists',
+  },
   ENTITY_IN_USE: { status: 409, v1: 'resource-in-use', summary: 'the record is referenced by others or protected' },
-  INVALID_STATE: { status: 409, v1: 'invalid-state', summary: 'the operation is not allowed in the record’s current state' },
+  INVALID_STATE: {
+    status: 409,
+    v1: 'invalid-state',
+    summary: 'the operation is not allowed in the record’s current state',
+  },
   PAYLOAD_TOO_LARGE: { status: 413, v1: 'payload-too-large', summary: 'the request body is over 1 MiB' },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, v1: 'unsupported-media-type', summary: 'the request content type is not accepted' },
+  UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    v1: 'unsupported-media-type',
+    summary: 'the request content type is not accepted',
+  },
   TOO_MANY_REQUESTS: { status: 429, v1: 'too-many-requests', summary: 'too many attempts; retry later' },
-  INTERNAL_ERROR: { status: 500, v1: 'internal-error', summary: 'an unexpected failure; the response carries only a request id' },
+  INTERNAL_ERROR: {
+    status: 500,
+    v1: 'internal-error',
+    summary: 'an unexpected failure; the response carries only a request id',
+  },
   NOT_IMPLEMENTED: { status: 501, v1: 'not-implemented', summary: 'the feature is announced but not yet available' },
-  SERVICE_UNAVAILABLE: { status: 503, v1: 'service-unavailable', summary: 'the service is starting, stopping or its database is unreachable' },
+  SERVICE_UNAVAILABLE: {
+    status: 503,
+    v1: 'service-unavailable',
+    summary: 'the service is starting, stopping or its database is unreachable',
+  },
 } as const satisfies Record<string, { status: number; v1: string; summary: string }>
 
 export type ErrorCode = keyof typeof ERROR_CODES
@@ -39,7 +75,11 @@ export class AppError extends Error {
   readonly details: ErrorDetail[] | undefined
   readonly headers: Record<string, string> | undefined
 
-  constructor(code: ErrorCode, message: string, options?: { details?: ErrorDetail[]; headers?: Record<string, string> }) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options?: { details?: ErrorDetail[]; headers?: Record<string, string> },
+  ) {
     super(message)
     this.name = 'AppError'
     this.code = code
@@ -57,4 +97,5 @@ export function validationError(details: ErrorDetail[]): AppError {
   return new AppError('VALIDATION_FAILED', message, { details })
 }
 
-export const notFound = (what: string, code: string): AppError => new AppError('ENTITY_NOT_FOUND', `${what} ${code} not found`)
+export const notFound = (what: string, code: string): AppError =>
+  new AppError('ENTITY_NOT_FOUND', `${what} ${code} not found`)

@@ -34,8 +34,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
     return async () => {
       await admin.query(`drop database if exists ${template} with (force)`)
       // Databases of test files that crashed before their own cleanup.
-      const leftovers = await admin.query<{ datname: string }>(`select datname from pg_database where datname like 'obol_t_%'`)
-      for (const row of leftovers.rows) await admin.query(`drop database if exists ${row.datname} with (force)`).catch(() => undefined)
+      const leftovers = await admin.query<{ datname: string }>(
+        `select datname from pg_database where datname like 'obol_t_%'`,
+      )
+      for (const row of leftovers.rows)
+        await admin.query(`drop database if exists ${row.datname} with (force)`).catch(() => undefined)
       await admin.end()
     }
   }

@@ -11,7 +11,11 @@ export interface TestApp {
   readonly app: App
   readonly jobs: JobRuntime
   readonly db: ReturnType<typeof useTestDatabase>
-  request(method: string, url: string, body?: unknown): Promise<{ status: number; body: any; headers: Record<string, unknown> }>
+  request(
+    method: string,
+    url: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: any; headers: Record<string, unknown> }>
 }
 
 /** An app on its own database for one test file, with the job runtime started (fast timers). */
@@ -54,7 +58,7 @@ export function useTestApp(options: { jobTypes?: JobType[] } = {}): TestApp {
         ...(body === undefined ? {} : { payload: body as object }),
       })
       const text = response.body
-      let parsed: unknown = text
+      let parsed: unknown
       try {
         parsed = text ? JSON.parse(text) : undefined
       } catch {

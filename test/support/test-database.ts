@@ -8,7 +8,11 @@ import { openPglite, openPostgres, type Database } from '../../src/kernel/db/dat
 export const onPostgres = Boolean(process.env.TEST_DATABASE_URL)
 
 /** A fresh database for one test file, cloned from the migrated template. */
-export async function createTestDatabase(): Promise<{ database: Database; url: string | undefined; drop: () => Promise<void> }> {
+export async function createTestDatabase(): Promise<{
+  database: Database
+  url: string | undefined
+  drop: () => Promise<void>
+}> {
   const url = process.env.TEST_DATABASE_URL
   if (url) {
     const name = `obol_t_${randomBytes(6).toString('hex')}`

@@ -76,12 +76,13 @@ export function pgliteDataDir(dataDir: string): string {
 
 /** Runs a statement and returns its rows, whatever the driver. */
 export async function rows<T>(db: Db, query: SQL): Promise<T[]> {
-  const result = (await db.execute(query)) as unknown as { rows: T[] }
-  return result.rows
+  const result: unknown = await db.execute(query)
+  return (result as { rows: T[] }).rows
 }
 
 export async function one<T>(db: Db, query: SQL): Promise<T | undefined> {
-  return (await rows<T>(db, query))[0]
+  const found: T[] = await rows<T>(db, query)
+  return found[0]
 }
 
 export async function ping(db: Db): Promise<void> {

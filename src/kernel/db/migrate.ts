@@ -24,7 +24,9 @@ export async function migrate(db: Db, dir = MIGRATIONS_DIR): Promise<string[]> {
     await tx.execute(
       sql`create table if not exists obol_schema_migration (name text primary key, applied_at timestamptz not null default now())`,
     )
-    const done = new Set((await rows<{ name: string }>(tx, sql`select name from obol_schema_migration`)).map((r) => r.name))
+    const done = new Set(
+      (await rows<{ name: string }>(tx, sql`select name from obol_schema_migration`)).map((r) => r.name),
+    )
     for (const file of migrationFiles(dir)) {
       if (done.has(file)) continue
       const text = fs.readFileSync(path.join(dir, file), 'utf8')
@@ -42,6 +44,8 @@ export async function migrate(db: Db, dir = MIGRATIONS_DIR): Promise<string[]> {
 export async function pendingMigrations(db: Db, dir = MIGRATIONS_DIR): Promise<string[]> {
   const exists = await rows<{ t: string | null }>(db, sql`select to_regclass('obol_schema_migration')::text as t`)
   if (!exists[0]?.t) return migrationFiles(dir)
-  const done = new Set((await rows<{ name: string }>(db, sql`select name from obol_schema_migration`)).map((r) => r.name))
+  const done = new Set(
+    (await rows<{ name: string }>(db, sql`select name from obol_schema_migration`)).map((r) => r.name),
+  )
   return migrationFiles(dir).filter((f) => !done.has(f))
 }

@@ -7,13 +7,23 @@ type Family = 'default' | 'v1' | 'query'
 /** The route family decides the error body shape (DECISIONS "Every error is JSON"). */
 export function errorFamily(url: string): Family {
   const path = url.split('?')[0] ?? ''
-  if (path.startsWith('/api/v1/reportQueries') || path.startsWith('/api/v1/reportExtracts') || path.startsWith('/api/v1/reports/'))
+  if (
+    path.startsWith('/api/v1/reportQueries') ||
+    path.startsWith('/api/v1/reportExtracts') ||
+    path.startsWith('/api/v1/reports/')
+  )
     return 'v1'
   if (path.startsWith('/api/v1/query') || path.startsWith('/api/rest/v2/generic')) return 'query'
   return 'default'
 }
 
-export function errorBody(family: Family, code: ErrorCode, message: string, details?: ErrorDetail[], requestId?: string) {
+export function errorBody(
+  family: Family,
+  code: ErrorCode,
+  message: string,
+  details?: ErrorDetail[],
+  requestId?: string,
+) {
   if (family === 'v1') return { status: 'FAIL', message, error_code: ERROR_CODES[code].v1 }
   return {
     status: 'FAIL',
@@ -32,7 +42,11 @@ interface AjvError {
   params: Record<string, unknown>
 }
 
-const PART_NAMES: Record<string, string> = { querystring: 'query parameter', params: 'path parameter', headers: 'header' }
+const PART_NAMES: Record<string, string> = {
+  querystring: 'query parameter',
+  params: 'path parameter',
+  headers: 'header',
+}
 
 function describeValidation(errors: AjvError[], context: string | undefined): ErrorDetail[] {
   const seen = new Set<string>()
@@ -85,7 +99,11 @@ export function installErrorHandling(app: FastifyInstance): void {
     const error = raw as FastifyError & { validation?: AjvError[]; validationContext?: string }
     if (error.validation) {
       const details = describeValidation(error.validation, error.validationContext)
-      return send(reply, request, new AppError('VALIDATION_FAILED', details.map((d) => `${d.field}: ${d.message}`).join('; '), { details }))
+      return send(
+        reply,
+        request,
+        new AppError('VALIDATION_FAILED', details.map((d) => `${d.field}: ${d.message}`).join('; '), { details }),
+      )
     }
     switch (error.code) {
       case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -94,7 +112,14 @@ export function installErrorHandling(app: FastifyInstance): void {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
         return send(reply, request, new AppError('PAYLOAD_TOO_LARGE', 'The request body exceeds the 1 MiB limit'))
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        return send(reply, request, new AppError('UNSUPPORTED_MEDIA_TYPE', `Content type ${request.headers['content-type'] ?? ''} is not accepted`))
+        return send(
+          reply,
+          request,
+          new AppError(
+            'UNSUPPORTED_MEDIA_TYPE',
+            `Content type ${request.headers['content-type'] ?? ''} is not accepted`,
+          ),
+        )
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
         return send(reply, request, new AppError('VALIDATION_FAILED', 'Content-Length does not match the body'))
       default:

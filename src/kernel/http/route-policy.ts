@@ -11,7 +11,14 @@ declare module 'fastify' {
   }
 }
 
-export type RoutePolicy = { role: string } | { public: true } | { anyRole: readonly string[] }
+export type RoutePolicy =
+  | { role: string }
+  | { public: true }
+  | { anyRole: readonly string[] }
+  /** Query layer: the view role of the entity named in the path, or queryUser (checked in the handler). */
+  | { entityView: true }
+  /** Portal routes: a session cookie (plus the CSRF header on writes) instead of a bearer token. */
+  | { session: true }
 
 export interface PolicyEntry {
   method: string
@@ -23,6 +30,9 @@ export function describePolicy(policy: RoutePolicy | undefined): string {
   if (!policy) return 'no policy declared'
   if ('public' in policy) return 'Public: no token needed.'
   if ('role' in policy) return `Required role: \`${policy.role}\`.`
+  if ('entityView' in policy)
+    return 'Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.'
+  if ('session' in policy) return 'Portal route: authenticated by the session cookie; writes need the CSRF header.'
   return `Required role: any of ${policy.anyRole.map((r) => `\`${r}\``).join(', ')}.`
 }
 

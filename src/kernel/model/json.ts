@@ -17,6 +17,12 @@ export function wireValue(alias: string, field: FieldDef): SQL {
   }
 }
 
+/** A text[] parameter written as an array literal, so both drivers send it identically. */
+export function textArray(values: readonly string[]): SQL {
+  const literal = `{${values.map((v) => `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`
+  return sql`${literal}::text[]`
+}
+
 /** A parameter cast to the column's type, so both drivers send arrays and JSON the same way. */
 export function columnParam(field: FieldDef, value: unknown): SQL {
   if (value === null || value === undefined) return sql`null`
@@ -24,13 +30,13 @@ export function columnParam(field: FieldDef, value: unknown): SQL {
     case 'json':
       return sql`${JSON.stringify(value)}::jsonb`
     case 'stringList':
-      return sql`${value as string[]}::text[]`
+      return textArray(value as string[])
     case 'decimal':
-      return sql`${String(value as number | string)}::numeric`
+      return sql`${typeof value === 'number' ? value.toString() : (value as string)}::numeric`
     case 'date':
       return sql`${value as string}::date`
     case 'instant':
-      return sql`${value as string}::timestamptz`
+      return sql`${value}::timestamptz`
     default:
       return sql`${value}`
   }

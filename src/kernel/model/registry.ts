@@ -1,7 +1,8 @@
 import { getTableColumns, getTableName, type Column } from 'drizzle-orm'
 import type { PgTable } from 'drizzle-orm/pg-core'
 
-export type FieldType = 'string' | 'integer' | 'long' | 'decimal' | 'boolean' | 'date' | 'instant' | 'json' | 'stringList'
+export type FieldType =
+  'string' | 'integer' | 'long' | 'decimal' | 'boolean' | 'date' | 'instant' | 'json' | 'stringList'
 
 export interface FieldDef {
   /** Wire name (camelCase), also the Query API field name. */
@@ -250,7 +251,9 @@ export class EntityRegistry {
         if (rel.kind === 'oneToMany') {
           const back = target.relations.get(rel.mappedBy ?? '')
           if (back?.kind !== 'manyToOne' || back.target !== entity.name) {
-            throw new Error(`registry: ${entity.name}.${rel.name} mappedBy ${rel.mappedBy ?? ''} is not a relation back`)
+            throw new Error(
+              `registry: ${entity.name}.${rel.name} mappedBy ${rel.mappedBy ?? ''} is not a relation back`,
+            )
           }
         }
       }

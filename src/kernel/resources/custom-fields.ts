@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm'
 import { rows, type Db } from '../db/database.ts'
 import type { ErrorDetail } from '../errors.ts'
 import type { EntityDef } from '../model/index.ts'
+import { textArray } from '../model/json.ts'
 
 interface Template {
   code: string
@@ -12,7 +13,9 @@ interface Template {
 function checkValue(template: Template, value: unknown): string | undefined {
   if (value === null) return undefined
   if (template.storage_type !== 'SINGLE') {
-    return Array.isArray(value) || typeof value === 'object' ? undefined : `expected a ${template.storage_type.toLowerCase()} value`
+    return Array.isArray(value) || typeof value === 'object'
+      ? undefined
+      : `expected a ${template.storage_type.toLowerCase()} value`
   }
   switch (template.field_type) {
     case 'LONG':
@@ -25,7 +28,9 @@ function checkValue(template: Template, value: unknown): string | undefined {
       return typeof value === 'string' && !Number.isNaN(Date.parse(value)) ? undefined : 'expected an ISO-8601 date'
     case 'ENTITY':
     case 'CHILD_ENTITY':
-      return typeof value === 'string' || (typeof value === 'object' && !Array.isArray(value)) ? undefined : 'expected an entity reference'
+      return typeof value === 'string' || (typeof value === 'object' && !Array.isArray(value))
+        ? undefined
+        : 'expected an entity reference'
     default:
       return typeof value === 'string' ? undefined : 'expected a string'
   }
@@ -41,19 +46,23 @@ export async function validateCustomFieldValues(
   if (codes.length === 0) return []
   const templates = await rows<Template>(
     db,
-    sql`select code, field_type, storage_type from custom_field_template where applies_to = ${entity.name} and code = any(${codes}::text[])`,
+    sql`select code, field_type, storage_type from custom_field_template where applies_to = ${entity.name} and code = any(${textArray(codes)})`,
   )
   const byCode = new Map(templates.map((t) => [t.code, t]))
   const problems: ErrorDetail[] = []
   for (const [code, entries] of Object.entries(values)) {
     const template = byCode.get(code)
     if (!template) {
-      problems.push({ field: `cfValues.${code}`, message: `no custom field template ${code} applies to ${entity.name}` })
+      problems.push({
+        field: `cfValues.${code}`,
+        message: `no custom field template ${code} applies to ${entity.name}`,
+      })
       continue
     }
     entries.forEach((entry, i) => {
       const problem = checkValue(template, entry.value)
-      if (problem) problems.push({ field: `cfValues.${code}[${i}].value`, message: `${problem} (${template.field_type})` })
+      if (problem)
+        problems.push({ field: `cfValues.${code}[${i}].value`, message: `${problem} (${template.field_type})` })
     })
   }
   return problems

@@ -29,7 +29,9 @@ function recordJson(entity: EntityDef): { json: SQL; joins: SQL } {
     const target = registry.get(rel.target)
     const alias = `r${i++}`
     pairs.push(sql`${jsonKey(rel.name)}, ${ident(alias)}.${ident(target.codeField ?? 'id')}`)
-    joins.push(sql` left join ${ident(target.tableName)} ${ident(alias)} on ${ident(alias)}.id = t.${ident(rel.column!)}`)
+    joins.push(
+      sql` left join ${ident(target.tableName)} ${ident(alias)} on ${ident(alias)}.id = t.${ident(rel.column!)}`,
+    )
   }
   const audit = [...AUDIT].map((name) => entity.fields.get(name)).filter((f): f is FieldDef => f !== undefined)
   if (audit.length > 0) {
@@ -78,7 +80,10 @@ export async function list(
 }
 
 export async function idOfCode(db: Db, entity: EntityDef, code: string): Promise<number | undefined> {
-  const found = await rows<{ id: string | number }>(db, sql`select id from ${ident(entity.tableName)} where code = ${code}`)
+  const found = await rows<{ id: string | number }>(
+    db,
+    sql`select id from ${ident(entity.tableName)} where code = ${code}`,
+  )
   return found[0] === undefined ? undefined : Number(found[0].id)
 }
 
@@ -108,6 +113,9 @@ export async function update(db: Db, entity: EntityDef, id: number, values: Map<
 }
 
 export async function remove(db: Db, entity: EntityDef, id: number): Promise<boolean> {
-  const deleted = await rows<{ id: unknown }>(db, sql`delete from ${ident(entity.tableName)} where id = ${id} returning id`)
+  const deleted = await rows<{ id: unknown }>(
+    db,
+    sql`delete from ${ident(entity.tableName)} where id = ${id} returning id`,
+  )
   return deleted.length > 0
 }

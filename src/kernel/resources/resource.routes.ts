@@ -35,7 +35,12 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
     base,
     {
       config: manage,
-      schema: { tags, summary: `Create a ${resource.label}`, body: bodySchema(resource, false), response: { 201: record } },
+      schema: {
+        tags,
+        summary: `Create a ${resource.label}`,
+        body: bodySchema(resource, false),
+        response: { 201: record },
+      },
     },
     async (request, reply) => {
       const created = await service.create(request.body as Record<string, unknown>, actorOf(request))
@@ -46,13 +51,21 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
     base,
     {
       config: view,
-      schema: { tags, summary: `List ${resource.label}s, paginated`, querystring: listQuery, response: { 200: listSchema(resource) } },
+      schema: {
+        tags,
+        summary: `List ${resource.label}s, paginated`,
+        querystring: listQuery,
+        response: { 200: listSchema(resource) },
+      },
     },
     async (request) => service.list(request.query as Record<string, never>),
   )
   app.get(
     `${base}/:code`,
-    { config: view, schema: { tags, summary: `Get a ${resource.label} by code`, params: codeParams, response: { 200: record } } },
+    {
+      config: view,
+      schema: { tags, summary: `Get a ${resource.label} by code`, params: codeParams, response: { 200: record } },
+    },
     async (request) => service.get((request.params as { code: string }).code),
   )
   app.put(
@@ -68,13 +81,21 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
       },
     },
     async (request) =>
-      service.update((request.params as { code: string }).code, request.body as Record<string, unknown>, actorOf(request)),
+      service.update(
+        (request.params as { code: string }).code,
+        request.body as Record<string, unknown>,
+        actorOf(request),
+      ),
   )
   app.delete(
     `${base}/:code`,
     {
       config: manage,
-      schema: { tags, summary: `Delete a ${resource.label} (409 while other records reference it)`, params: codeParams },
+      schema: {
+        tags,
+        summary: `Delete a ${resource.label} (409 while other records reference it)`,
+        params: codeParams,
+      },
     },
     async (request, reply) => {
       await service.delete((request.params as { code: string }).code)

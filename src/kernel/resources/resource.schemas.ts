@@ -44,7 +44,8 @@ function fieldSchema(field: FieldDef, extra: JsonSchema | undefined): JsonSchema
 
 function nullable(schema: JsonSchema): JsonSchema {
   if ('anyOf' in schema) return { ...schema, anyOf: [...(schema.anyOf as JsonSchema[]), { type: 'null' }] }
-  if (Array.isArray(schema.enum)) return { ...schema, type: [schema.type, 'null'], enum: [...(schema.enum as unknown[]), null] }
+  if (Array.isArray(schema.enum))
+    return { ...schema, type: [schema.type, 'null'], enum: [...(schema.enum as unknown[]), null] }
   return { ...schema, type: [schema.type, 'null'] }
 }
 
@@ -72,7 +73,12 @@ export function bodySchema(resource: Resource, forUpdate: boolean): JsonSchema {
   }
   for (const rel of resource.def.relations.values()) {
     if (rel.kind !== 'manyToOne' || rel.readOnly) continue
-    const schema: JsonSchema = { type: 'string', minLength: 1, maxLength: 255, description: `code of the ${rel.target}` }
+    const schema: JsonSchema = {
+      type: 'string',
+      minLength: 1,
+      maxLength: 255,
+      description: `code of the ${rel.target}`,
+    }
     properties[rel.name] = rel.nullable ? nullable(schema) : schema
     if (!forUpdate && !rel.nullable) required.push(rel.name)
   }
@@ -89,7 +95,8 @@ export function recordSchema(resource: Resource): JsonSchema {
     properties[field.name] = field.nullable ? nullable(schema) : schema
   }
   for (const rel of resource.def.relations.values()) {
-    if (rel.kind === 'manyToOne') properties[rel.name] = { type: ['string', 'null'], description: `code of the ${rel.target}` }
+    if (rel.kind === 'manyToOne')
+      properties[rel.name] = { type: ['string', 'null'], description: `code of the ${rel.target}` }
   }
   properties.auditable = {
     type: 'object',

@@ -58,15 +58,23 @@ export class ResourceService {
     const offset = query.offset ?? 0
     const sortField = this.def.fields.get(query.sortBy ?? 'code') ?? undefined
     if (!sortField || sortField.type === 'json' || sortField.type === 'stringList') {
-      throw new AppError('INVALID_PARAMETER', `sortBy: '${query.sortBy ?? ''}' is not a sortable field of ${this.def.name}`, {
-        details: [{ field: 'sortBy', message: 'expected a scalar field name' }],
-      })
+      throw new AppError(
+        'INVALID_PARAMETER',
+        `sortBy: '${query.sortBy ?? ''}' is not a sortable field of ${this.def.name}`,
+        {
+          details: [{ field: 'sortBy', message: 'expected a scalar field name' }],
+        },
+      )
     }
     const order = (query.sortOrder ?? 'ASC').toUpperCase()
     if (!['ASC', 'DESC', 'ASCENDING', 'DESCENDING'].includes(order)) {
-      throw new AppError('INVALID_PARAMETER', `Invalid sortOrder ${query.sortOrder ?? ''}, expected ASC, DESC, ASCENDING or DESCENDING`, {
-        details: [{ field: 'sortOrder', message: 'expected ASC, DESC, ASCENDING or DESCENDING' }],
-      })
+      throw new AppError(
+        'INVALID_PARAMETER',
+        `Invalid sortOrder ${query.sortOrder ?? ''}, expected ASC, DESC, ASCENDING or DESCENDING`,
+        {
+          details: [{ field: 'sortOrder', message: 'expected ASC, DESC, ASCENDING or DESCENDING' }],
+        },
+      )
     }
     const { total, data } = await repo.list(this.db, this.def, {
       offset,
@@ -116,7 +124,10 @@ export class ResourceService {
     } catch (error) {
       const pg = pgErrorOf(error)
       if (pg?.code === '23503') {
-        throw new AppError('ENTITY_IN_USE', `${this.resource.label} ${code} is still referenced by a ${referencingEntity(error) ?? 'record'}`)
+        throw new AppError(
+          'ENTITY_IN_USE',
+          `${this.resource.label} ${code} is still referenced by a ${referencingEntity(error) ?? 'record'}`,
+        )
       }
       throw error
     }
@@ -134,7 +145,9 @@ export class ResourceService {
       return new AppError('VALIDATION_FAILED', 'A referenced record was deleted while this request ran; retry')
     }
     if (pg?.code === '23514') {
-      return validationError([{ field: 'body', message: `the values break a rule of ${this.resource.label} (${pg.constraint ?? 'check'})` }])
+      return validationError([
+        { field: 'body', message: `the values break a rule of ${this.resource.label} (${pg.constraint ?? 'check'})` },
+      ])
     }
     return error
   }
@@ -168,7 +181,7 @@ export class ResourceService {
         const target = registry.get(rel.target)
         const targetId = await repo.idOfCode(tx, target, value as string)
         if (targetId === undefined) {
-          problems.push({ field: key, message: `no ${humanize(target.name)} with code '${String(value)}'` })
+          problems.push({ field: key, message: `no ${humanize(target.name)} with code '${value as string}'` })
         } else {
           values.set(rel.column!, sql`${targetId}`)
         }

@@ -7,7 +7,7 @@ export interface CalendarShape {
   /** PERIOD: the date periods count from (default 2000-01-01, so monthly periods start on the 1st). */
   referenceDate?: string | null
   /** YEARLY: period start days as MM-dd. */
-  days?: string[] | null
+  days?: readonly string[] | null
 }
 
 export interface Period {
@@ -39,7 +39,13 @@ export function validateCalendar(record: Record<string, unknown>): ErrorDetail[]
       problems.push({ field: 'days', message: 'expected a non-empty list of MM-dd days for a YEARLY calendar' })
     } else {
       days.forEach((d: unknown, i) => {
-        if (typeof d !== 'string' || !MM_DD.test(d) || d === '02-29' || d.endsWith('-30') && d.startsWith('02') || d.endsWith('-31') && ['02', '04', '06', '09', '11'].includes(d.slice(0, 2))) {
+        if (
+          typeof d !== 'string' ||
+          !MM_DD.test(d) ||
+          d === '02-29' ||
+          (d.endsWith('-30') && d.startsWith('02')) ||
+          (d.endsWith('-31') && ['02', '04', '06', '09', '11'].includes(d.slice(0, 2)))
+        ) {
           problems.push({ field: `days[${i}]`, message: 'expected a day of the year as MM-dd that exists every year' })
         }
       })

@@ -58,7 +58,12 @@ export function settingsToWire(s: TenantSettings) {
     workbench: {
       governor: Object.fromEntries(Object.entries(GOVERNOR_KEYS).map(([wire, key]) => [wire, s[key]])),
     },
-    auditable: { created: s.created.toISOString(), updated: s.updated?.toISOString() ?? null, creator: s.creator, updater: s.updater },
+    auditable: {
+      created: s.created.toISOString(),
+      updated: s.updated?.toISOString() ?? null,
+      creator: s.creator,
+      updater: s.updater,
+    },
   }
 }
 
@@ -87,14 +92,21 @@ interface SettingsBody {
 export function registerTenantSettingsRoutes(app: FastifyInstance, db: Db, actorOf: ActorOf): void {
   app.get(
     '/api/v1/tenantSettings',
-    { config: { policy: { role: 'api.settings.view' } }, schema: { tags: ['TenantSetting'], summary: 'Read the tenant settings' } },
+    {
+      config: { policy: { role: 'api.settings.view' } },
+      schema: { tags: ['TenantSetting'], summary: 'Read the tenant settings' },
+    },
     async () => settingsToWire(await readTenantSettings(db)),
   )
   app.put(
     '/api/v1/tenantSettings',
     {
       config: { policy: { role: 'api.settings.manage' } },
-      schema: { tags: ['TenantSetting'], summary: 'Update tenant settings (partial: only the fields sent change)', body: settingsBody },
+      schema: {
+        tags: ['TenantSetting'],
+        summary: 'Update tenant settings (partial: only the fields sent change)',
+        body: settingsBody,
+      },
     },
     async (request) => {
       const body = request.body as SettingsBody
@@ -112,7 +124,8 @@ export function registerTenantSettingsRoutes(app: FastifyInstance, db: Db, actor
         const resolved: string[] = []
         names.forEach((name, i) => {
           const entity = registry.find(name)
-          if (!entity?.queryable) problems.push({ field: `${key}[${i}]`, message: `'${name}' is not a queryable entity` })
+          if (!entity?.queryable)
+            problems.push({ field: `${key}[${i}]`, message: `'${name}' is not a queryable entity` })
           else if (!resolved.includes(entity.name)) resolved.push(entity.name)
         })
         values[key] = resolved

@@ -12,58 +12,77 @@ export const sellers = pgTable('seller', {
   cfValues: cfValuesColumn(),
 })
 
-export const customers = pgTable('customer', {
-  ...codedColumns(),
-  name: text('name'),
-  email: text('email'),
-  sellerId: refColumn('seller_id')
-    .notNull()
-    .references(() => sellers.id),
-  status: text('status').notNull().default('ACTIVE'),
-  cfValues: cfValuesColumn(),
-}, (t) => [index('customer_seller_id_idx').on(t.sellerId)])
+export const customers = pgTable(
+  'customer',
+  {
+    ...codedColumns(),
+    name: text('name'),
+    email: text('email'),
+    sellerId: refColumn('seller_id')
+      .notNull()
+      .references(() => sellers.id),
+    status: text('status').notNull().default('ACTIVE'),
+    cfValues: cfValuesColumn(),
+  },
+  (t) => [index('customer_seller_id_idx').on(t.sellerId)],
+)
 
-export const customerAccounts = pgTable('customer_account', {
-  ...codedColumns(),
-  name: text('name'),
-  customerId: refColumn('customer_id')
-    .notNull()
-    .references(() => customers.id),
-  tradingCurrencyId: refColumn('trading_currency_id').references(() => tradingCurrencies.id),
-  languageId: refColumn('language_id').references(() => languages.id),
-  status: text('status').notNull().default('ACTIVE'),
-  cfValues: cfValuesColumn(),
-}, (t) => [index('customer_account_customer_id_idx').on(t.customerId)])
+export const customerAccounts = pgTable(
+  'customer_account',
+  {
+    ...codedColumns(),
+    name: text('name'),
+    customerId: refColumn('customer_id')
+      .notNull()
+      .references(() => customers.id),
+    tradingCurrencyId: refColumn('trading_currency_id').references(() => tradingCurrencies.id),
+    languageId: refColumn('language_id').references(() => languages.id),
+    status: text('status').notNull().default('ACTIVE'),
+    cfValues: cfValuesColumn(),
+  },
+  (t) => [index('customer_account_customer_id_idx').on(t.customerId)],
+)
 
-export const billingAccounts = pgTable('billing_account', {
-  ...codedColumns(),
-  name: text('name'),
-  email: text('email'),
-  customerAccountId: refColumn('customer_account_id')
-    .notNull()
-    .references(() => customerAccounts.id),
-  billingCycleId: refColumn('billing_cycle_id')
-    .notNull()
-    .references(() => billingCycles.id),
-  countryId: refColumn('country_id')
-    .notNull()
-    .references(() => countries.id),
-  languageId: refColumn('language_id')
-    .notNull()
-    .references(() => languages.id),
-  tradingCurrencyId: refColumn('trading_currency_id')
-    .notNull()
-    .references(() => tradingCurrencies.id),
-  status: text('status').notNull().default('ACTIVE'),
-  cfValues: cfValuesColumn(),
-}, (t) => [index('billing_account_customer_account_id_idx').on(t.customerAccountId), index('billing_account_billing_cycle_id_idx').on(t.billingCycleId)])
+export const billingAccounts = pgTable(
+  'billing_account',
+  {
+    ...codedColumns(),
+    name: text('name'),
+    email: text('email'),
+    customerAccountId: refColumn('customer_account_id')
+      .notNull()
+      .references(() => customerAccounts.id),
+    billingCycleId: refColumn('billing_cycle_id')
+      .notNull()
+      .references(() => billingCycles.id),
+    countryId: refColumn('country_id')
+      .notNull()
+      .references(() => countries.id),
+    languageId: refColumn('language_id')
+      .notNull()
+      .references(() => languages.id),
+    tradingCurrencyId: refColumn('trading_currency_id')
+      .notNull()
+      .references(() => tradingCurrencies.id),
+    status: text('status').notNull().default('ACTIVE'),
+    cfValues: cfValuesColumn(),
+  },
+  (t) => [
+    index('billing_account_customer_account_id_idx').on(t.customerAccountId),
+    index('billing_account_billing_cycle_id_idx').on(t.billingCycleId),
+  ],
+)
 
-export const userAccounts = pgTable('user_account', {
-  ...codedColumns(),
-  name: text('name'),
-  billingAccountId: refColumn('billing_account_id')
-    .notNull()
-    .references(() => billingAccounts.id),
-  status: text('status').notNull().default('ACTIVE'),
-  cfValues: cfValuesColumn(),
-}, (t) => [index('user_account_billing_account_id_idx').on(t.billingAccountId)])
+export const userAccounts = pgTable(
+  'user_account',
+  {
+    ...codedColumns(),
+    name: text('name'),
+    billingAccountId: refColumn('billing_account_id')
+      .notNull()
+      .references(() => billingAccounts.id),
+    status: text('status').notNull().default('ACTIVE'),
+    cfValues: cfValuesColumn(),
+  },
+  (t) => [index('user_account_billing_account_id_idx').on(t.billingAccountId)],
+)

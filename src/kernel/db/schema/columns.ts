@@ -22,6 +22,7 @@ export const codedColumns = () => ({
 })
 
 /** Custom field values, shaped as the Query API document 2.7 describes: code → [{ value }]. */
-export const cfValuesColumn = () => jsonb('cf_values').$type<Record<string, { value: unknown }[]>>().notNull().default({})
+export const cfValuesColumn = () =>
+  jsonb('cf_values').$type<Record<string, { value: unknown }[]>>().notNull().default({})
 
 export const versionColumn = () => integer('version').notNull().default(0)

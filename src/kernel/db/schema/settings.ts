@@ -11,8 +11,14 @@ export const tenantSettings = pgTable(
     timeZone: text('time_zone').notNull().default('UTC'),
     roundingMode: text('rounding_mode').notNull().default('HALF_UP'),
     pricesIncludeTax: boolean('prices_include_tax').notNull().default(false),
-    hugeVolumeEntities: text('huge_volume_entities').array().notNull().default(sql`'{}'::text[]`),
-    extractListEntities: text('extract_list_entities').array().notNull().default(sql`'{}'::text[]`),
+    hugeVolumeEntities: text('huge_volume_entities')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    extractListEntities: text('extract_list_entities')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     queryStatementTimeoutMs: integer('query_statement_timeout_ms').notNull().default(30_000),
     defaultListLimit: integer('default_list_limit').notNull().default(100),
     prepaidReservationExpirationDelayMs: integer('prepaid_reservation_expiration_delay_ms').notNull().default(300_000),

@@ -83,7 +83,18 @@ export const referenceEntities = [
     resource: settings,
     fields: {
       fieldType: {
-        enum: ['STRING', 'TEXT_AREA', 'LONG', 'DOUBLE', 'DATE', 'BOOLEAN', 'LIST', 'ENTITY', 'CHILD_ENTITY', 'MULTI_VALUE'],
+        enum: [
+          'STRING',
+          'TEXT_AREA',
+          'LONG',
+          'DOUBLE',
+          'DATE',
+          'BOOLEAN',
+          'LIST',
+          'ENTITY',
+          'CHILD_ENTITY',
+          'MULTI_VALUE',
+        ],
       },
       storageType: { enum: ['SINGLE', 'LIST', 'MAP', 'MATRIX'] },
     },

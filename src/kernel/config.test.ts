@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest'
+import { loadConfig, ConfigError } from './config.ts'
+
+describe(loadConfig.name, () => {
+  it('uses the documented defaults', () => {
+    const config = loadConfig({})
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '127.0.0.1',
+      databaseUrl: undefined,
+      logLevel: 'info',
+      databasePoolMax: 10,
+    })
+    expect(config.dataDir).toMatch(/\/data$/)
+  })
+
+  it.each([
+    ['PORT', 'abc', 'PORT: expected an integer between 0 and 65535'],
+    ['PORT', '70000', 'PORT: expected an integer between 0 and 65535'],
+    ['DATABASE_URL', 'mysql://x', "DATABASE_URL: expected a postgres:// or postgresql:// URL, got protocol 'mysql:'"],
+    ['DATABASE_URL', 'not a url', 'DATABASE_URL: expected a URL of the form postgres://'],
+    ['LOG_LEVEL', 'loud', 'LOG_LEVEL: expected one of fatal, error, warn, info, debug, trace, silent'],
+    ['DATABASE_POOL_MAX', '0', 'DATABASE_POOL_MAX: expected an integer between 1 and 1000'],
+    ['PUBLIC_URL', 'ftp://x', 'PUBLIC_URL: expected an http:// or https:// URL'],
+  ])('stops on %s=%s naming the variable and the expected form', (name, value, message) => {
+    let caught: unknown
+    try {
+      loadConfig({ [name]: value })
+    } catch (error) {
+      caught = error
+    }
+    expect(caught).toBeInstanceOf(ConfigError)
+    expect((caught as ConfigError).variable).toBe(name)
+    expect((caught as Error).message).toContain(message)
+  })
+})

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest'
+import { sql } from 'drizzle-orm'
+import { getTableConfig } from 'drizzle-orm/pg-core'
+import { rows } from '../../src/kernel/db/database.ts'
+import { registry } from '../../src/kernel/model/index.ts'
+import { useTestDatabase } from '../support/test-database.ts'
+
+const db = useTestDatabase()
+
+/** Tables of the migration bookkeeping; everything else in public must be an entity. */
+const INFRASTRUCTURE = new Set(['obol_schema_migration'])
+
+describe('entity registry', () => {
+  it('declares every table of the migrated database, and only those', async () => {
+    const tables = await rows<{ table_name: string }>(
+      db.current.db,
+      sql`select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`,
+    )
+    const inDatabase = tables
+      .map((t) => t.table_name)
+      .filter((t) => !INFRASTRUCTURE.has(t))
+      .sort()
+    expect(registry.entities.map((e) => e.tableName).sort()).toEqual(inDatabase)
+  })
+
+  it.each(registry.entities.map((e) => [e.name, e] as const))(
+    '%s matches its table column by column',
+    async (_name, entity) => {
+      const columns = await rows<{ column_name: string; is_nullable: string }>(
+        db.current.db,
+        sql`select column_name, is_nullable from information_schema.columns where table_schema = 'public' and table_name = ${entity.tableName}`,
+      )
+      const declared = new Map<string, boolean>()
+      for (const f of entity.fields.values()) declared.set(f.column, f.nullable)
+      for (const r of entity.relations.values()) if (r.kind === 'manyToOne') declared.set(r.column!, r.nullable)
+      expect([...declared.keys()].sort()).toEqual(columns.map((c) => c.column_name).sort())
+      for (const c of columns)
+        expect(declared.get(c.column_name), `${entity.tableName}.${c.column_name}`).toBe(c.is_nullable === 'YES')
+    },
+  )
+
+  it.each(registry.entities.map((e) => [e.name, e] as const))(
+    '%s declares exactly the foreign keys of its table',
+    async (_name, entity) => {
+      const fks = await rows<{ column_name: string; target: string }>(
+        db.current.db,
+        sql`select kcu.column_name, ccu.table_name as target
+        from information_schema.table_constraints tc
+        join information_schema.key_column_usage kcu on kcu.constraint_name = tc.constraint_name and kcu.table_schema = tc.table_schema
+        join information_schema.constraint_column_usage ccu on ccu.constraint_name = tc.constraint_name and ccu.table_schema = tc.table_schema
+        where tc.constraint_type = 'FOREIGN KEY' and tc.table_schema = 'public' and tc.table_name = ${entity.tableName}`,
+      )
+      const declared = [...entity.relations.values()]
+        .filter((r) => r.kind === 'manyToOne')
+        .map((r) => ({ column_name: r.column!, target: registry.get(r.target).tableName }))
+      // Self references and soft links (parent units, parent sellers) are relations without a database constraint.
+      const constrained = getTableConfig(entity.table).foreignKeys.length
+      expect(fks.length).toBe(constrained)
+      for (const fk of fks) expect(declared).toContainEqual(fk)
+    },
+  )
+
+  it('resolves entity tokens in every spelling and subclasses by name', () => {
+    for (const token of [
+      'billingAccount',
+      'BillingAccount',
+      'billingaccount',
+      'org.obol.model.billing.BillingAccount',
+    ]) {
+      expect(registry.find(token)?.name).toBe('BillingAccount')
+    }
+    expect(registry.findSubclass('CalendarYearly')).toMatchObject({ value: 'YEARLY' })
+    expect(registry.find('nothing')).toBeUndefined()
+  })
+
+  it('gives every business entity a seller path that resolves to Seller', () => {
+    for (const entity of registry.entities.filter((e) => e.business)) {
+      let current = entity
+      for (const step of (entity.sellerPath ?? '').split('.').filter(Boolean)) {
+        const rel = current.relations.get(step)
+        expect(rel?.kind, `${entity.name}.${step}`).toBe('manyToOne')
+        current = registry.get(rel!.target)
+      }
+      expect(current.name).toBe('Seller')
+    }
+  })
+})
