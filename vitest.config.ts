@@ -8,5 +8,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     sequence: { concurrent: false },
+    // CI asks for a machine-readable report beside the console one, to print a summary line.
+    reporters: process.env.VITEST_JSON ? ['default', 'json'] : ['default'],
+    outputFile: process.env.VITEST_JSON ? { json: process.env.VITEST_JSON } : undefined,
   },
 })
