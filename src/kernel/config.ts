@@ -14,6 +14,24 @@ export interface Config {
   instanceStaleAfterMs: number
   timerPollIntervalMs: number
   publicUrl: string | undefined
+  auth: AuthConfig
+}
+
+export interface AuthConfig {
+  realm: string
+  tokenTtlSec: number
+  /** An external OpenID provider (e.g. Keycloak realm URL); unset: Obol's own issuer. */
+  issuerUrl: string | undefined
+  /** Expected `aud` of external tokens (unset: not checked) and the client whose resource roles count. */
+  audience: string | undefined
+  resourceClient: string
+  adminClientId: string
+  adminClientSecret: string | undefined
+  adminUsername: string
+  adminPassword: string | undefined
+  portalSessionTtlSec: number
+  maxFailures: number
+  failureWindowSec: number
 }
 
 export class ConfigError extends Error {
@@ -39,6 +57,22 @@ export const CONFIG_VARIABLES = [
   { name: 'INSTANCE_STALE_AFTER_MS', default: '30000', description: 'silence after which an instance is dead' },
   { name: 'TIMER_POLL_INTERVAL_MS', default: '1000', description: 'how often due job timers are claimed' },
   { name: 'PUBLIC_URL', default: '(http://HOST:PORT)', description: 'base URL printed at start and used in links' },
+  { name: 'AUTH_REALM', default: 'obol', description: 'realm of the built-in token issuer' },
+  { name: 'AUTH_TOKEN_TTL_SEC', default: '300', description: 'lifetime of issued access tokens' },
+  { name: 'AUTH_ISSUER_URL', default: '(unset: built-in issuer)', description: 'external OpenID provider to trust' },
+  { name: 'AUTH_AUDIENCE', default: '(unset)', description: 'required aud of external tokens' },
+  { name: 'AUTH_RESOURCE_CLIENT', default: 'obol', description: 'client whose resource_access roles count' },
+  {
+    name: 'OBOL_ADMIN_CLIENT_ID',
+    default: 'obol-admin',
+    description: 'client id of the bootstrap admin service account',
+  },
+  { name: 'OBOL_ADMIN_CLIENT_SECRET', default: '(generated, printed once)', description: 'its secret' },
+  { name: 'OBOL_ADMIN_USERNAME', default: 'admin', description: 'the first human administrator' },
+  { name: 'OBOL_ADMIN_PASSWORD', default: '(generated, printed once)', description: 'their password' },
+  { name: 'PORTAL_SESSION_TTL_SEC', default: '28800', description: 'lifetime of a portal session' },
+  { name: 'AUTH_MAX_FAILURES', default: '10', description: 'failed authentications per client or address before 429' },
+  { name: 'AUTH_FAILURE_WINDOW_SEC', default: '300', description: 'window over which failures are counted' },
 ] as const
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -101,5 +135,51 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     instanceStaleAfterMs: integer(env, 'INSTANCE_STALE_AFTER_MS', 30_000, 1_000, 3_600_000),
     timerPollIntervalMs: integer(env, 'TIMER_POLL_INTERVAL_MS', 1_000, 50, 60_000),
     publicUrl: publicUrl || undefined,
+    auth: loadAuthConfig(env),
+  }
+}
+
+function text(env: NodeJS.ProcessEnv, name: string, fallback: string, pattern: RegExp, form: string): string {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  if (!pattern.test(raw)) throw new ConfigError(name, `expected ${form}, got '${raw}'`)
+  return raw
+}
+
+function loadAuthConfig(env: NodeJS.ProcessEnv): AuthConfig {
+  const issuerUrl = env.AUTH_ISSUER_URL?.trim()
+  if (issuerUrl) {
+    try {
+      const u = new URL(issuerUrl)
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('protocol')
+    } catch {
+      throw new ConfigError(
+        'AUTH_ISSUER_URL',
+        `expected the issuer URL of an OpenID provider (https://...), got '${issuerUrl}'`,
+      )
+    }
+  }
+  const secret = env.OBOL_ADMIN_CLIENT_SECRET
+  if (secret !== undefined && secret !== '' && secret.length < 16) {
+    throw new ConfigError('OBOL_ADMIN_CLIENT_SECRET', 'expected at least 16 characters')
+  }
+  const password = env.OBOL_ADMIN_PASSWORD
+  if (password !== undefined && password !== '' && password.length < 10) {
+    throw new ConfigError('OBOL_ADMIN_PASSWORD', 'expected at least 10 characters')
+  }
+  const name = /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,99}$/
+  return {
+    realm: text(env, 'AUTH_REALM', 'obol', /^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ or -'),
+    tokenTtlSec: integer(env, 'AUTH_TOKEN_TTL_SEC', 300, 30, 86_400),
+    issuerUrl: issuerUrl || undefined,
+    audience: env.AUTH_AUDIENCE?.trim() || undefined,
+    resourceClient: text(env, 'AUTH_RESOURCE_CLIENT', 'obol', name, 'a client id'),
+    adminClientId: text(env, 'OBOL_ADMIN_CLIENT_ID', 'obol-admin', name, 'a client id (letters, digits, _ . @ -)'),
+    adminClientSecret: secret || undefined,
+    adminUsername: text(env, 'OBOL_ADMIN_USERNAME', 'admin', name, 'a user name (letters, digits, _ . @ -)'),
+    adminPassword: password || undefined,
+    portalSessionTtlSec: integer(env, 'PORTAL_SESSION_TTL_SEC', 28_800, 60, 2_592_000),
+    maxFailures: integer(env, 'AUTH_MAX_FAILURES', 10, 1, 1_000_000),
+    failureWindowSec: integer(env, 'AUTH_FAILURE_WINDOW_SEC', 300, 1, 86_400),
   }
 }

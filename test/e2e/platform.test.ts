@@ -10,7 +10,7 @@ describe('HTTP edges', () => {
     const response = await t.app.server.inject({
       method: 'POST',
       url: '/api/v1/languages',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${t.adminToken}` },
       payload: '{"code": "EN",',
     })
     expect(response.statusCode).toBe(400)

@@ -8,19 +8,20 @@ import { useTestDatabase } from '../support/test-database.ts'
 const db = useTestDatabase()
 
 /** Tables of the migration bookkeeping; everything else in public must be an entity. */
-const INFRASTRUCTURE = new Set(['obol_schema_migration'])
+const INFRASTRUCTURE = new Set(['public.obol_schema_migration'])
 
 describe('entity registry', () => {
   it('declares every table of the migrated database, and only those', async () => {
-    const tables = await rows<{ table_name: string }>(
+    const tables = await rows<{ name: string }>(
       db.current.db,
-      sql`select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`,
+      sql`select table_schema || '.' || table_name as name from information_schema.tables
+        where table_schema in ('public', 'obol_secrets') and table_type = 'BASE TABLE'`,
     )
     const inDatabase = tables
-      .map((t) => t.table_name)
-      .filter((t) => !INFRASTRUCTURE.has(t))
+      .map((t) => t.name)
+      .filter((name) => !INFRASTRUCTURE.has(name))
       .sort()
-    expect(registry.entities.map((e) => e.tableName).sort()).toEqual(inDatabase)
+    expect(registry.entities.map((e) => `${e.schema}.${e.tableName}`).sort()).toEqual(inDatabase)
   })
 
   it.each(registry.entities.map((e) => [e.name, e] as const))(
@@ -28,7 +29,7 @@ describe('entity registry', () => {
     async (_name, entity) => {
       const columns = await rows<{ column_name: string; is_nullable: string }>(
         db.current.db,
-        sql`select column_name, is_nullable from information_schema.columns where table_schema = 'public' and table_name = ${entity.tableName}`,
+        sql`select column_name, is_nullable from information_schema.columns where table_schema = ${entity.schema} and table_name = ${entity.tableName}`,
       )
       const declared = new Map<string, boolean>()
       for (const f of entity.fields.values()) declared.set(f.column, f.nullable)
@@ -47,8 +48,8 @@ describe('entity registry', () => {
         sql`select kcu.column_name, ccu.table_name as target
         from information_schema.table_constraints tc
         join information_schema.key_column_usage kcu on kcu.constraint_name = tc.constraint_name and kcu.table_schema = tc.table_schema
-        join information_schema.constraint_column_usage ccu on ccu.constraint_name = tc.constraint_name and ccu.table_schema = tc.table_schema
-        where tc.constraint_type = 'FOREIGN KEY' and tc.table_schema = 'public' and tc.table_name = ${entity.tableName}`,
+        join information_schema.constraint_column_usage ccu on ccu.constraint_name = tc.constraint_name and ccu.constraint_schema = tc.constraint_schema
+        where tc.constraint_type = 'FOREIGN KEY' and tc.table_schema = ${entity.schema} and tc.table_name = ${entity.tableName}`,
       )
       const declared = [...entity.relations.values()]
         .filter((r) => r.kind === 'manyToOne')
@@ -59,6 +60,19 @@ describe('entity registry', () => {
       for (const fk of fks) expect(declared).toContainEqual(fk)
     },
   )
+
+  it('keeps every table of the secrets schema out of the query layer', () => {
+    const secrets = registry.entities.filter((e) => e.schema === 'obol_secrets')
+    expect(secrets.map((e) => e.name).sort()).toEqual([
+      'AuthThrottle',
+      'BootstrapState',
+      'ClientSecret',
+      'PortalSession',
+      'SigningKey',
+      'UserCredential',
+    ])
+    for (const entity of secrets) expect(entity.queryable).toBe(false)
+  })
 
   it('resolves entity tokens in every spelling and subclasses by name', () => {
     for (const token of [

@@ -1,28 +1,97 @@
 import { afterAll, beforeAll } from 'vitest'
 import pino from 'pino'
-import { buildApp, type App } from '../../src/app.ts'
+import { buildApp, type App, type AppDeps } from '../../src/app.ts'
 import { systemClock } from '../../src/kernel/clock.ts'
+import { loadConfig } from '../../src/kernel/config.ts'
+import type { Database } from '../../src/kernel/db/database.ts'
 import { JobRuntime } from '../../src/kernel/jobs/job-runtime.ts'
 import { executionPurgeJob } from '../../src/kernel/jobs/execution-purge.job.ts'
 import type { JobType } from '../../src/kernel/jobs/job-runtime.ts'
 import { useTestDatabase } from './test-database.ts'
 
+export const TEST_ADMIN = {
+  clientId: 'test-admin',
+  clientSecret: 'test-admin-secret-0123456789',
+  username: 'admin',
+  password: 'admin-password-0123',
+}
+export const TEST_BASE_URL = 'http://obol.test'
+
+/** The dependencies of a test app: the real auth configuration with known admin credentials. */
+export function testAppDeps(database: Database, jobs: JobRuntime, env: NodeJS.ProcessEnv = {}): AppDeps {
+  const config = loadConfig({
+    OBOL_ADMIN_CLIENT_ID: TEST_ADMIN.clientId,
+    OBOL_ADMIN_CLIENT_SECRET: TEST_ADMIN.clientSecret,
+    OBOL_ADMIN_USERNAME: TEST_ADMIN.username,
+    OBOL_ADMIN_PASSWORD: TEST_ADMIN.password,
+    AUTH_MAX_FAILURES: '5',
+    AUTH_FAILURE_WINDOW_SEC: '60',
+    ...env,
+  })
+  return { database, clock: systemClock, jobs, publicUrl: TEST_BASE_URL, auth: config.auth }
+}
+
+export interface Response {
+  status: number
+  body: any
+  headers: Record<string, unknown>
+}
+
 export interface TestApp {
   readonly app: App
   readonly jobs: JobRuntime
   readonly db: ReturnType<typeof useTestDatabase>
-  request(
-    method: string,
-    url: string,
-    body?: unknown,
-  ): Promise<{ status: number; body: any; headers: Record<string, unknown> }>
+  /** A token of the bootstrap admin (Platform Admin and the query roles). */
+  readonly adminToken: string
+  /** Calls the API as the bootstrap admin. */
+  request(method: string, url: string, body?: unknown): Promise<Response>
+  /** Calls the API with the given bearer token, or none when `token` is undefined. */
+  requestAs(token: string | undefined, method: string, url: string, body?: unknown): Promise<Response>
+  /** Gets a token from the token endpoint for a new client in a new group holding exactly `roles`. */
+  tokenWithRoles(roles: string[], options?: { sellerCodes?: string[] }): Promise<string>
 }
 
+let clientCounter = 0
+
 /** An app on its own database for one test file, with the job runtime started (fast timers). */
-export function useTestApp(options: { jobTypes?: JobType[] } = {}): TestApp {
+export function useTestApp(options: { jobTypes?: JobType[]; env?: NodeJS.ProcessEnv } = {}): TestApp {
   const db = useTestDatabase()
   let app: App | undefined
   let jobs: JobRuntime | undefined
+  let adminToken = ''
+
+  async function requestAs(token: string | undefined, method: string, url: string, body?: unknown): Promise<Response> {
+    const response = await app!.server.inject({
+      method: method as 'GET',
+      url,
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+      ...(body === undefined ? {} : { payload: body as object }),
+    })
+    const text = response.body
+    let parsed: unknown
+    try {
+      parsed = text ? JSON.parse(text) : undefined
+    } catch {
+      parsed = text
+    }
+    return { status: response.statusCode, body: parsed, headers: response.headers }
+  }
+
+  async function clientToken(clientId: string, clientSecret: string): Promise<string> {
+    const response = await app!.server.inject({
+      method: 'POST',
+      url: '/auth/realms/obol/protocol/openid-connect/token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: clientId,
+        client_secret: clientSecret,
+      }).toString(),
+    })
+    if (response.statusCode !== 200) throw new Error(`token request failed: ${response.statusCode} ${response.body}`)
+    return response.json<{ access_token: string }>().access_token
+  }
+
   beforeAll(async () => {
     jobs = new JobRuntime({
       database: db.current,
@@ -37,7 +106,8 @@ export function useTestApp(options: { jobTypes?: JobType[] } = {}): TestApp {
     jobs.register(executionPurgeJob)
     for (const type of options.jobTypes ?? []) jobs.register(type)
     await jobs.start()
-    app = await buildApp({ database: db.current, clock: systemClock, jobs })
+    app = await buildApp(testAppDeps(db.current, jobs, options.env))
+    adminToken = await clientToken(TEST_ADMIN.clientId, TEST_ADMIN.clientSecret)
   })
   afterAll(async () => {
     await app?.server.close()
@@ -50,21 +120,26 @@ export function useTestApp(options: { jobTypes?: JobType[] } = {}): TestApp {
     get jobs() {
       return jobs!
     },
+    get adminToken() {
+      return adminToken
+    },
     db,
-    async request(method, url, body) {
-      const response = await app!.server.inject({
-        method: method as 'GET',
-        url,
-        ...(body === undefined ? {} : { payload: body as object }),
+    request: (method, url, body) => requestAs(adminToken, method, url, body),
+    requestAs,
+    async tokenWithRoles(roles, tokenOptions = {}) {
+      const name = `test-group-${++clientCounter}-${Date.now()}`
+      const group = await requestAs(adminToken, 'POST', '/api/v1/groups', {
+        name,
+        roles,
+        sellerCodes: tokenOptions.sellerCodes ?? null,
       })
-      const text = response.body
-      let parsed: unknown
-      try {
-        parsed = text ? JSON.parse(text) : undefined
-      } catch {
-        parsed = text
-      }
-      return { status: response.statusCode, body: parsed, headers: response.headers }
+      if (group.status !== 201) throw new Error(`group creation failed: ${JSON.stringify(group.body)}`)
+      const client = await requestAs(adminToken, 'POST', '/api/v1/clients', {
+        clientId: `${name}-client`,
+        groups: [name],
+      })
+      if (client.status !== 201) throw new Error(`client creation failed: ${JSON.stringify(client.body)}`)
+      return clientToken(client.body.clientId, client.body.clientSecret)
     },
   }
 }

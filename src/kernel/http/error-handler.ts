@@ -2,7 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { AppError, ERROR_CODES, type ErrorCode, type ErrorDetail } from '../errors.ts'
 import { translateDatabaseError } from '../db/database-errors.ts'
 
-type Family = 'default' | 'v1' | 'query'
+type Family = 'default' | 'v1' | 'query' | 'oauth'
 
 /** The route family decides the error body shape (DECISIONS "Every error is JSON"). */
 export function errorFamily(url: string): Family {
@@ -14,6 +14,7 @@ export function errorFamily(url: string): Family {
   )
     return 'v1'
   if (path.startsWith('/api/v1/query') || path.startsWith('/api/rest/v2/generic')) return 'query'
+  if (path.startsWith('/auth/realms/')) return 'oauth'
   return 'default'
 }
 
@@ -25,6 +26,11 @@ export function errorBody(
   requestId?: string,
 ) {
   if (family === 'v1') return { status: 'FAIL', message, error_code: ERROR_CODES[code].v1 }
+  if (family === 'oauth') {
+    const error =
+      code === 'INTERNAL_ERROR' ? 'server_error' : code === 'UNAUTHORIZED' ? 'invalid_client' : 'invalid_request'
+    return { error, error_description: message }
+  }
   return {
     status: 'FAIL',
     errorCode: code,

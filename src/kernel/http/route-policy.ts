@@ -19,6 +19,8 @@ export type RoutePolicy =
   | { entityView: true }
   /** Portal routes: a session cookie (plus the CSRF header on writes) instead of a bearer token. */
   | { session: true }
+  /** Any valid token, whatever its roles (the caller's own session). */
+  | { authenticated: true }
 
 export interface PolicyEntry {
   method: string
@@ -33,6 +35,7 @@ export function describePolicy(policy: RoutePolicy | undefined): string {
   if ('entityView' in policy)
     return 'Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.'
   if ('session' in policy) return 'Portal route: authenticated by the session cookie; writes need the CSRF header.'
+  if ('authenticated' in policy) return 'Required role: none; any valid bearer token.'
   return `Required role: any of ${policy.anyRole.map((r) => `\`${r}\``).join(', ')}.`
 }
 

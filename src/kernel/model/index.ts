@@ -2,8 +2,9 @@ import { EntityRegistry } from './registry.ts'
 import { referenceEntities } from './entities/reference.ts'
 import { accountEntities } from './entities/accounts.ts'
 import { jobEntities } from './entities/jobs.ts'
+import { iamEntities } from './entities/iam.ts'
 
 export * from './registry.ts'
 
 /** Every entity of the platform. A module adds its entities here, and the query layer reads them at once. */
-export const registry = new EntityRegistry([...referenceEntities, ...accountEntities, ...jobEntities])
+export const registry = new EntityRegistry([...referenceEntities, ...accountEntities, ...jobEntities, ...iamEntities])

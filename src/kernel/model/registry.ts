@@ -1,5 +1,5 @@
 import { getTableColumns, getTableName, type Column } from 'drizzle-orm'
-import type { PgTable } from 'drizzle-orm/pg-core'
+import { getTableConfig, type PgTable } from 'drizzle-orm/pg-core'
 
 export type FieldType =
   'string' | 'integer' | 'long' | 'decimal' | 'boolean' | 'date' | 'instant' | 'json' | 'stringList'
@@ -45,6 +45,8 @@ export interface EntityDef {
   readonly fullName: string
   readonly package: string
   readonly table: PgTable
+  /** PostgreSQL schema: `public`, or `obol_secrets` for tables holding secrets. */
+  readonly schema: string
   readonly tableName: string
   readonly fields: ReadonlyMap<string, FieldDef>
   readonly relations: ReadonlyMap<string, RelationDef>
@@ -187,6 +189,7 @@ export function defineEntity(spec: EntitySpec): EntityDef {
     fullName: `org.obol.model.${spec.package}.${spec.name}`,
     package: spec.package,
     table: spec.table,
+    schema: getTableConfig(spec.table).schema ?? 'public',
     tableName: getTableName(spec.table),
     fields,
     relations,
@@ -259,6 +262,9 @@ export class EntityRegistry {
       }
       if (entity.business && entity.sellerPath === undefined) {
         throw new Error(`registry: business entity ${entity.name} declares no seller path`)
+      }
+      if (entity.schema !== 'public' && entity.queryable) {
+        throw new Error(`registry: ${entity.name} lives in schema ${entity.schema} and must be marked not queryable`)
       }
       if (entity.inheritance && !entity.fields.has(entity.inheritance.discriminator)) {
         throw new Error(`registry: ${entity.name} discriminator ${entity.inheritance.discriminator} is not a field`)

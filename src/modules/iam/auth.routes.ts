@@ -1,0 +1,156 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import formbody from '@fastify/formbody'
+import type { AuthConfig } from '../../kernel/config.ts'
+import type { SigningKeys } from './signing-keys.ts'
+import type { TokenService } from './tokens.ts'
+import type { AuthThrottle } from './throttle.ts'
+import { DUMMY_HASH, verifySecret } from './secrets.ts'
+
+function oauthError(
+  reply: FastifyReply,
+  status: number,
+  error: string,
+  description: string,
+  headers: Record<string, string> = {},
+) {
+  return reply
+    .status(status)
+    .headers({ 'cache-control': 'no-store', pragma: 'no-cache', ...headers })
+    .send({ error, error_description: description })
+}
+
+function clientCredentials(request: FastifyRequest, body: Record<string, unknown>) {
+  const header = request.headers.authorization
+  const basic = header && /^Basic\s+(\S+)$/i.exec(header)
+  const inBody = typeof body.client_id === 'string' || typeof body.client_secret === 'string'
+  if (basic) {
+    if (inBody && typeof body.client_secret === 'string')
+      return { error: 'the client authenticated with two methods' as const }
+    const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8')
+    const colon = decoded.indexOf(':')
+    if (colon < 0) return { error: 'the Basic credentials are malformed' as const }
+    return {
+      method: 'basic' as const,
+      clientId: decodeURIComponent(decoded.slice(0, colon)),
+      secret: decodeURIComponent(decoded.slice(colon + 1)),
+    }
+  }
+  if (typeof body.client_id !== 'string' || body.client_id === '') return { error: 'client_id is required' as const }
+  if (typeof body.client_secret !== 'string') return { error: 'client_secret is required' as const }
+  return { method: 'post' as const, clientId: body.client_id, secret: body.client_secret }
+}
+
+/** The built-in OpenID issuer: client credentials token endpoint, JWKS and discovery. */
+export function registerAuthRoutes(
+  app: FastifyInstance,
+  deps: { config: AuthConfig; tokens: TokenService; keys: SigningKeys; throttle: AuthThrottle },
+): void {
+  const realmPath = '/auth/realms/:realm'
+  const open = { policy: { public: true as const } }
+  const tags = ['Authentication']
+  const realmParams = { type: 'object', properties: { realm: { type: 'string' } } }
+  const checkRealm = (request: FastifyRequest, reply: FastifyReply): boolean => {
+    const { realm } = request.params as { realm: string }
+    if (realm === deps.config.realm) return true
+    void oauthError(reply, 404, 'invalid_request', `Realm ${realm} does not exist`)
+    return false
+  }
+
+  void app.register(async (scope) => {
+    await scope.register(formbody, { bodyLimit: 16 * 1024 })
+    scope.post(
+      `${realmPath}/protocol/openid-connect/token`,
+      {
+        config: open,
+        schema: {
+          tags,
+          summary: 'OAuth 2.0 token endpoint: client_credentials grant (client_secret_post or client_secret_basic)',
+          consumes: ['application/x-www-form-urlencoded'],
+          params: realmParams,
+        },
+      },
+      async (request, reply) => {
+        if (!checkRealm(request, reply)) return reply
+        const contentType = request.headers['content-type'] ?? ''
+        if (!contentType.startsWith('application/x-www-form-urlencoded')) {
+          return oauthError(
+            reply,
+            400,
+            'invalid_request',
+            'The token request must be application/x-www-form-urlencoded',
+          )
+        }
+        const body = (request.body ?? {}) as Record<string, unknown>
+        if (typeof body.grant_type !== 'string' || body.grant_type === '') {
+          return oauthError(reply, 400, 'invalid_request', 'grant_type is required')
+        }
+        if (body.grant_type !== 'client_credentials') {
+          return oauthError(
+            reply,
+            400,
+            'unsupported_grant_type',
+            `grant_type ${body.grant_type} is not supported; use client_credentials`,
+          )
+        }
+        const credentials = clientCredentials(request, body)
+        if ('error' in credentials)
+          return oauthError(reply, 400, 'invalid_request', credentials.error ?? 'invalid request')
+        const keys = [`client:${credentials.clientId}`, `address:${request.ip}`]
+        const wait = await deps.throttle.retryAfter(keys)
+        if (wait > 0) {
+          return oauthError(reply, 429, 'too_many_requests', `Too many failed authentications; retry in ${wait} s`, {
+            'retry-after': String(wait),
+          })
+        }
+        const client = await deps.tokens.clientIdentity(credentials.clientId)
+        // Hash even for an unknown client, so timing does not tell which client ids exist.
+        const valid = await verifySecret(credentials.secret, client?.secretHash ?? DUMMY_HASH)
+        if (!client || !valid) {
+          await deps.throttle.recordFailure(keys)
+          return oauthError(
+            reply,
+            401,
+            'invalid_client',
+            'Client authentication failed',
+            credentials.method === 'basic' ? { 'www-authenticate': `Basic realm="${deps.config.realm}"` } : {},
+          )
+        }
+        const token = await deps.tokens.issue(client.identity)
+        return reply.headers({ 'cache-control': 'no-store', pragma: 'no-cache' }).send(token)
+      },
+    )
+  })
+
+  app.get(
+    `${realmPath}/protocol/openid-connect/certs`,
+    {
+      config: open,
+      schema: { tags, summary: 'JSON Web Key Set: the public keys tokens are signed with', params: realmParams },
+    },
+    async (request, reply) => {
+      if (!checkRealm(request, reply)) return reply
+      return deps.keys.jwks()
+    },
+  )
+  app.get(
+    `${realmPath}/.well-known/openid-configuration`,
+    {
+      config: open,
+      schema: { tags, summary: 'OpenID Connect discovery document of the built-in issuer', params: realmParams },
+    },
+    async (request, reply) => {
+      if (!checkRealm(request, reply)) return reply
+      const issuer = deps.tokens.issuerUrl
+      return {
+        issuer,
+        token_endpoint: `${issuer}/protocol/openid-connect/token`,
+        jwks_uri: `${issuer}/protocol/openid-connect/certs`,
+        grant_types_supported: ['client_credentials'],
+        token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
+        id_token_signing_alg_values_supported: ['ES256'],
+        response_types_supported: ['token'],
+        subject_types_supported: ['public'],
+      }
+    },
+  )
+}

@@ -1,0 +1,180 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import cookie from '@fastify/cookie'
+import { sql } from 'drizzle-orm'
+import { one, type Db } from '../../kernel/db/database.ts'
+import { AppError } from '../../kernel/errors.ts'
+import type { AuthConfig } from '../../kernel/config.ts'
+import type { IamService, GroupInput } from './iam.service.ts'
+import { createGroupBody } from './iam.routes.ts'
+import type { TokenService } from './tokens.ts'
+import { grantsOf } from './tokens.ts'
+import type { AuthThrottle } from './throttle.ts'
+import { DUMMY_HASH, randomSecret, sha256, verifySecret } from './secrets.ts'
+
+export const SESSION_COOKIE = 'obol_session'
+export const CSRF_HEADER = 'x-csrf-token'
+
+interface SessionUser {
+  userId: number
+  username: string
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    portalUser?: SessionUser
+  }
+}
+
+/**
+ * People in the web UI log in with a password and get an HttpOnly, SameSite=Strict session cookie plus a CSRF
+ * token that every mutating portal call must echo in the `x-csrf-token` header.
+ */
+export function registerPortalRoutes(
+  app: FastifyInstance,
+  deps: {
+    db: Db
+    iam: IamService
+    tokens: TokenService
+    throttle: AuthThrottle
+    config: AuthConfig
+    secureCookies: boolean
+  },
+): void {
+  const session = { policy: { session: true as const } }
+  const tags = ['Portal']
+
+  async function currentSession(request: FastifyRequest, options: { csrf: boolean }): Promise<SessionUser> {
+    const id = request.cookies[SESSION_COOKIE]
+    if (!id) throw new AppError('UNAUTHORIZED', 'Log in first: no portal session cookie')
+    const found = await one<{ user_id: string | number; username: string; csrf_hash: string }>(
+      deps.db,
+      sql`select s.user_id, u.username, s.csrf_hash from obol_secrets.portal_session s join app_user u on u.id = s.user_id
+        where s.id_hash = ${sha256(id)} and s.expires_at > now() and u.enabled`,
+    )
+    if (!found) throw new AppError('UNAUTHORIZED', 'The portal session has expired or does not exist; log in again')
+    if (options.csrf) {
+      const header = request.headers[CSRF_HEADER]
+      if (typeof header !== 'string' || sha256(header) !== found.csrf_hash) {
+        throw new AppError('FORBIDDEN', `This call needs the ${CSRF_HEADER} header issued at login`)
+      }
+    }
+    request.actor = { username: found.username }
+    return { userId: Number(found.user_id), username: found.username }
+  }
+
+  // The session is checked before the body is validated: no session, 401, whatever the body.
+  const withSession = (csrf: boolean) => async (request: FastifyRequest) => {
+    request.portalUser = await currentSession(request, { csrf })
+  }
+
+  void app.register(async (scope) => {
+    await scope.register(cookie)
+
+    scope.post(
+      '/api/portal/login',
+      {
+        config: { policy: { public: true } },
+        schema: {
+          tags,
+          summary: 'Log in with a username and password: sets the session cookie and returns the CSRF token',
+          body: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['username', 'password'],
+            properties: {
+              username: { type: 'string', minLength: 1, maxLength: 200 },
+              password: { type: 'string', minLength: 1, maxLength: 200 },
+            },
+          },
+        },
+      },
+      async (request, reply) => {
+        const { username, password } = request.body as { username: string; password: string }
+        const keys = [`user:${username}`, `address:${request.ip}`]
+        const wait = await deps.throttle.retryAfter(keys)
+        if (wait > 0) {
+          throw new AppError('TOO_MANY_REQUESTS', `Too many failed logins; retry in ${wait} s`, {
+            headers: { 'retry-after': String(wait) },
+          })
+        }
+        const user = await deps.iam.passwordUser(username)
+        const valid = await verifySecret(password, user?.hash ?? DUMMY_HASH)
+        if (!user || !valid) {
+          await deps.throttle.recordFailure(keys)
+          throw new AppError('UNAUTHORIZED', 'Unknown username or wrong password')
+        }
+        const id = randomSecret()
+        const csrf = randomSecret()
+        const expires = await one<{ expires_at: string }>(
+          deps.db,
+          sql`insert into obol_secrets.portal_session (id_hash, user_id, csrf_hash, expires_at)
+            values (${sha256(id)}, ${user.id}, ${sha256(csrf)}, now() + make_interval(secs => ${deps.config.portalSessionTtlSec}))
+            returning to_char(expires_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as expires_at`,
+        )
+        void reply.setCookie(SESSION_COOKIE, id, {
+          httpOnly: true,
+          sameSite: 'strict',
+          secure: deps.secureCookies,
+          path: '/',
+          maxAge: deps.config.portalSessionTtlSec,
+        })
+        return { username: user.username, csrfToken: csrf, expiresAt: expires!.expires_at }
+      },
+    )
+
+    scope.post(
+      '/api/portal/logout',
+      {
+        config: session,
+        onRequest: withSession(true),
+        schema: { tags, summary: 'End the portal session (needs the CSRF header)' },
+      },
+      async (request, reply) => {
+        await deps.db.execute(
+          sql`delete from obol_secrets.portal_session where id_hash = ${sha256(request.cookies[SESSION_COOKIE] ?? '')}`,
+        )
+        void reply.clearCookie(SESSION_COOKIE, { path: '/' })
+        return reply.status(204).send()
+      },
+    )
+
+    scope.get(
+      '/api/portal/token',
+      {
+        config: session,
+        onRequest: withSession(false),
+        schema: { tags, summary: 'A short-lived bearer token for the logged-in user, to call the API' },
+      },
+      async (request, reply) => {
+        const user = request.portalUser!
+        const token = await deps.tokens.issue(
+          { userId: user.userId, username: user.username, clientId: undefined },
+          Math.min(300, deps.config.tokenTtlSec),
+        )
+        return reply.header('cache-control', 'no-store').send(token)
+      },
+    )
+
+    scope.post(
+      '/api/portal/groups',
+      {
+        config: session,
+        onRequest: withSession(true),
+        schema: {
+          tags,
+          summary: 'Create a custom group from the portal (session cookie, CSRF header, role api.groups.manage)',
+          body: createGroupBody,
+        },
+      },
+      async (request, reply) => {
+        const user = request.portalUser!
+        const { roles } = await grantsOf(deps.db, user.userId)
+        if (!roles.includes('api.groups.manage'))
+          throw new AppError('FORBIDDEN', 'This operation needs the role api.groups.manage')
+        return reply
+          .status(201)
+          .send(await deps.iam.createGroup(request.body as GroupInput & { name: string }, user.username))
+      },
+    )
+  })
+}
