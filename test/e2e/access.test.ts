@@ -75,6 +75,24 @@ describe('token issuer', () => {
     expect(response.body).toEqual({ error, error_description: expect.any(String) })
   })
 
+  it('throttles repeated failures of one client with 429 and Retry-After, even with the right secret', async () => {
+    await t.request('POST', '/api/v1/clients', { clientId: 'flaky-bot', groups: [] })
+    const wrong = form({ grant_type: 'client_credentials', client_id: 'flaky-bot', client_secret: 'wrong' })
+    const statuses: number[] = []
+    for (let i = 0; i < 6; i++) {
+      const response = await t.app.server.inject({
+        method: 'POST',
+        url: '/auth/realms/obol/protocol/openid-connect/token',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: wrong,
+        remoteAddress: `10.0.0.${i + 1}`,
+      })
+      statuses.push(response.statusCode)
+      if (response.statusCode === 429) expect(Number(response.headers['retry-after'])).toBeGreaterThan(0)
+    }
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429])
+  })
+
   it('serves the JWKS and the discovery document', async () => {
     const jwks = await t.requestAs(undefined, 'GET', '/auth/realms/obol/protocol/openid-connect/certs')
     expect(jwks.body.keys[0]).toMatchObject({
@@ -188,6 +206,11 @@ describe('roles and groups', () => {
     expect(described.status).toBe(200)
     expect(described.body.description).toBe('Read-only staff')
     expect(described.body.roles).toHaveLength(36)
+  })
+
+  it('keeps one of two concurrent creations of the same group', async () => {
+    const results = await Promise.all([1, 2].map(() => t.request('POST', '/api/v1/groups', { name: 'Twins', roles: [] })))
+    expect(results.map((r) => r.status).sort()).toEqual([201, 409])
   })
 
   it('manages custom groups and names unknown roles', async () => {
