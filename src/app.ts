@@ -6,6 +6,7 @@ import type { Database } from './kernel/db/database.ts'
 import type { Clock } from './kernel/clock.ts'
 import { installErrorHandling } from './kernel/http/error-handler.ts'
 import { validatorCompiler } from './kernel/http/validation.ts'
+import { installJsonBodyParser } from './kernel/http/json-body.ts'
 import { installMetrics } from './kernel/http/metrics.ts'
 import { installRoutePolicy, type PolicyEntry } from './kernel/http/route-policy.ts'
 import { registerHealthRoutes } from './kernel/http/health.routes.ts'
@@ -14,10 +15,15 @@ import { loggerOptions } from './kernel/logger.ts'
 import type { JobRuntime } from './kernel/jobs/job-runtime.ts'
 import { registerJobRoutes } from './kernel/jobs/job.routes.ts'
 import { createAccountsModule } from './modules/accounts/index.ts'
+import { createCatalogModule } from './modules/catalog/index.ts'
+import { createBillingRunsModule, type BillingRunScheduleTimer } from './modules/billing-runs/index.ts'
 import { bootstrapAccess, createIamModule, type TokenService } from './modules/iam/index.ts'
 import type { BootstrapResult } from './modules/iam/bootstrap.ts'
 import { installAuthentication } from './kernel/http/authenticate.ts'
 import type { AuthConfig } from './kernel/config.ts'
+import { createQueryModule } from './modules/query/index.ts'
+import { createReportingModule } from './modules/reporting/index.ts'
+import { queryApiRunner } from './modules/reporting/query-runner.ts'
 
 export interface AppDeps {
   database: Database
@@ -37,6 +43,8 @@ export interface App {
   bootstrap: BootstrapResult
   /** Stops answering readiness (load balancers drain) while in-flight requests finish. */
   drain(): void
+  /** Fires due billing run schedules; started by processes that run jobs, stopped when the server closes. */
+  billingRunTimer: BillingRunScheduleTimer
 }
 
 const ONE_MIB = 1024 * 1024
@@ -52,6 +60,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     routerOptions: { ignoreTrailingSlash: true },
   })
   server.setValidatorCompiler(validatorCompiler())
+  installJsonBodyParser(server)
   let draining = false
   server.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id)
@@ -86,7 +95,20 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerHealthRoutes(server, deps.database, metrics, () => draining)
   const accounts = createAccountsModule({ db: deps.database.db, actorOf })
   accounts.routes(server)
+  createCatalogModule({ db: deps.database.db, actorOf, clock: deps.clock }).routes(server)
   registerJobRoutes(server, deps.database.db, deps.jobs, actorOf)
+  const billingRuns = createBillingRunsModule({
+    db: deps.database.db,
+    actorOf,
+    log: server.log.child({ component: 'billing-run-schedules' }),
+    instanceId: deps.jobs.instanceId,
+  })
+  billingRuns.routes(server)
+  const query = createQueryModule({ database: deps.database })
+  query.routes(server)
+  const reporting = createReportingModule({ db: deps.database.db, runner: queryApiRunner(query.engine, deps.database.db) })
+  await reporting.service.syncSystemQueries()
+  reporting.routes(server)
 
   await server.ready()
   return {
@@ -94,6 +116,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     policies,
     tokens: access.tokens,
     bootstrap,
+    billingRunTimer: billingRuns.timer,
     drain: () => {
       draining = true
     },

@@ -4,6 +4,8 @@ import { DataDirLockedError } from './kernel/db/data-dir-lock.ts'
 import { migrate } from './kernel/db/migrate.ts'
 import { openDatabase, start, type ProcessRole } from './main.ts'
 import { seedDemo } from './seed.ts'
+import { IAM_COMMAND_HELP, runIamCommand } from './modules/iam/iam.cli.ts'
+import { AppError } from './kernel/errors.ts'
 
 const USAGE = `Usage: obol <command> [options]
 
@@ -11,6 +13,9 @@ Commands:
   start       apply migrations and serve the API, docs and jobs
   migrate     apply pending database migrations and exit
   seed-demo   create the demo tenant (idempotent) and exit
+  create-client --name N [--group G]...   create a service-account client; prints its id and secret
+  token --client N                         print an access token for a client
+  rotate-keys                              start signing tokens with a new key
 
 Run 'obol <command> --help' for a command's options.`
 
@@ -30,6 +35,7 @@ Applies pending migrations to the configured database (DATABASE_URL, or embedded
 
 Creates the demo tenant (a seller, 50 customers with account hierarchies, currencies, taxes, the MONTHLY calendar,
 a billing cycle, invoice categories, accounting articles). Does nothing when it already exists.`,
+  ...IAM_COMMAND_HELP,
 }
 
 function fail(message: string): never {
@@ -89,6 +95,22 @@ export async function main(argv: string[]): Promise<void> {
           await migrate(database.db)
           const { created } = await seedDemo(database.db)
           process.stdout.write(created ? 'Demo tenant created\n' : 'Demo tenant already present: nothing to do\n')
+        })
+        return
+      case 'create-client':
+      case 'token':
+      case 'rotate-keys':
+        await withDatabase(async ({ database }) => {
+          await migrate(database.db)
+          try {
+            process.stdout.write(await runIamCommand(command, args, database.db, loadConfig()))
+          } catch (error) {
+            if (error instanceof AppError) throw new Error(error.message)
+            throw error
+          }
+        }).catch((error: unknown) => {
+          if (error instanceof ConfigError || error instanceof DataDirLockedError) throw error
+          fail(`${command}: ${error instanceof Error ? error.message : String(error)}`)
         })
         return
     }

@@ -1,5 +1,5 @@
 import pino from 'pino'
-import { loadConfig, type Config } from './kernel/config.ts'
+import { ConfigError, loadConfig, type Config } from './kernel/config.ts'
 import { openPglite, openPostgres, pgliteDataDir, type Database } from './kernel/db/database.ts'
 import { acquireDataDirLock, type DataDirLock } from './kernel/db/data-dir-lock.ts'
 import { migrate } from './kernel/db/migrate.ts'
@@ -43,21 +43,63 @@ export function createJobRuntime(database: Database, config: Config, log: pino.L
   return runtime
 }
 
+/** A failed listen, as a configuration error naming the variable to change when it is one. */
+function listenError(error: unknown, config: Config): unknown {
+  const at = `${config.host}:${config.port}`
+  switch ((error as NodeJS.ErrnoException).code) {
+    case 'EADDRINUSE':
+      return new ConfigError('PORT', `expected a free port, but ${at} is already in use`)
+    case 'EACCES':
+      return new ConfigError('PORT', `expected a port this user may open, but listening on ${at} was refused`)
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+      return new ConfigError('HOST', `expected an address of this machine, but cannot listen on ${config.host}`)
+    default:
+      return error
+  }
+}
+
 /** config → database → migrations → jobs → HTTP; SIGINT/SIGTERM drain requests and jobs, then close. */
 export async function start(options: { demo: boolean; role: ProcessRole }): Promise<void> {
   const config = loadConfig()
   const log = pino({ level: config.logLevel })
   const { database, lock } = await openDatabase(config, log)
-  const applied = await migrate(database.db)
+  // A failure before the server runs must not leave the lock or the pool behind.
+  const abandon = async (error: unknown): Promise<never> => {
+    await database.close().catch(() => undefined)
+    lock?.release()
+    throw error
+  }
+  const applied = await migrate(database.db).catch(abandon)
   if (applied.length > 0) log.info({ applied }, 'migrations applied')
   if (options.demo) {
     const seeded = await seedDemo(database.db)
     log.info(seeded.created ? 'demo data created' : 'demo data already present')
   }
   const jobs = createJobRuntime(database, config, log, options.role)
-  await jobs.start()
+  await jobs.start().catch(abandon)
   const baseUrl = config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`
-  const app = await buildApp({ database, clock: systemClock, jobs, logLevel: config.logLevel, publicUrl: baseUrl })
+  const app = await buildApp({ database, clock: systemClock, jobs, logLevel: config.logLevel, publicUrl: baseUrl, auth: config.auth }).catch(
+    async (error: unknown) => {
+      await jobs.stop(1000).catch(() => undefined)
+      return abandon(error)
+    },
+  )
+  const generated = app.bootstrap.generated
+  if (generated.clientSecret || generated.password) {
+    process.stdout.write(
+      [
+        '',
+        'First start: administrator credentials were generated. They are shown this once; store them now.',
+        ...(generated.clientSecret ? [`  service account  client_id=${generated.clientId!}  client_secret=${generated.clientSecret}`] : []),
+        ...(generated.password ? [`  portal user      username=${generated.username!}  password=${generated.password}`] : []),
+        '  (set OBOL_ADMIN_CLIENT_SECRET / OBOL_ADMIN_PASSWORD before the first start to choose them)',
+        '',
+      ].join('\n') + '\n',
+    )
+  }
+  // Billing run schedules fire on every process that runs jobs; each due time fires once across them.
+  if (options.role !== 'api') app.billingRunTimer.start()
 
   let stopping = false
   const shutdown = async (signal: string) => {
@@ -72,6 +114,7 @@ export async function start(options: { demo: boolean; role: ProcessRole }): Prom
     hardStop.unref()
     try {
       if (options.role !== 'worker') await app.server.close()
+      await app.billingRunTimer.stop()
       await jobs.stop(config.shutdownTimeoutMs)
       await database.close()
     } finally {
@@ -84,7 +127,17 @@ export async function start(options: { demo: boolean; role: ProcessRole }): Prom
   process.on('SIGTERM', () => void shutdown('SIGTERM'))
 
   if (options.role !== 'worker') {
-    await app.server.listen({ port: config.port, host: config.host })
+    try {
+      await app.server.listen({ port: config.port, host: config.host })
+    } catch (error) {
+      // Nothing was served: stop what started and free the data directory, then say which variable to change.
+      stopping = true
+      await app.billingRunTimer.stop().catch(() => undefined)
+      await jobs.stop(0).catch(() => undefined)
+      await database.close().catch(() => undefined)
+      lock?.release()
+      throw listenError(error, config)
+    }
     const db = database.kind === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL (DATABASE_URL)'
     process.stdout.write(
       [

@@ -1,7 +1,12 @@
 import type { Db } from './kernel/db/database.ts'
 import { seedAccountsDemo } from './modules/accounts/demo-data.ts'
+import { seedCatalogDemo } from './modules/catalog/demo-data.ts'
+import { seedBillingRunsDemo } from './modules/billing-runs/index.ts'
 
 /** The demo tenant; each module adds its part. */
 export async function seedDemo(db: Db): Promise<{ created: boolean }> {
-  return seedAccountsDemo(db)
+  const accounts = await seedAccountsDemo(db)
+  await seedCatalogDemo(db)
+  await seedBillingRunsDemo(db)
+  return accounts
 }

@@ -15,8 +15,9 @@ describe(loadConfig.name, () => {
   })
 
   it.each([
-    ['PORT', 'abc', 'PORT: expected an integer between 0 and 65535'],
-    ['PORT', '70000', 'PORT: expected an integer between 0 and 65535'],
+    ['PORT', 'abc', 'PORT: expected an integer between 1 and 65535'],
+    ['PORT', '0', 'PORT: expected an integer between 1 and 65535'],
+    ['PORT', '70000', 'PORT: expected an integer between 1 and 65535'],
     ['DATABASE_URL', 'mysql://x', "DATABASE_URL: expected a postgres:// or postgresql:// URL, got protocol 'mysql:'"],
     ['DATABASE_URL', 'not a url', 'DATABASE_URL: expected a URL of the form postgres://'],
     ['LOG_LEVEL', 'loud', 'LOG_LEVEL: expected one of fatal, error, warn, info, debug, trace, silent'],

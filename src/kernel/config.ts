@@ -123,7 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = (env.DATA_DIR ?? './data').trim()
   if (dataDir === '') throw new ConfigError('DATA_DIR', 'expected a directory path, got an empty value')
   return {
-    port: integer(env, 'PORT', 8080, 0, 65535),
+    port: integer(env, 'PORT', 8080, 1, 65535),
     host,
     databaseUrl: postgresUrl(env, 'DATABASE_URL'),
     databaseReadUrl: postgresUrl(env, 'DATABASE_READ_URL'),

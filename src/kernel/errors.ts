@@ -20,11 +20,39 @@ export const ERROR_CODES = {
     summary: 'a Query API filter is malformed or names an unknown field or condition',
   },
   INVALID_CRON: { status: 400, v1: 'invalid-parameter', summary: 'a schedule expression field has invalid syntax' },
+  MISSING_NAME: { status: 400, v1: 'missing-parameter', summary: 'a billing run schedule name is absent or blank' },
+  MISSING_BILLING_CYCLES: {
+    status: 400,
+    v1: 'missing-parameter',
+    summary: 'a billing run schedule names no billing cycle',
+  },
+  INVALID_REPEATS: { status: 400, v1: 'invalid-parameter', summary: 'repeats is not NONE, DAILY, WEEKLY or MONTHLY' },
+  INVALID_PROCESS_TYPE: {
+    status: 400,
+    v1: 'invalid-parameter',
+    summary: 'processType is not AUTOMATIC, MANUAL or FULL_AUTOMATIC',
+  },
+  INVALID_AUTO_ACTION: {
+    status: 400,
+    v1: 'invalid-parameter',
+    summary: 'rejectAutoAction or suspectAutoAction is not a known action',
+  },
   MALFORMED_JSON: { status: 400, v1: 'invalid-parameter', summary: 'the request body is not valid JSON' },
+  INVALID_FORMULA: {
+    status: 400,
+    v1: 'invalid-parameter',
+    summary: 'a price formula (price_fx) cannot be parsed or evaluated; the message gives the position',
+  },
+  PRICE_NOT_FOUND: {
+    status: 400,
+    v1: 'invalid-parameter',
+    summary: 'no price of the charge matches the given attribute values',
+  },
   UNAUTHORIZED: { status: 401, v1: 'unauthorized', summary: 'no valid bearer token or session' },
   FORBIDDEN: { status: 403, v1: 'forbidden', summary: 'the caller lacks the role the route needs' },
   ENTITY_NOT_FOUND: { status: 404, v1: 'resource-not-found', summary: 'the named entity or record does not exist' },
   NOT_FOUND: { status: 404, v1: 'resource-not-found', summary: 'the requested record or route does not exist' },
+  SCHEDULE_NOT_FOUND: { status: 404, v1: 'resource-not-found', summary: 'no billing run schedule has this code' },
   METHOD_NOT_ALLOWED: {
     status: 405,
     v1: 'method-not-allowed',
@@ -35,11 +63,21 @@ export const ERROR_CODES = {
     v1: 'resource-already-exists',
     summary: 'a record with this code already exists',
   },
+  SCHEDULE_EXISTS: {
+    status: 409,
+    v1: 'resource-already-exists',
+    summary: 'a billing run schedule with this name already exists',
+  },
   ENTITY_IN_USE: { status: 409, v1: 'resource-in-use', summary: 'the record is referenced by others or protected' },
   INVALID_STATE: {
     status: 409,
     v1: 'invalid-state',
     summary: 'the operation is not allowed in the record’s current state',
+  },
+  OFFER_STATUS_TRANSITION_INVALID: {
+    status: 422,
+    v1: 'invalid-state',
+    summary: 'an offer cannot move from its current status to the requested one',
   },
   PAYLOAD_TOO_LARGE: { status: 413, v1: 'payload-too-large', summary: 'the request body is over 1 MiB' },
   UNSUPPORTED_MEDIA_TYPE: {

@@ -17,6 +17,24 @@ describe('HTTP edges', () => {
     expect(response.json()).toMatchObject({ status: 'FAIL', errorCode: 'MALFORMED_JSON' })
   })
 
+  it('accepts an empty body sent with a JSON content type as no body, and refuses prototype poisoning', async () => {
+    const empty = await t.app.server.inject({
+      method: 'POST',
+      url: '/api/v1/jobs/JobExecutionPurge/run',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${t.adminToken}` },
+      payload: '',
+    })
+    expect(empty.statusCode).toBe(202)
+    const poisoned = await t.app.server.inject({
+      method: 'POST',
+      url: '/api/v1/languages',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${t.adminToken}` },
+      payload: '{"code":"PP","__proto__":{"admin":true}}',
+    })
+    expect(poisoned.statusCode).toBe(400)
+    expect(poisoned.json().errorCode).toBe('MALFORMED_JSON')
+  })
+
   it('answers an unknown route with a 404 JSON error', async () => {
     const response = await t.request('GET', '/api/v1/nothing-here')
     expect(response.status).toBe(404)

@@ -76,6 +76,11 @@ const executionColumns = sql`e.id, i.code as "jobCode", e.status, e.trigger,
   to_char(e.ended_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "endedAt",
   e.processed_count as "processedCount", e.failed_count as "failedCount", e.error, e.app_instance_id as instance`
 
+/** node-postgres reads int8 as a string; execution ids are JSON numbers on both drivers. */
+function executionView(row: Omit<ExecutionView, 'id'> & { id: number | string }): ExecutionView {
+  return { ...row, id: Number(row.id) }
+}
+
 /** Validates a timer and gives its next fire time after `after` in the tenant's zone (null: never again). */
 export function nextFireTime(timer: ScheduleExpression, timeZone: string, after: Date): Date | null {
   return compileSchedule(timer, timeZone).next(after)
@@ -200,27 +205,39 @@ export class JobRuntime {
       sql`insert into job_execution (job_instance_id, status, trigger, requested_by) values (${instance.id}, 'QUEUED', 'MANUAL', ${requestedBy}) returning id`,
     )
     const id = Number(created!.id)
+    // Read before sending: once sent, a worker may already have started it.
+    const queued = (await this.execution(id))!
     await this.enqueue(id)
-    return (await this.execution(id))!
+    return queued
   }
 
   async execution(id: number): Promise<ExecutionView | undefined> {
-    return one<ExecutionView>(
+    const found = await one<ExecutionView>(
       this.db,
       sql`select ${executionColumns} from job_execution e join job_instance i on i.id = e.job_instance_id where e.id = ${id}`,
     )
+    return found && executionView(found)
   }
 
   async executions(code: string, page: { offset: number; limit: number }) {
-    const instance = await one<{ id: number }>(this.db, sql`select id from job_instance where code = ${code}`)
-    if (!instance) throw new AppError('ENTITY_NOT_FOUND', `Job ${code} not found`)
-    const data = await rows<ExecutionView>(
-      this.db,
-      sql`select ${executionColumns} from job_execution e join job_instance i on i.id = e.job_instance_id
-        where e.job_instance_id = ${instance.id} order by e.id desc limit ${page.limit} offset ${page.offset}`,
+    // One snapshot for the page and the total: executions are inserted concurrently by timers and workers.
+    return this.db.transaction(
+      async (tx) => {
+        const instance = await one<{ id: number }>(tx, sql`select id from job_instance where code = ${code}`)
+        if (!instance) throw new AppError('ENTITY_NOT_FOUND', `Job ${code} not found`)
+        const data = await rows<ExecutionView>(
+          tx,
+          sql`select ${executionColumns} from job_execution e join job_instance i on i.id = e.job_instance_id
+            where e.job_instance_id = ${instance.id} order by e.id desc limit ${page.limit} offset ${page.offset}`,
+        )
+        const total = await one<{ n: string }>(
+          tx,
+          sql`select count(*)::text as n from job_execution where job_instance_id = ${instance.id}`,
+        )
+        return { total: Number(total?.n ?? 0), offset: page.offset, limit: page.limit, data: data.map(executionView) }
+      },
+      { isolationLevel: 'repeatable read', accessMode: 'read only' },
     )
-    const total = await one<{ n: string }>(this.db, sql`select count(*)::text as n from job_execution where job_instance_id = ${instance.id}`)
-    return { total: Number(total?.n ?? 0), offset: page.offset, limit: page.limit, data }
   }
 
   private async enqueue(executionId: number): Promise<void> {
@@ -329,9 +346,11 @@ export class JobRuntime {
         returning e.id`,
     )
     // A QUEUED execution whose message was lost (the process died between commit and send) is sent again.
+    // Re-sending moves queued_at forward, so one lost message is sent again once per stale period, not every beat.
     const orphans = await rows<{ id: string | number }>(
       this.db,
-      sql`select id from job_execution where status = 'QUEUED' and queued_at < now() - make_interval(secs => ${staleSeconds})`,
+      sql`update job_execution set queued_at = now()
+        where status = 'QUEUED' and queued_at < now() - make_interval(secs => ${staleSeconds}) returning id`,
     )
     for (const orphan of orphans) await this.enqueue(Number(orphan.id))
     return reaped.length

@@ -61,7 +61,10 @@ export const accountResources: ResourceSpec[] = [
     path: 'billingCycles',
     roleResource: SETTINGS,
     label: 'billing cycle',
-    fieldSchemas: { invoiceDateDelay: { minimum: -365, maximum: 365 } },
+    fieldSchemas: {
+      invoiceDateDelay: { minimum: -365, maximum: 365 },
+      lastTransactionDateDelay: { minimum: -365, maximum: 365 },
+    },
   },
   { entity: 'UnitOfMeasure', path: 'unitsOfMeasure', roleResource: SETTINGS, label: 'unit of measure' },
   {

@@ -92,13 +92,27 @@ export const calendars = pgTable(
   ],
 )
 
-export const billingCycles = pgTable('billing_cycle', {
-  ...codedColumns(),
-  calendarId: refColumn('calendar_id')
-    .notNull()
-    .references(() => calendars.id),
-  invoiceDateDelay: integer('invoice_date_delay').notNull().default(0),
-})
+/**
+ * A billing cycle: its calendar, the delays (in days after the run's date) resolving a bill run's invoice date and
+ * last transaction date, and the aggregation rules every bill run of the cycle inherits.
+ */
+export const billingCycles = pgTable(
+  'billing_cycle',
+  {
+    ...codedColumns(),
+    calendarId: refColumn('calendar_id')
+      .notNull()
+      .references(() => calendars.id),
+    invoiceDateDelay: integer('invoice_date_delay').notNull().default(0),
+    lastTransactionDateDelay: integer('last_transaction_date_delay').notNull().default(0),
+    ignoreOrders: boolean('ignore_orders').notNull().default(false),
+    ignoreSubscriptions: boolean('ignore_subscriptions').notNull().default(false),
+    dateAggregation: text('date_aggregation').notNull().default('NONE'),
+    discountAggregation: boolean('discount_aggregation').notNull().default(true),
+    disableAggregation: boolean('disable_aggregation').notNull().default(false),
+  },
+  (t) => [check('billing_cycle_date_aggregation_valid', sql`${t.dateAggregation} in ('NONE', 'DAY', 'WEEK', 'MONTH')`)],
+)
 
 export const unitsOfMeasure = pgTable('unit_of_measure', {
   ...codedColumns(),

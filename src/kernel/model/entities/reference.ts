@@ -67,6 +67,7 @@ export const referenceEntities = [
     package: 'billing',
     table: t.billingCycles,
     resource: settings,
+    fields: { dateAggregation: { enum: ['NONE', 'DAY', 'WEEK', 'MONTH'] } },
     relations: { calendar: manyToOne('Calendar', 'calendarId') },
   }),
   defineEntity({

@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest'
+import { canMoveOffer, OFFER_STATUSES, type OfferStatus } from './offer-status.model.ts'
+
+const ALLOWED: Record<OfferStatus, OfferStatus[]> = {
+  IN_STUDY: ['IN_STUDY', 'IN_DESIGN', 'IN_TEST', 'REJECTED'],
+  IN_DESIGN: ['IN_STUDY', 'IN_DESIGN', 'IN_TEST', 'REJECTED'],
+  IN_TEST: ['IN_STUDY', 'IN_DESIGN', 'IN_TEST', 'ACTIVE', 'REJECTED'],
+  ACTIVE: ['ACTIVE', 'LAUNCHED', 'RETIRED'],
+  LAUNCHED: ['LAUNCHED', 'RETIRED'],
+  RETIRED: ['RETIRED', 'OBSOLETE'],
+  OBSOLETE: ['OBSOLETE'],
+  REJECTED: ['REJECTED'],
+}
+
+describe(canMoveOffer.name, () => {
+  const pairs = OFFER_STATUSES.flatMap((from) => OFFER_STATUSES.map((to) => [from, to] as const))
+  it.each(pairs)('%s → %s follows the transition table', (from, to) => {
+    expect(canMoveOffer(from, to)).toBe(ALLOWED[from].includes(to))
+  })
+})

@@ -1,0 +1,54 @@
+/** Backend life-cycle statuses of an offer (shared by both offer interfaces). */
+export const OFFER_STATUSES = [
+  'IN_STUDY',
+  'IN_DESIGN',
+  'IN_TEST',
+  'ACTIVE',
+  'LAUNCHED',
+  'RETIRED',
+  'OBSOLETE',
+  'REJECTED',
+] as const
+export type OfferStatus = (typeof OFFER_STATUSES)[number]
+
+export const DRAFT_STATUSES: readonly OfferStatus[] = ['IN_STUDY', 'IN_DESIGN', 'IN_TEST']
+/** Where a new offer may start (DECISIONS "Offers"); IN_DESIGN when none is given. */
+export const INITIAL_STATUSES: readonly OfferStatus[] = [...DRAFT_STATUSES, 'ACTIVE', 'LAUNCHED']
+export const DEFAULT_STATUS: OfferStatus = 'IN_DESIGN'
+/** Orders need an offer in one of these. */
+export const ORDERABLE_STATUSES: readonly OfferStatus[] = ['ACTIVE', 'LAUNCHED']
+
+/** The portal's words for the backend statuses. */
+export const PORTAL_STATUS: Readonly<Record<OfferStatus, 'draft' | 'ready' | 'live' | 'retired'>> = {
+  IN_STUDY: 'draft',
+  IN_DESIGN: 'draft',
+  IN_TEST: 'draft',
+  ACTIVE: 'ready',
+  LAUNCHED: 'live',
+  RETIRED: 'retired',
+  OBSOLETE: 'retired',
+  REJECTED: 'retired',
+}
+
+/** The forward path and the extra moves of DECISIONS "Offer status transitions". */
+const MOVES: ReadonlySet<string> = new Set([
+  'IN_TEST>ACTIVE',
+  'ACTIVE>LAUNCHED',
+  'ACTIVE>RETIRED',
+  'LAUNCHED>RETIRED',
+  'RETIRED>OBSOLETE',
+])
+
+export const isOfferStatus = (value: string): value is OfferStatus =>
+  (OFFER_STATUSES as readonly string[]).includes(value)
+
+/**
+ * Whether an offer may move from one status to another: staying put is allowed; draft statuses move freely among
+ * themselves and to REJECTED; then IN_TEST → ACTIVE → LAUNCHED → RETIRED → OBSOLETE, and ACTIVE → RETIRED.
+ */
+export function canMoveOffer(from: OfferStatus, to: OfferStatus): boolean {
+  if (from === to) return true
+  const fromDraft = DRAFT_STATUSES.includes(from)
+  if (fromDraft && (DRAFT_STATUSES.includes(to) || to === 'REJECTED')) return true
+  return MOVES.has(`${from}>${to}`)
+}

@@ -1,0 +1,39 @@
+import type { FastifyInstance } from 'fastify'
+import type { Database } from '../../kernel/db/database.ts'
+import { registerQueryRoutes } from './query.routes.ts'
+import { createQueryEngine } from './query.service.ts'
+
+export type * from './query.model.ts'
+export { combine, negate, freeze, TRUE } from './query.model.ts'
+export {
+  createQueryEngine,
+  listEnvelopeText,
+  type QueryEngine,
+  type ListPage,
+  type ListResult,
+  type FieldMapping,
+} from './query.service.ts'
+export {
+  buildQuery,
+  requestFromLegacyBody,
+  requestFromQueryParameters,
+  LEGACY_BODY_KEYS,
+  MAX_LIMIT,
+  type QueryRequest,
+  type BuildContext,
+  type BuiltQuery,
+} from './request-parser.ts'
+export { parseFilters, type FilterContext, type CustomFieldTemplate } from './filter-parser.ts'
+export { compileList, compileCount, compileObject, type CompileOptions } from './sql-compiler.ts'
+
+/**
+ * The Query API: filter JSON and parameters → immutable AST → one parameterized statement whose JSON PostgreSQL
+ * builds. `engine` is what saved report queries and the workbench run on; `routes` registers the HTTP endpoints.
+ */
+export function createQueryModule(deps: { database: Database }) {
+  const engine = createQueryEngine(deps)
+  return {
+    engine,
+    routes: (app: FastifyInstance) => registerQueryRoutes(app, engine),
+  }
+}

@@ -1,0 +1,194 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { AppError } from '../../kernel/errors.ts'
+import { principalOf } from '../../kernel/http/principal.ts'
+import { parseJsonExact } from './json-text.ts'
+import type { QueryEngine } from './query.service.ts'
+import { listEnvelopeText } from './query.service.ts'
+import * as schemas from './query.schemas.ts'
+import { requestFromLegacyBody, requestFromQueryParameters } from './request-parser.ts'
+
+const JSON_TYPE = 'application/json; charset=utf-8'
+const tags = ['Query API']
+const entityView = { policy: { entityView: true as const } }
+
+type EntityParams = { entity: string }
+type EntityIdParams = { entity: string; id: string }
+
+const queryOf = (request: FastifyRequest) => request.query as Record<string, unknown>
+const bodyOf = (request: FastifyRequest) => (request.body ?? {}) as Record<string, unknown>
+
+/**
+ * The Query API (§4.1) and the legacy generic endpoint. Read-only: other methods on these paths answer 405.
+ * The routes live in their own scope, whose JSON parser keeps decimal numbers exact.
+ */
+export function registerQueryRoutes(app: FastifyInstance, engine: QueryEngine): void {
+  void app.register(async (scope) => {
+    scope.removeContentTypeParser('application/json')
+    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+      try {
+        done(null, parseJsonExact(body as string))
+      } catch {
+        done(new AppError('MALFORMED_JSON', 'The request body is not valid JSON'), undefined)
+      }
+    })
+
+    // A POST without a body asks for the defaults, as an empty JSON object does.
+    scope.addHook('preValidation', async (request) => {
+      if (request.method === 'POST' && request.body === undefined) request.body = {}
+    })
+
+    scope.get(
+      '/api/v1/query/entities',
+      {
+        config: entityView,
+        schema: {
+          tags,
+          summary: 'List the entity names the Query API serves',
+          querystring: schemas.entitiesQuerystring,
+          response: { 200: schemas.entitiesResponse },
+        },
+      },
+      async (request) => {
+        const query = request.query as {
+          onlyBusinessEntities?: boolean
+          onlyHugeEntities?: boolean
+          withFullName?: boolean
+        }
+        return engine.entities(principalOf(request), query)
+      },
+    )
+    scope.get(
+      '/api/v1/query/entities/:entity',
+      {
+        config: entityView,
+        schema: {
+          tags,
+          summary: 'Describe how an entity maps to its table',
+          params: schemas.entityParams,
+          response: { 200: schemas.fieldMappingResponse },
+        },
+      },
+      async (request) => engine.fieldMapping(principalOf(request), (request.params as EntityParams).entity),
+    )
+
+    const list = async (request: FastifyRequest, reply: FastifyReply, fromBody: boolean) => {
+      const principal = principalOf(request)
+      const { entity } = request.params as EntityParams
+      const query = fromBody ? requestFromLegacyBody(bodyOf(request)) : requestFromQueryParameters(queryOf(request))
+      return reply.type(JSON_TYPE).send(listEnvelopeText(await engine.list(principal, entity, query)))
+    }
+    const listSchema = { tags, params: schemas.entityParams, response: { 200: schemas.listResponse } }
+    scope.get(
+      '/api/v1/query/:entity',
+      {
+        config: entityView,
+        schema: {
+          ...listSchema,
+          summary: 'List entities: filters, fields, nested, paging, sorting, aggregation',
+          querystring: schemas.listQuerystring,
+        },
+      },
+      async (request, reply) => list(request, reply, false),
+    )
+    scope.post(
+      '/api/v1/query/:entity',
+      {
+        config: entityView,
+        schema: { ...listSchema, summary: 'List entities (legacy body names)', body: schemas.legacyBody },
+      },
+      async (request, reply) => list(request, reply, true),
+    )
+    scope.post(
+      '/api/rest/v2/generic/all/:entity',
+      {
+        config: entityView,
+        schema: {
+          ...listSchema,
+          summary: 'Legacy generic API: same as POST /api/v1/query/{entity}',
+          body: schemas.legacyBody,
+        },
+      },
+      async (request, reply) => list(request, reply, true),
+    )
+
+    const countSchema = { tags, params: schemas.entityParams, response: { 200: schemas.countResponse } }
+    scope.get(
+      '/api/v1/query/:entity/count',
+      {
+        config: entityView,
+        schema: { ...countSchema, summary: 'Count entities matching filters', querystring: schemas.countQuerystring },
+      },
+      async (request) =>
+        engine.count(
+          principalOf(request),
+          (request.params as EntityParams).entity,
+          requestFromQueryParameters(queryOf(request)),
+        ),
+    )
+    scope.post(
+      '/api/v1/query/:entity/count',
+      {
+        config: entityView,
+        schema: {
+          ...countSchema,
+          summary: 'Count entities matching filters (legacy body names)',
+          body: schemas.legacyBody,
+        },
+      },
+      async (request) =>
+        engine.count(
+          principalOf(request),
+          (request.params as EntityParams).entity,
+          requestFromLegacyBody(bodyOf(request)),
+        ),
+    )
+
+    const get = async (request: FastifyRequest, reply: FastifyReply, fromBody: boolean) => {
+      const principal = principalOf(request)
+      const { entity, id } = request.params as EntityIdParams
+      const query = fromBody ? requestFromLegacyBody(bodyOf(request)) : requestFromQueryParameters(queryOf(request))
+      return reply.type(JSON_TYPE).send(`{"data":${await engine.get(principal, entity, id, query)}}`)
+    }
+    const getSchema = { tags, params: schemas.entityIdParams, response: { 200: schemas.getResponse } }
+    scope.get(
+      '/api/v1/query/:entity/:id',
+      {
+        config: entityView,
+        schema: { ...getSchema, summary: 'Get one entity by id', querystring: schemas.getQuerystring },
+      },
+      async (request, reply) => get(request, reply, false),
+    )
+    scope.post(
+      '/api/v1/query/:entity/:id',
+      {
+        config: entityView,
+        schema: { ...getSchema, summary: 'Get one entity by id (legacy body names)', body: schemas.legacyBody },
+      },
+      async (request, reply) => get(request, reply, true),
+    )
+
+    // Read-only: writes go through the entity's own v1 resource. Guarded like the reads: 401, 403, then 405.
+    const readOnly = (allow: string) => async (request: FastifyRequest) => {
+      engine.assertCanQuery(principalOf(request), (request.params as Partial<EntityParams>).entity)
+      throw new AppError(
+        'METHOD_NOT_ALLOWED',
+        `The Query API is read-only: ${request.method} is not allowed here (allowed: ${allow})`,
+        {
+          headers: { allow },
+        },
+      )
+    }
+    const writes = ['PUT', 'PATCH', 'DELETE'] as const
+    const closed = { config: entityView, schema: { hide: true } }
+    for (const [url, allow, methods] of [
+      ['/api/v1/query/entities', 'GET, HEAD', [...writes, 'POST']],
+      ['/api/v1/query/entities/:entity', 'GET, HEAD', [...writes, 'POST']],
+      ['/api/v1/query/:entity', 'GET, HEAD, POST', writes],
+      ['/api/v1/query/:entity/count', 'GET, HEAD, POST', writes],
+      ['/api/v1/query/:entity/:id', 'GET, HEAD, POST', writes],
+      ['/api/rest/v2/generic/all/:entity', 'POST', [...writes, 'GET']],
+    ] as const) {
+      scope.route({ method: [...methods], url, ...closed, handler: readOnly(allow) })
+    }
+  })
+}

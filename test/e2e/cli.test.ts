@@ -1,0 +1,247 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import fs from 'node:fs'
+import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, describe, expect, it } from 'vitest'
+
+const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/obol.js')
+const ADMIN = { clientId: 'cli-test-admin', clientSecret: 'cli-test-admin-secret-0123456789' }
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'obol-cli-'))
+const children = new Set<ChildProcess>()
+
+afterAll(async () => {
+  for (const child of children) child.kill('SIGKILL')
+  await Promise.all([...children].map((child) => new Promise((resolve) => child.once('close', resolve))))
+  fs.rmSync(root, { recursive: true, force: true })
+})
+
+interface Exit {
+  code: number | null
+  signal: NodeJS.Signals | null
+  stdout: string
+  stderr: string
+}
+
+interface Running {
+  readonly child: ChildProcess
+  readonly exited: Promise<Exit>
+  output(): string
+}
+
+/** Runs `node bin/obol.js …` with only the environment given (plus PATH and HOME): no DATABASE_URL leaks in. */
+function obol(args: string[], env: Record<string, string>): Running {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? root,
+      LOG_LEVEL: 'warn',
+      HOST: '127.0.0.1',
+      OBOL_ADMIN_CLIENT_ID: ADMIN.clientId,
+      OBOL_ADMIN_CLIENT_SECRET: ADMIN.clientSecret,
+      OBOL_ADMIN_PASSWORD: 'cli-test-admin-password',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  children.add(child)
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+  const exited = new Promise<Exit>((resolve) => {
+    child.once('close', (code, signal) => {
+      children.delete(child)
+      resolve({ code, signal, stdout, stderr })
+    })
+  })
+  return { child, exited, output: () => stdout + stderr }
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as net.AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+interface Server extends Running {
+  readonly base: string
+  readonly pid: number
+}
+
+/** Starts `obol start` on `dataDir` and resolves once it has printed its URLs (or rejects if it exits first). */
+async function startServer(dataDir: string): Promise<Server> {
+  const port = await freePort()
+  const running = obol(['start'], { DATA_DIR: dataDir, PORT: String(port) })
+  const ready = new Promise<void>((resolve) => {
+    const check = () => {
+      if (/Health:\s+\S+\/health\/ready/.test(running.output())) {
+        running.child.stdout!.off('data', check)
+        resolve()
+      }
+    }
+    running.child.stdout!.on('data', check)
+  })
+  const early = running.exited.then((exit) => {
+    throw new Error(
+      `obol start exited (${exit.code ?? exit.signal}) before it was ready:\n${exit.stdout}${exit.stderr}`,
+    )
+  })
+  await Promise.race([ready, early])
+  early.catch(() => undefined)
+  return { ...running, base: `http://127.0.0.1:${port}`, pid: running.child.pid! }
+}
+
+const tokens = new Map<string, string>()
+
+/** Calls the API of a running server as the bootstrap admin (a client-credentials token). */
+async function api(
+  server: Server,
+  method: string,
+  url: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
+  let token = tokens.get(server.base)
+  if (!token) {
+    const response = await fetch(`${server.base}/auth/realms/obol/protocol/openid-connect/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: ADMIN.clientId,
+        client_secret: ADMIN.clientSecret,
+      }),
+    })
+    expect(response.status, await response.clone().text()).toBe(200)
+    token = ((await response.json()) as { access_token: string }).access_token
+    tokens.set(server.base, token)
+  }
+  const response = await fetch(`${server.base}${url}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
+  const text = await response.text()
+  return { status: response.status, body: text ? JSON.parse(text) : undefined }
+}
+
+async function stop(server: Server): Promise<Exit> {
+  server.child.kill('SIGTERM')
+  return server.exited
+}
+
+describe('obol CLI', () => {
+  it('prints usage for obol --help and for each command, without touching the data directory', async () => {
+    const dataDir = path.join(root, 'never-created')
+    const cases: [string[], RegExp[]][] = [
+      [['--help'], [/^Usage: obol <command>/, /\bstart\b/, /\bmigrate\b/, /\bseed-demo\b/]],
+      [
+        ['start', '--help'],
+        [/^Usage: obol start/, /--role/, /\bPORT\b/, /\bDATA_DIR\b/],
+      ],
+      [['migrate', '--help'], [/^Usage: obol migrate/]],
+      [
+        ['seed-demo', '--help'],
+        [/^Usage: obol seed-demo/, /50 customers/],
+      ],
+    ]
+    const exits = await Promise.all(cases.map(([args]) => obol(args, { DATA_DIR: dataDir }).exited))
+    exits.forEach((exit, i) => {
+      const [args, patterns] = cases[i]!
+      expect(exit.code, args.join(' ')).toBe(0)
+      expect(exit.stderr).toBe('')
+      for (const pattern of patterns) expect(exit.stdout, args.join(' ')).toMatch(pattern)
+    })
+    expect(fs.existsSync(dataDir)).toBe(false)
+  })
+
+  it('refuses a bad PORT with a message naming the variable', async () => {
+    const dataDir = path.join(root, 'bad-port')
+    const exit = await obol(['start'], { DATA_DIR: dataDir, PORT: 'abc' }).exited
+    expect(exit.code).not.toBe(0)
+    expect(exit.stderr).toMatch(/PORT: expected an integer .*'abc'/)
+    expect(exit.stdout).not.toMatch(/ready/)
+    expect(fs.existsSync(path.join(dataDir, 'obol.lock'))).toBe(false)
+  })
+
+  it('refuses a PORT already in use with a message naming the variable, and frees the data directory', async () => {
+    const dataDir = path.join(root, 'port-in-use')
+    const taken = net.createServer()
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))
+    const { port } = taken.address() as net.AddressInfo
+    try {
+      const exit = await obol(['start'], { DATA_DIR: dataDir, PORT: String(port) }).exited
+      expect(exit.code).not.toBe(0)
+      expect(exit.stderr).toContain(`PORT: expected a free port, but 127.0.0.1:${port} is already in use`)
+      expect(exit.stdout).not.toMatch(/ready/)
+      expect(fs.existsSync(path.join(dataDir, 'obol.lock'))).toBe(false)
+    } finally {
+      await new Promise((resolve) => taken.close(resolve))
+    }
+  })
+
+  it('starts, prints its URLs, refuses a second start on the same directory, and stops on SIGTERM with code 0', async () => {
+    const dataDir = path.join(root, 'lifecycle')
+    const first = await startServer(dataDir)
+    const printed = first.output()
+    expect(printed).toContain(`API:      ${first.base}/api/v1`)
+    expect(printed).toContain(`Docs:     ${first.base}/api/docs`)
+    expect(printed).toContain(`Health:   ${first.base}/health/ready`)
+    expect((await fetch(`${first.base}/health/ready`)).status).toBe(200)
+
+    const second = await obol(['start'], { DATA_DIR: dataDir, PORT: String(await freePort()) }).exited
+    expect(second.code).not.toBe(0)
+    expect(second.stderr).toContain(dataDir)
+    expect(second.stderr).toContain(`process ${first.pid}`)
+    expect(second.stdout).not.toMatch(/ready/)
+    // The refused start left the first one and its lock alone.
+    expect((await fetch(`${first.base}/health/ready`)).status).toBe(200)
+    expect(JSON.parse(fs.readFileSync(path.join(dataDir, 'obol.lock'), 'utf8'))).toMatchObject({ pid: first.pid })
+
+    const exit = await stop(first)
+    expect(exit).toMatchObject({ code: 0, signal: null })
+    expect(fs.existsSync(path.join(dataDir, 'obol.lock'))).toBe(false)
+  })
+
+  it('takes over the lock of a killed process with a warning, and keeps the data written before the kill', async () => {
+    const dataDir = path.join(root, 'killed')
+    const first = await startServer(dataDir)
+    const created = await api(first, 'POST', '/api/v1/languages', { code: 'TLH', description: 'Klingon' })
+    expect(created.status, JSON.stringify(created.body)).toBe(201)
+    first.child.kill('SIGKILL')
+    expect((await first.exited).signal).toBe('SIGKILL')
+    expect(JSON.parse(fs.readFileSync(path.join(dataDir, 'obol.lock'), 'utf8'))).toMatchObject({ pid: first.pid })
+
+    const next = await startServer(dataDir)
+    expect(next.output()).toMatch(
+      new RegExp(`Taking over the lock on ${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}.*process ${first.pid}`),
+    )
+    const language = await api(next, 'GET', '/api/v1/languages/TLH')
+    expect(language.status).toBe(200)
+    expect(language.body).toMatchObject({ code: 'TLH', description: 'Klingon' })
+    expect((await stop(next)).code).toBe(0)
+  })
+
+  it('seed-demo creates the demo tenant once, and start then serves its 50 customers', async () => {
+    const dataDir = path.join(root, 'demo')
+    const seeded = await obol(['seed-demo'], { DATA_DIR: dataDir }).exited
+    expect(seeded.code, seeded.stderr).toBe(0)
+    expect(seeded.stdout).toContain('Demo tenant created')
+    const again = await obol(['seed-demo'], { DATA_DIR: dataDir }).exited
+    expect(again.code, again.stderr).toBe(0)
+    expect(again.stdout).toContain('already present')
+
+    const server = await startServer(dataDir)
+    const customers = await api(server, 'GET', '/api/v1/customers?limit=100')
+    expect(customers.status, JSON.stringify(customers.body)).toBe(200)
+    expect(customers.body.total).toBe(50)
+    expect(customers.body.data).toHaveLength(50)
+    expect((await stop(server)).code).toBe(0)
+  })
+})
