@@ -85,6 +85,8 @@ describe('entity registry', () => {
     }
     expect(registry.findSubclass('CalendarYearly')).toMatchObject({ value: 'YEARLY' })
     expect(registry.find('nothing')).toBeUndefined()
+    expect(registry.find('pricePlanMatrixVersion')?.name).toBe('PricingVersion')
+    expect(registry.find('charge')?.name).toBe('ChargeTemplate')
   })
 
   it('gives every business entity a seller path that resolves to Seller', () => {

@@ -62,6 +62,8 @@ export interface EntityDef {
   readonly inheritance: Inheritance | undefined
   /** The business key, when the entity has one. */
   readonly codeField: string | undefined
+  /** Other names clients know the entity by (Opencell's class names): accepted as tokens, never listed. */
+  readonly aliases: readonly string[]
 }
 
 type ManyToOneSpec = { kind: 'manyToOne'; target: string; column: string; readOnly?: boolean }
@@ -90,6 +92,7 @@ export interface EntitySpec {
   relations?: Record<string, ManyToOneSpec | OneToManySpec>
   /** Per-field refinements: enum values, read-only. */
   fields?: Record<string, { enum?: readonly string[]; readOnly?: boolean }>
+  aliases?: readonly string[]
 }
 
 const ALWAYS_READ_ONLY = new Set(['id', 'created', 'updated', 'creator', 'updater'])
@@ -201,6 +204,7 @@ export function defineEntity(spec: EntitySpec): EntityDef {
     sellerPath: spec.sellerPath,
     inheritance: spec.inheritance,
     codeField: fields.has('code') ? 'code' : undefined,
+    aliases: spec.aliases ?? [],
   }
 }
 
@@ -213,7 +217,7 @@ export class EntityRegistry {
   constructor(entities: readonly EntityDef[]) {
     this.entities = entities
     for (const entity of entities) {
-      for (const key of [entity.name, entity.fullName]) {
+      for (const key of [entity.name, entity.fullName, ...entity.aliases]) {
         const k = key.toLowerCase()
         if (this.byKey.has(k)) throw new Error(`registry: entity ${key} declared twice`)
         this.byKey.set(k, entity)

@@ -33,6 +33,7 @@ export const catalogEntities = [
   }),
   defineEntity({
     name: 'ChargeTemplate',
+    aliases: ['Charge'],
     package: 'catalog',
     table: t.chargeTemplates,
     resource: charges,
@@ -61,6 +62,7 @@ export const catalogEntities = [
   }),
   defineEntity({
     name: 'PricingVersion',
+    aliases: ['PricePlanMatrixVersion', 'PricePlanVersion'],
     package: 'catalog',
     table: t.pricingVersions,
     resource: charges,
