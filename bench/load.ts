@@ -39,6 +39,7 @@ export async function load(
 
 export function formatRow(name: string, obol: LoadResult, baseline: LoadResult): string {
   const ratio = obol.requestsPerSec / baseline.requestsPerSec
-  const cell = (r: LoadResult) => `${r.requestsPerSec.toFixed(0).padStart(7)} req/s  p50 ${String(r.p50).padStart(3)} ms  p99 ${String(r.p99).padStart(4)} ms`
+  const cell = (r: LoadResult) =>
+    `${r.requestsPerSec.toFixed(0).padStart(7)} req/s  p50 ${String(r.p50).padStart(3)} ms  p99 ${String(r.p99).padStart(4)} ms`
   return `${name.padEnd(34)} obol ${cell(obol)} | baseline ${cell(baseline)} | ratio ${ratio.toFixed(2)}`
 }

@@ -5,7 +5,9 @@ import { spawnSync } from 'node:child_process'
 
 const [major, minor] = process.versions.node.split('.').map(Number)
 if (major < 22 || (major === 22 && minor < 12)) {
-  process.stderr.write(`obol: Node ${process.versions.node} is too old; run it through npm (npm start) or install Node 24.\n`)
+  process.stderr.write(
+    `obol: Node ${process.versions.node} is too old; run it through npm (npm start) or install Node 24.\n`,
+  )
   process.exit(1)
 }
 if (!process.features.typescript) {

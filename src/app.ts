@@ -106,7 +106,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   billingRuns.routes(server)
   const query = createQueryModule({ database: deps.database })
   query.routes(server)
-  const reporting = createReportingModule({ db: deps.database.db, runner: queryApiRunner(query.engine, deps.database.db) })
+  const reporting = createReportingModule({
+    db: deps.database.db,
+    runner: queryApiRunner(query.engine, deps.database.db),
+  })
   await reporting.service.syncSystemQueries()
   reporting.routes(server)
 

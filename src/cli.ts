@@ -75,7 +75,8 @@ export async function main(argv: string[]): Promise<void> {
           if (arg === '--demo') demo = true
           else if (arg === '--role' || arg.startsWith('--role=')) {
             const value = arg.includes('=') ? arg.split('=')[1] : args[++i]
-            if (value !== 'all' && value !== 'api' && value !== 'worker') fail(`--role: expected all, api or worker, got '${value ?? ''}'`)
+            if (value !== 'all' && value !== 'api' && value !== 'worker')
+              fail(`--role: expected all, api or worker, got '${value ?? ''}'`)
             role = value
           } else fail(`start: unknown option '${arg}'\n\n${HELP.start!}`)
         }
@@ -105,7 +106,7 @@ export async function main(argv: string[]): Promise<void> {
           try {
             process.stdout.write(await runIamCommand(command, args, database.db, loadConfig()))
           } catch (error) {
-            if (error instanceof AppError) throw new Error(error.message)
+            if (error instanceof AppError) throw new Error(error.message, { cause: error })
             throw error
           }
         }).catch((error: unknown) => {

@@ -18,7 +18,8 @@ export interface OpenedDatabase {
 
 /** PostgreSQL when DATABASE_URL is set, else embedded PGlite under DATA_DIR (one process at a time). */
 export async function openDatabase(config: Config, log: pino.Logger): Promise<OpenedDatabase> {
-  if (config.databaseUrl) return { database: openPostgres(config.databaseUrl, { max: config.databasePoolMax }), lock: undefined }
+  if (config.databaseUrl)
+    return { database: openPostgres(config.databaseUrl, { max: config.databasePoolMax }), lock: undefined }
   const lock = acquireDataDirLock(config.dataDir, (message) => log.warn(message))
   try {
     return { database: await openPglite({ dataDir: pgliteDataDir(config.dataDir) }), lock }
@@ -78,21 +79,31 @@ export async function start(options: { demo: boolean; role: ProcessRole }): Prom
   }
   const jobs = createJobRuntime(database, config, log, options.role)
   await jobs.start().catch(abandon)
-  const baseUrl = config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`
-  const app = await buildApp({ database, clock: systemClock, jobs, logLevel: config.logLevel, publicUrl: baseUrl, auth: config.auth }).catch(
-    async (error: unknown) => {
-      await jobs.stop(1000).catch(() => undefined)
-      return abandon(error)
-    },
-  )
+  const baseUrl =
+    config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`
+  const app = await buildApp({
+    database,
+    clock: systemClock,
+    jobs,
+    logLevel: config.logLevel,
+    publicUrl: baseUrl,
+    auth: config.auth,
+  }).catch(async (error: unknown) => {
+    await jobs.stop(1000).catch(() => undefined)
+    return abandon(error)
+  })
   const generated = app.bootstrap.generated
   if (generated.clientSecret || generated.password) {
     process.stdout.write(
       [
         '',
         'First start: administrator credentials were generated. They are shown this once; store them now.',
-        ...(generated.clientSecret ? [`  service account  client_id=${generated.clientId!}  client_secret=${generated.clientSecret}`] : []),
-        ...(generated.password ? [`  portal user      username=${generated.username!}  password=${generated.password}`] : []),
+        ...(generated.clientSecret
+          ? [`  service account  client_id=${generated.clientId!}  client_secret=${generated.clientSecret}`]
+          : []),
+        ...(generated.password
+          ? [`  portal user      username=${generated.username!}  password=${generated.password}`]
+          : []),
         '  (set OBOL_ADMIN_CLIENT_SECRET / OBOL_ADMIN_PASSWORD before the first start to choose them)',
         '',
       ].join('\n') + '\n',

@@ -209,7 +209,9 @@ describe('roles and groups', () => {
   })
 
   it('keeps one of two concurrent creations of the same group', async () => {
-    const results = await Promise.all([1, 2].map(() => t.request('POST', '/api/v1/groups', { name: 'Twins', roles: [] })))
+    const results = await Promise.all(
+      [1, 2].map(() => t.request('POST', '/api/v1/groups', { name: 'Twins', roles: [] })),
+    )
     expect(results.map((r) => r.status).sort()).toEqual([201, 409])
   })
 

@@ -15,7 +15,11 @@ async function clientInGroup(group: string, clientId: string): Promise<string> {
     method: 'POST',
     url: '/auth/realms/obol/protocol/openid-connect/token',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: client.body.clientSecret }).toString(),
+    payload: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: clientId,
+      client_secret: client.body.clientSecret,
+    }).toString(),
   })
   return response.json<{ access_token: string }>().access_token
 }
@@ -39,7 +43,7 @@ const query = (code: string, extra: Record<string, unknown> = {}) => ({
   visibility: 'PUBLIC',
   tags: ['finance'],
   aliases: { code: 'Code' },
-  advancedQuery: { filters: { 'code': 'TC_*' }, genericFields: ['code', 'description'], sortBy: 'code' },
+  advancedQuery: { filters: { code: 'TC_*' }, genericFields: ['code', 'description'], sortBy: 'code' },
   ...extra,
 })
 
@@ -55,17 +59,23 @@ describe('create and upsert', () => {
   it('refuses an existing code with 409 resource-already-exists, even for another owner', async () => {
     const response = await t.requestAs(bob, 'POST', '/api/v1/reportQueries', query('Q_CREATE'))
     expect(response.status).toBe(409)
-    expect(response.body).toEqual({ status: 'FAIL', error_code: 'resource-already-exists', message: 'Report query Q_CREATE already exists' })
+    expect(response.body).toEqual({
+      status: 'FAIL',
+      error_code: 'resource-already-exists',
+      message: 'Report query Q_CREATE already exists',
+    })
   })
 
-  it.each(['code', 'targetEntity', 'visibility', 'advancedQuery'])('answers 400 missing-parameter without %s', async (field) => {
-    const body: Record<string, unknown> = query('Q_MISSING')
-    delete body[field]
-    const response = await t.requestAs(alice, 'POST', '/api/v1/reportQueries', body)
-    expect(response.status).toBe(400)
-    expect(response.body).toEqual(v1('missing-parameter'))
-    expect(response.body.message).toContain(field)
-  })
+  it.each(['code', 'targetEntity', 'visibility', 'advancedQuery'])(
+    'answers 400 missing-parameter without %s',
+    async (field) => {
+      const body = Object.fromEntries(Object.entries(query('Q_MISSING')).filter(([key]) => key !== field))
+      const response = await t.requestAs(alice, 'POST', '/api/v1/reportQueries', body)
+      expect(response.status).toBe(400)
+      expect(response.body).toEqual(v1('missing-parameter'))
+      expect(response.body.message).toContain(field)
+    },
+  )
 
   it.each([
     [{ advancedQuery: {} }, 'missing-parameter', 'advancedQuery'],
@@ -88,7 +98,12 @@ describe('create and upsert', () => {
     const created = await t.requestAs(alice, 'POST', '/api/v1/reportQueries/Q_UPSERT', query('IGNORED'))
     expect(created.status).toBe(201)
     expect(created.body.code).toBe('Q_UPSERT')
-    const updated = await t.requestAs(alice, 'POST', '/api/v1/reportQueries/Q_UPSERT', query('IGNORED', { description: 'v2' }))
+    const updated = await t.requestAs(
+      alice,
+      'POST',
+      '/api/v1/reportQueries/Q_UPSERT',
+      query('IGNORED', { description: 'v2' }),
+    )
     expect(updated.status).toBe(200)
     expect(updated.body.description).toBe('v2')
     expect((await t.request('GET', '/api/v1/reportQueries/IGNORED')).status).toBe(404)
@@ -97,18 +112,41 @@ describe('create and upsert', () => {
 
 describe('partial update', () => {
   it('keeps null and absent fields, clears empty ones, replaces tags and aliases whole', async () => {
-    await t.requestAs(alice, 'POST', '/api/v1/reportQueries', query('Q_PUT', { tags: ['a', 'b'], aliases: { code: 'Code', description: 'Text' } }))
+    await t.requestAs(
+      alice,
+      'POST',
+      '/api/v1/reportQueries',
+      query('Q_PUT', { tags: ['a', 'b'], aliases: { code: 'Code', description: 'Text' } }),
+    )
     const kept = await t.requestAs(alice, 'PUT', '/api/v1/reportQueries/Q_PUT', { description: null, tags: ['c'] })
-    expect(kept.body).toMatchObject({ description: 'tax classes', tags: ['c'], aliases: { code: 'Code', description: 'Text' } })
-    const cleared = await t.requestAs(alice, 'PUT', '/api/v1/reportQueries/Q_PUT', { description: '', tags: [], aliases: {} })
+    expect(kept.body).toMatchObject({
+      description: 'tax classes',
+      tags: ['c'],
+      aliases: { code: 'Code', description: 'Text' },
+    })
+    const cleared = await t.requestAs(alice, 'PUT', '/api/v1/reportQueries/Q_PUT', {
+      description: '',
+      tags: [],
+      aliases: {},
+    })
     expect(cleared.status).toBe(200)
-    expect(cleared.body).toMatchObject({ description: null, tags: [], aliases: {}, visibility: 'PUBLIC', targetEntity: 'TaxClass' })
+    expect(cleared.body).toMatchObject({
+      description: null,
+      tags: [],
+      aliases: {},
+      visibility: 'PUBLIC',
+      targetEntity: 'TaxClass',
+    })
     const refused = await t.requestAs(alice, 'PUT', '/api/v1/reportQueries/Q_PUT', { advancedQuery: {} })
     expect(refused.status).toBe(400)
     expect(refused.body).toEqual(v1('missing-parameter'))
-    const changed = await t.requestAs(alice, 'PUT', '/api/v1/reportQueries/Q_PUT', { advancedQuery: { genericFields: ['code'] } })
+    const changed = await t.requestAs(alice, 'PUT', '/api/v1/reportQueries/Q_PUT', {
+      advancedQuery: { genericFields: ['code'] },
+    })
     expect(changed.body.advancedQuery).toEqual({ genericFields: ['code'] })
-    expect((await t.requestAs(alice, 'PUT', '/api/v1/reportQueries/Q_NONE', { description: 'x' })).body).toEqual(v1('resource-not-found'))
+    expect((await t.requestAs(alice, 'PUT', '/api/v1/reportQueries/Q_NONE', { description: 'x' })).body).toEqual(
+      v1('resource-not-found'),
+    )
   })
 })
 
@@ -122,8 +160,12 @@ describe('visibility', () => {
   it('hides a PRIVATE query from everyone but its creator and queryManagement', async () => {
     for (const token of [bob, carol]) {
       expect((await t.requestAs(token, 'GET', '/api/v1/reportQueries/Q_PRIVATE')).status).toBe(404)
-      expect((await t.requestAs(token, 'POST', '/api/v1/reportQueries/Q_PRIVATE/executions', {})).body).toEqual(v1('resource-not-found'))
-      expect((await t.requestAs(token, 'PUT', '/api/v1/reportQueries/Q_PRIVATE', { description: 'x' })).status).toBe(404)
+      expect((await t.requestAs(token, 'POST', '/api/v1/reportQueries/Q_PRIVATE/executions', {})).body).toEqual(
+        v1('resource-not-found'),
+      )
+      expect((await t.requestAs(token, 'PUT', '/api/v1/reportQueries/Q_PRIVATE', { description: 'x' })).status).toBe(
+        404,
+      )
       expect((await t.requestAs(token, 'DELETE', '/api/v1/reportQueries/Q_PRIVATE')).status).toBe(404)
     }
     expect((await t.requestAs(alice, 'GET', '/api/v1/reportQueries/Q_PRIVATE')).status).toBe(200)
@@ -140,7 +182,9 @@ describe('visibility', () => {
     const refused = await t.requestAs(bob, 'PUT', '/api/v1/reportQueries/Q_PUBLIC', { description: 'mine now' })
     expect(refused.status).toBe(403)
     expect(refused.body).toEqual(v1('forbidden'))
-    expect((await t.request('PUT', '/api/v1/reportQueries/Q_PUBLIC', { description: 'by management' })).status).toBe(200)
+    expect((await t.request('PUT', '/api/v1/reportQueries/Q_PUBLIC', { description: 'by management' })).status).toBe(
+      200,
+    )
   })
 
   it('still treats the code of an invisible query as taken', async () => {
@@ -166,7 +210,11 @@ describe('execution', () => {
     expect(response.body.rows).toHaveLength(100)
     expect(response.body.rows[0]).toMatchObject({ code: 'TC_001', description: 'class 1' })
     const history = await t.requestAs(alice, 'GET', '/api/v1/reportQueries/Q_EXEC/executions')
-    expect(history.body.data[0]).toMatchObject({ status: 'SUCCESS', rowCount: 100, executedBy: 'service-account-alice' })
+    expect(history.body.data[0]).toMatchObject({
+      status: 'SUCCESS',
+      rowCount: 100,
+      executedBy: 'service-account-alice',
+    })
     expect((await t.requestAs(bob, 'GET', '/api/v1/reportQueries/Q_EXEC/executions')).body.total).toBe(0)
   })
 
@@ -184,11 +232,19 @@ describe('execution', () => {
   it('answers 404 resource-not-found naming an unknown code', async () => {
     const response = await t.requestAs(alice, 'POST', '/api/v1/reportQueries/NOPE/executions', {})
     expect(response.status).toBe(404)
-    expect(response.body).toEqual({ status: 'FAIL', error_code: 'resource-not-found', message: 'Report query NOPE not found' })
+    expect(response.body).toEqual({
+      status: 'FAIL',
+      error_code: 'resource-not-found',
+      message: 'Report query NOPE not found',
+    })
   })
 
   it('runs SQL keys only for a caller holding queryExpert', async () => {
-    const created = await t.request('POST', '/api/v1/reportQueries', query('Q_SQL', { advancedQuery: { filters: { SQL: "a.code like 'TC_00%'" } } }))
+    const created = await t.request(
+      'POST',
+      '/api/v1/reportQueries',
+      query('Q_SQL', { advancedQuery: { filters: { SQL: "a.code like 'TC_00%'" } } }),
+    )
     expect(created.status).toBe(201)
     expect((await t.requestAs(alice, 'POST', '/api/v1/reportQueries/Q_SQL/executions', {})).status).toBe(403)
     const asExpert = await t.request('POST', '/api/v1/reportQueries/Q_SQL/executions', {})
@@ -200,8 +256,14 @@ describe('system queries and deletion', () => {
   it('seeds system queries that run and refuse update and delete with 409 resource-in-use', async () => {
     const system = await t.requestAs(alice, 'GET', '/api/v1/reportQueries/SYS_CUSTOMERS_BY_SELLER')
     expect(system.body).toMatchObject({ system: true, queryType: 'VISUAL', visibility: 'PUBLIC' })
-    expect((await t.requestAs(alice, 'POST', '/api/v1/reportQueries/SYS_CUSTOMERS_BY_SELLER/executions', {})).body.status).toBe('SUCCESS')
-    for (const [method, body] of [['PUT', { description: 'x' }], ['DELETE', undefined], ['POST', query('X')]] as const) {
+    expect(
+      (await t.requestAs(alice, 'POST', '/api/v1/reportQueries/SYS_CUSTOMERS_BY_SELLER/executions', {})).body.status,
+    ).toBe('SUCCESS')
+    for (const [method, body] of [
+      ['PUT', { description: 'x' }],
+      ['DELETE', undefined],
+      ['POST', query('X')],
+    ] as const) {
       const response = await t.request(method, '/api/v1/reportQueries/SYS_CUSTOMERS_BY_SELLER', body)
       expect(response.status, method).toBe(409)
       expect(response.body).toEqual(v1('resource-in-use'))
@@ -230,5 +292,33 @@ describe('system queries and deletion', () => {
     expect(response.status).toBe(501)
     expect(response.body).toEqual(v1('not-implemented'))
     expect(response.body.message).toContain('not yet available')
+  })
+})
+
+describe('reading saved queries through the Query API', () => {
+  it('applies the same visibility to entity reportQuery, in lists, counts and get by id', async () => {
+    await t.requestAs(alice, 'POST', '/api/v1/reportQueries', query('Q_QAPI_PRIVATE', { visibility: 'PRIVATE' }))
+    await t.requestAs(alice, 'POST', '/api/v1/reportQueries', query('Q_QAPI_PROTECTED', { visibility: 'PROTECTED' }))
+    await t.requestAs(alice, 'POST', '/api/v1/reportQueries', query('Q_QAPI_PUBLIC'))
+    const filters = encodeURIComponent(JSON.stringify({ code: 'Q_QAPI_*' }))
+    const codes = async (token: string) =>
+      (
+        (await t.requestAs(token, 'GET', `/api/v1/query/reportQuery?filters=${filters}&sortBy=code`)).body.data as {
+          code: string
+        }[]
+      ).map((q) => q.code)
+    expect(await codes(alice)).toEqual(['Q_QAPI_PRIVATE', 'Q_QAPI_PROTECTED', 'Q_QAPI_PUBLIC'])
+    expect(await codes(carol)).toEqual(['Q_QAPI_PROTECTED', 'Q_QAPI_PUBLIC'])
+    expect(await codes(bob)).toEqual(['Q_QAPI_PUBLIC'])
+    expect(await codes(t.adminToken)).toEqual(['Q_QAPI_PRIVATE', 'Q_QAPI_PROTECTED', 'Q_QAPI_PUBLIC'])
+    expect((await t.requestAs(bob, 'GET', `/api/v1/query/reportQuery/count?filters=${filters}`)).body.total).toBe(1)
+    const privateId = (
+      await t.request(
+        'GET',
+        `/api/v1/query/reportQuery?filters=${encodeURIComponent(JSON.stringify({ code: 'Q_QAPI_PRIVATE' }))}`,
+      )
+    ).body.data[0].id
+    expect((await t.requestAs(bob, 'GET', `/api/v1/query/reportQuery/${privateId}`)).status).toBe(404)
+    expect((await t.requestAs(alice, 'GET', `/api/v1/query/reportQuery/${privateId}`)).status).toBe(200)
   })
 })

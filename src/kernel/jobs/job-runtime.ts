@@ -88,7 +88,9 @@ export function nextFireTime(timer: ScheduleExpression, timeZone: string, after:
 
 export function timerError(error: unknown): AppError | undefined {
   if (error instanceof ScheduleExpressionError) {
-    return new AppError('INVALID_CRON', error.message, { details: [{ field: `timer.${error.field}`, message: error.message }] })
+    return new AppError('INVALID_CRON', error.message, {
+      details: [{ field: `timer.${error.field}`, message: error.message }],
+    })
   }
   return undefined
 }
@@ -169,7 +171,9 @@ export class JobRuntime {
     // Graceful: pg-boss waits for handlers in progress (up to the timeout) before resolving.
     await this.boss?.stop({ graceful: true, timeout: Math.max(timeoutMs, 1000), close: true })
     this.boss = undefined
-    await this.db.execute(sql`update app_instance set stopped_at = now() where id = ${this.instanceId}`).catch(() => undefined)
+    await this.db
+      .execute(sql`update app_instance set stopped_at = now() where id = ${this.instanceId}`)
+      .catch(() => undefined)
   }
 
   /** Number of executions this process is running now. */
@@ -183,7 +187,8 @@ export class JobRuntime {
       const d = type.defaultInstance
       if (!d) continue
       const next = d.timer ? nextFireTime(d.timer, settings.timeZone, this.options.clock.now()) : null
-      await this.db.execute(sql`insert into job_instance (code, description, job_type, parameters, timer, next_fire_at, creator)
+      await this.db
+        .execute(sql`insert into job_instance (code, description, job_type, parameters, timer, next_fire_at, creator)
         values (${d.code}, ${d.description}, ${type.name}, ${JSON.stringify(d.parameters ?? {})}::jsonb,
           ${d.timer ? JSON.stringify(d.timer) : null}::jsonb, ${next?.toISOString() ?? null}::timestamptz, 'system')
         on conflict (code) do nothing`)
@@ -198,7 +203,10 @@ export class JobRuntime {
     )
     if (!instance) throw new AppError('ENTITY_NOT_FOUND', `Job ${code} not found`)
     if (!this.types.has(instance.job_type)) {
-      throw new AppError('INVALID_STATE', `Job ${code} has type ${instance.job_type}, which this version does not provide`)
+      throw new AppError(
+        'INVALID_STATE',
+        `Job ${code} has type ${instance.job_type}, which this version does not provide`,
+      )
     }
     const created = await one<{ id: string | number }>(
       this.db,
@@ -319,7 +327,8 @@ export class JobRuntime {
     } catch (error) {
       log.warn({ err: error }, 'job execution failed')
       const message = error instanceof Error ? error.message : String(error)
-      await this.db.execute(sql`update job_execution set status = 'FAILED', ended_at = now(), error = ${message.slice(0, 2000)}
+      await this.db
+        .execute(sql`update job_execution set status = 'FAILED', ended_at = now(), error = ${message.slice(0, 2000)}
         where id = ${executionId} and status = 'RUNNING'`)
     } finally {
       this.running--

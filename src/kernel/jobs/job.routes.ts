@@ -7,7 +7,11 @@ import type { ActorOf } from '../resources/resource.routes.ts'
 import { nextFireTime, timerError, type JobRuntime } from './job-runtime.ts'
 import { SCHEDULE_FIELDS, type ScheduleExpression } from './schedule-expression.ts'
 
-const codeParams = { type: 'object', required: ['code'], properties: { code: { type: 'string', minLength: 1, maxLength: 255 } } }
+const codeParams = {
+  type: 'object',
+  required: ['code'],
+  properties: { code: { type: 'string', minLength: 1, maxLength: 255 } },
+}
 const pageQuery = {
   type: 'object',
   additionalProperties: false,
@@ -47,26 +51,46 @@ export function registerJobRoutes(app: FastifyInstance, db: Db, runtime: JobRunt
   const tags = ['Jobs']
   app.get(
     '/api/v1/jobs',
-    { config: { policy: { role: 'api.jobs.view' } }, schema: { tags, summary: 'List job instances with their timers' } },
+    {
+      config: { policy: { role: 'api.jobs.view' } },
+      schema: { tags, summary: 'List job instances with their timers' },
+    },
     async () => {
       const data = await rows(db, sql`select ${jobColumns} from job_instance order by code`)
-      return { total: data.length, data, jobTypes: runtime.jobTypes().map((t) => ({ name: t.name, description: t.description })) }
+      return {
+        total: data.length,
+        data,
+        jobTypes: runtime.jobTypes().map((t) => ({ name: t.name, description: t.description })),
+      }
     },
   )
   app.get(
     '/api/v1/jobs/:code',
-    { config: { policy: { role: 'api.jobs.view' } }, schema: { tags, summary: 'Get a job instance', params: codeParams } },
+    {
+      config: { policy: { role: 'api.jobs.view' } },
+      schema: { tags, summary: 'Get a job instance', params: codeParams },
+    },
     async (request) => getJob(db, (request.params as { code: string }).code),
   )
   app.put(
     '/api/v1/jobs/:code',
     {
       config: { policy: { role: 'api.jobs.manage' } },
-      schema: { tags, summary: 'Change a job instance (partial): description, parameters, timer, active', params: codeParams, body: jobUpdateBody },
+      schema: {
+        tags,
+        summary: 'Change a job instance (partial): description, parameters, timer, active',
+        params: codeParams,
+        body: jobUpdateBody,
+      },
     },
     async (request) => {
       const { code } = request.params as { code: string }
-      const body = request.body as { description?: string | null; parameters?: object; timer?: ScheduleExpression | null; active?: boolean }
+      const body = request.body as {
+        description?: string | null
+        parameters?: object
+        timer?: ScheduleExpression | null
+        active?: boolean
+      }
       await db.transaction(async (tx) => {
         const current = await one<{ id: number; timer: ScheduleExpression | null }>(
           tx,
@@ -82,7 +106,11 @@ export function registerJobRoutes(app: FastifyInstance, db: Db, runtime: JobRunt
             throw timerError(error) ?? error
           }
         }
-        const sets = [sql`updated = now()`, sql`updater = ${actorOf(request).username}`, sql`next_fire_at = ${next?.toISOString() ?? null}::timestamptz`]
+        const sets = [
+          sql`updated = now()`,
+          sql`updater = ${actorOf(request).username}`,
+          sql`next_fire_at = ${next?.toISOString() ?? null}::timestamptz`,
+        ]
         if (body.description !== undefined) sets.push(sql`description = ${body.description}`)
         if (body.parameters !== undefined) sets.push(sql`parameters = ${JSON.stringify(body.parameters)}::jsonb`)
         if (body.timer !== undefined) sets.push(sql`timer = ${body.timer ? JSON.stringify(body.timer) : null}::jsonb`)
@@ -96,7 +124,11 @@ export function registerJobRoutes(app: FastifyInstance, db: Db, runtime: JobRunt
     '/api/v1/jobs/:code/run',
     {
       config: { policy: { role: 'api.jobs.run' } },
-      schema: { tags, summary: 'Run a job now, whatever its timer; answers 202 with the queued execution', params: codeParams },
+      schema: {
+        tags,
+        summary: 'Run a job now, whatever its timer; answers 202 with the queued execution',
+        params: codeParams,
+      },
     },
     async (request, reply) => {
       const execution = await runtime.runNow((request.params as { code: string }).code, actorOf(request).username)
@@ -107,8 +139,14 @@ export function registerJobRoutes(app: FastifyInstance, db: Db, runtime: JobRunt
     '/api/v1/jobs/:code/executions',
     {
       config: { policy: { role: 'api.jobs.view' } },
-      schema: { tags, summary: 'Executions of a job, newest first: status, start, end, counts, error', params: codeParams, querystring: pageQuery },
+      schema: {
+        tags,
+        summary: 'Executions of a job, newest first: status, start, end, counts, error',
+        params: codeParams,
+        querystring: pageQuery,
+      },
     },
-    async (request) => runtime.executions((request.params as { code: string }).code, request.query as { offset: number; limit: number }),
+    async (request) =>
+      runtime.executions((request.params as { code: string }).code, request.query as { offset: number; limit: number }),
   )
 }

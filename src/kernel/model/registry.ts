@@ -1,5 +1,6 @@
 import { getTableColumns, getTableName, type Column } from 'drizzle-orm'
 import { getTableConfig, type PgTable } from 'drizzle-orm/pg-core'
+import type { SQL } from 'drizzle-orm'
 
 export type FieldType =
   'string' | 'integer' | 'long' | 'decimal' | 'boolean' | 'date' | 'instant' | 'json' | 'stringList'
@@ -36,6 +37,19 @@ export interface Inheritance {
   readonly subclasses: Readonly<Record<string, string>>
 }
 
+/** Who reads: what a row policy may depend on. */
+export interface Viewer {
+  readonly username: string
+  readonly groups: readonly string[]
+  readonly roles: ReadonlySet<string>
+}
+
+/**
+ * A condition on the rows of an entity (as `alias`) that a viewer may read, applied by the query layer wherever
+ * the entity appears (root rows, nested objects, counts, aggregations); undefined means every row.
+ */
+export type RowPolicy = (alias: SQL, viewer: Viewer) => SQL | undefined
+
 export interface EntityDef {
   /** Simple class name, e.g. BillingAccount. */
   readonly name: string
@@ -64,6 +78,7 @@ export interface EntityDef {
   readonly codeField: string | undefined
   /** Other names clients know the entity by (Opencell's class names): accepted as tokens, never listed. */
   readonly aliases: readonly string[]
+  readonly rowPolicy: RowPolicy | undefined
 }
 
 type ManyToOneSpec = { kind: 'manyToOne'; target: string; column: string; readOnly?: boolean }
@@ -93,6 +108,7 @@ export interface EntitySpec {
   /** Per-field refinements: enum values, read-only. */
   fields?: Record<string, { enum?: readonly string[]; readOnly?: boolean }>
   aliases?: readonly string[]
+  rowPolicy?: RowPolicy
 }
 
 const ALWAYS_READ_ONLY = new Set(['id', 'created', 'updated', 'creator', 'updater'])
@@ -205,6 +221,7 @@ export function defineEntity(spec: EntitySpec): EntityDef {
     inheritance: spec.inheritance,
     codeField: fields.has('code') ? 'code' : undefined,
     aliases: spec.aliases ?? [],
+    rowPolicy: spec.rowPolicy,
   }
 }
 

@@ -54,7 +54,10 @@ export async function runIamCommand(command: string, args: string[], db: Db, con
       rejectUnknown(args, ['name', 'group', 'description'])
       const [name] = option(args, 'name')
       if (!name) throw new Error('--name is required')
-      const client = await iam.createClient({ clientId: name, groups: option(args, 'group'), description: option(args, 'description')[0] ?? null }, 'cli')
+      const client = await iam.createClient(
+        { clientId: name, groups: option(args, 'group'), description: option(args, 'description')[0] ?? null },
+        'cli',
+      )
       return `client_id=${name}\nclient_secret=${client.clientSecret}\n`
     }
     case 'token': {

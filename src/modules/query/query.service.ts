@@ -172,7 +172,11 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
   }
 
   function compileOptions(principal: Principal, settings: TenantSettings): CompileOptions {
-    return { timeZone: settings.timeZone, sellerCodes: principal.sellerCodes }
+    return {
+      timeZone: settings.timeZone,
+      sellerCodes: principal.sellerCodes,
+      viewer: { username: principal.username, groups: principal.groups, roles: principal.roles },
+    }
   }
 
   /** Runs a statement; with raw SQL filters, a database error is the client's SQL, answered 400 without its text. */

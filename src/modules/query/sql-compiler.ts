@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm'
-import type { EntityDef, EntityRegistry, FieldType } from '../../kernel/model/index.ts'
+import type { EntityDef, EntityRegistry, FieldType, Viewer } from '../../kernel/model/index.ts'
 import { textArray, wireValue } from '../../kernel/model/json.ts'
 import type {
   AggregateExpr,
@@ -19,6 +19,8 @@ export interface CompileOptions {
   readonly timeZone: string
   /** Row-level security (DECISIONS "General"): the seller codes the caller may see; null when unrestricted. */
   readonly sellerCodes: readonly string[] | null
+  /** The caller, for entities that declare a row policy (saved queries' visibility). */
+  readonly viewer?: Viewer | undefined
 }
 
 const ident = (name: string) => sql.identifier(name)
@@ -284,9 +286,12 @@ class Compiler {
 
   /** Row-level security: a business entity's rows are visible when its seller path ends at one of the caller's sellers. */
   restriction(entity: EntityDef, alias: string): SQL | undefined {
+    const policy =
+      entity.rowPolicy && this.options.viewer ? entity.rowPolicy(sql`${ident(alias)}`, this.options.viewer) : undefined
     const codes = this.options.sellerCodes
-    if (codes === null || !entity.business || entity.sellerPath === undefined) return undefined
-    return this.sellerChain(entity, alias, entity.sellerPath === '' ? [] : entity.sellerPath.split('.'), codes)
+    if (codes === null || !entity.business || entity.sellerPath === undefined) return policy
+    const sellers = this.sellerChain(entity, alias, entity.sellerPath === '' ? [] : entity.sellerPath.split('.'), codes)
+    return policy ? sql`(${sellers} and ${policy})` : sellers
   }
 
   private sellerChain(entity: EntityDef, alias: string, segments: readonly string[], codes: readonly string[]): SQL {

@@ -10,7 +10,8 @@ async function templatesByEntity(db: Db): Promise<Map<string, Map<string, Custom
     sql`select code, applies_to as "appliesTo", field_type as "fieldType", storage_type as "storageType" from custom_field_template`,
   )
   const byEntity = new Map<string, Map<string, CustomFieldTemplate>>()
-  for (const t of templates) byEntity.set(t.appliesTo, (byEntity.get(t.appliesTo) ?? new Map<string, CustomFieldTemplate>()).set(t.code, t))
+  for (const t of templates)
+    byEntity.set(t.appliesTo, (byEntity.get(t.appliesTo) ?? new Map<string, CustomFieldTemplate>()).set(t.code, t))
   return byEntity
 }
 

@@ -22,10 +22,18 @@ const reportQueryBody = {
   },
 }
 
-const codeParams = { type: 'object', required: ['code'], properties: { code: { type: 'string', minLength: 1, maxLength: 255 } } }
+const codeParams = {
+  type: 'object',
+  required: ['code'],
+  properties: { code: { type: 'string', minLength: 1, maxLength: 255 } },
+}
 
 function input(body: unknown): ReportQueryInput {
-  const { queryType: _t, system: _s, ...rest } = (body ?? {}) as ReportQueryInput & { queryType?: unknown; system?: unknown }
+  const {
+    queryType: _t,
+    system: _s,
+    ...rest
+  } = (body ?? {}) as ReportQueryInput & { queryType?: unknown; system?: unknown }
   return rest
 }
 
@@ -36,14 +44,33 @@ export function registerReportQueryRoutes(app: FastifyInstance, service: ReportQ
 
   app.post(
     '/api/v1/reportQueries',
-    { config, schema: { tags, summary: 'Create a saved report query (code, targetEntity, visibility, advancedQuery required)', body: reportQueryBody } },
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Create a saved report query (code, targetEntity, visibility, advancedQuery required)',
+        body: reportQueryBody,
+      },
+    },
     async (request, reply) => reply.status(201).send(await service.create(principalOf(request), input(request.body))),
   )
   app.post(
     '/api/v1/reportQueries/:code',
-    { config, schema: { tags, summary: 'Create or replace a saved report query: 201 created, 200 updated; the path code wins', params: codeParams, body: reportQueryBody } },
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Create or replace a saved report query: 201 created, 200 updated; the path code wins',
+        params: codeParams,
+        body: reportQueryBody,
+      },
+    },
     async (request, reply) => {
-      const result = await service.upsert(principalOf(request), (request.params as { code: string }).code, input(request.body))
+      const result = await service.upsert(
+        principalOf(request),
+        (request.params as { code: string }).code,
+        input(request.body),
+      )
       return reply.status(result.created ? 201 : 200).send(result.query)
     },
   )
@@ -56,9 +83,15 @@ export function registerReportQueryRoutes(app: FastifyInstance, service: ReportQ
     '/api/v1/reportQueries/:code',
     {
       config,
-      schema: { tags, summary: 'Partial update: null or absent keeps, an empty value clears; advancedQuery cannot be cleared', params: codeParams, body: reportQueryBody },
+      schema: {
+        tags,
+        summary: 'Partial update: null or absent keeps, an empty value clears; advancedQuery cannot be cleared',
+        params: codeParams,
+        body: reportQueryBody,
+      },
     },
-    async (request) => service.update(principalOf(request), (request.params as { code: string }).code, input(request.body)),
+    async (request) =>
+      service.update(principalOf(request), (request.params as { code: string }).code, input(request.body)),
   )
   app.delete(
     '/api/v1/reportQueries/:code',
@@ -81,11 +114,22 @@ export function registerReportQueryRoutes(app: FastifyInstance, service: ReportQ
       },
     },
     async (request) =>
-      service.execute(principalOf(request), (request.params as { code: string }).code, (request.query as { mode?: string }).mode),
+      service.execute(
+        principalOf(request),
+        (request.params as { code: string }).code,
+        (request.query as { mode?: string }).mode,
+      ),
   )
   app.get(
     '/api/v1/reportQueries/:code/executions',
-    { config, schema: { tags, summary: 'Executions of a saved query by the caller (all callers for queryManagement)', params: codeParams } },
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Executions of a saved query by the caller (all callers for queryManagement)',
+        params: codeParams,
+      },
+    },
     async (request) => service.executions(principalOf(request), (request.params as { code: string }).code),
   )
 
@@ -99,11 +143,14 @@ export function registerReportQueryRoutes(app: FastifyInstance, service: ReportQ
         throw new AppError('NOT_IMPLEMENTED', `${what} is not yet available in this version`)
       },
     })
-  for (const method of ['PUT', 'GET', 'DELETE'] as const) deferred(method, '/api/v1/reportQueries/:code/schedule', 'The report query schedule')
+  for (const method of ['PUT', 'GET', 'DELETE'] as const)
+    deferred(method, '/api/v1/reportQueries/:code/schedule', 'The report query schedule')
   deferred('GET', '/api/v1/reportQueries/:code/executions/:executionId', 'Polling an asynchronous execution')
   deferred('GET', '/api/v1/reportQueries/:code/executions/:executionId/file', 'Downloading an execution result file')
   for (const method of ['GET', 'POST'] as const) deferred(method, '/api/v1/reportExtracts', 'Report extracts')
-  for (const method of ['GET', 'PUT', 'DELETE', 'POST'] as const) deferred(method, '/api/v1/reportExtracts/:code', 'Report extracts')
+  for (const method of ['GET', 'PUT', 'DELETE', 'POST'] as const)
+    deferred(method, '/api/v1/reportExtracts/:code', 'Report extracts')
   deferred('GET', '/api/v1/reports/agedReceivables', 'The aged receivables report')
-  for (const method of ['GET', 'POST'] as const) deferred(method, '/api/v1/reports/agedReceivables/export', 'The aged receivables export')
+  for (const method of ['GET', 'POST'] as const)
+    deferred(method, '/api/v1/reports/agedReceivables/export', 'The aged receivables export')
 }

@@ -20,7 +20,12 @@ import { SYSTEM_QUERIES } from './system-queries.ts'
 export interface QueryRunner {
   /** Throws INVALID_FILTER / INVALID_PARAMETER when the request does not fit the entity. */
   validate(entityToken: string, advancedQuery: Record<string, unknown>): Promise<void>
-  run(principal: Principal, entityToken: string, advancedQuery: Record<string, unknown>, limit: number): Promise<unknown[]>
+  run(
+    principal: Principal,
+    entityToken: string,
+    advancedQuery: Record<string, unknown>,
+    limit: number,
+  ): Promise<unknown[]>
 }
 
 export interface ReportQueryInput {
@@ -35,7 +40,8 @@ export interface ReportQueryInput {
 
 const missing = (field: string, message = `${field} is required`) =>
   new AppError('MISSING_PARAMETER', message, { details: [{ field, message }] })
-const invalid = (field: string, message: string) => new AppError('INVALID_PARAMETER', message, { details: [{ field, message }] })
+const invalid = (field: string, message: string) =>
+  new AppError('INVALID_PARAMETER', message, { details: [{ field, message }] })
 const notFound = (code: string) => new AppError('ENTITY_NOT_FOUND', `Report query ${code} not found`)
 
 const COLUMNS = sql`id, code, description, target_entity as "targetEntity", visibility, tags, aliases,
@@ -43,7 +49,11 @@ const COLUMNS = sql`id, code, description, target_entity as "targetEntity", visi
   owner_groups as "ownerGroups", creator`
 
 function isEmpty(value: unknown): boolean {
-  return value === '' || (Array.isArray(value) && value.length === 0) || (typeof value === 'object' && value !== null && Object.keys(value).length === 0)
+  return (
+    value === '' ||
+    (Array.isArray(value) && value.length === 0) ||
+    (typeof value === 'object' && value !== null && Object.keys(value).length === 0)
+  )
 }
 
 /** Saved report queries: metadata with visibility, and synchronous execution through the Query API engine. */
@@ -59,7 +69,8 @@ export class ReportQueryService {
   /** Writes the system queries defined in code (they change with releases). */
   async syncSystemQueries(): Promise<void> {
     for (const q of SYSTEM_QUERIES) {
-      await this.db.execute(sql`insert into report_query (code, description, target_entity, visibility, tags, advanced_query, query_type, system, creator)
+      await this.db
+        .execute(sql`insert into report_query (code, description, target_entity, visibility, tags, advanced_query, query_type, system, creator)
         values (${q.code}, ${q.description}, ${q.targetEntity}, 'PUBLIC', ${textArray(q.tags)}, ${JSON.stringify(q.advancedQuery)}::jsonb, 'VISUAL', true, 'system')
         on conflict (code) do update set description = excluded.description, target_entity = excluded.target_entity,
           tags = excluded.tags, advanced_query = excluded.advanced_query, system = true, visibility = 'PUBLIC'`)
@@ -67,9 +78,11 @@ export class ReportQueryService {
   }
 
   private async load(code: string, tx: Db = this.db, lock = false): Promise<StoredReportQuery | undefined> {
-    const found = await one<StoredReportQuery & { id: string | number }>(
+    const found = await one<Omit<StoredReportQuery, 'id'> & { id: string | number }>(
       tx,
-      lock ? sql`select ${COLUMNS} from report_query where code = ${code} for update` : sql`select ${COLUMNS} from report_query where code = ${code}`,
+      lock
+        ? sql`select ${COLUMNS} from report_query where code = ${code} for update`
+        : sql`select ${COLUMNS} from report_query where code = ${code}`,
     )
     return found ? { ...found, id: Number(found.id) } : undefined
   }
@@ -91,7 +104,8 @@ export class ReportQueryService {
   ): Promise<{ code: string; targetEntity: string; visibility: string; advancedQuery: Record<string, unknown> }> {
     for (const field of ['code', 'targetEntity', 'visibility', 'advancedQuery'] as const) {
       const value = input[field]
-      if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) throw missing(field)
+      if (value === undefined || value === null || (typeof value === 'string' && value.trim() === ''))
+        throw missing(field)
     }
     if (isEmpty(input.advancedQuery)) throw missing('advancedQuery', 'advancedQuery must not be empty')
     const targetEntity = this.checkEntity(input.targetEntity!)
@@ -115,7 +129,10 @@ export class ReportQueryService {
   private async checkAdvancedQuery(entity: string, advancedQuery: Record<string, unknown>): Promise<void> {
     for (const key of Object.keys(advancedQuery)) {
       if (!(ADVANCED_QUERY_KEYS as readonly string[]).includes(key)) {
-        throw invalid(`advancedQuery.${key}`, `advancedQuery key ${key} is not accepted; expected one of ${ADVANCED_QUERY_KEYS.join(', ')}`)
+        throw invalid(
+          `advancedQuery.${key}`,
+          `advancedQuery key ${key} is not accepted; expected one of ${ADVANCED_QUERY_KEYS.join(', ')}`,
+        )
       }
     }
     try {
@@ -131,20 +148,26 @@ export class ReportQueryService {
   async create(principal: Principal, input: ReportQueryInput) {
     const valid = await this.validateComplete(input)
     try {
-      await this.db.execute(sql`insert into report_query (code, description, target_entity, visibility, tags, aliases, advanced_query,
+      await this.db
+        .execute(sql`insert into report_query (code, description, target_entity, visibility, tags, aliases, advanced_query,
           query_type, system, owner_groups, creator)
         values (${valid.code}, ${input.description || null}, ${valid.targetEntity}, ${valid.visibility}, ${textArray(input.tags ?? [])},
           ${JSON.stringify(input.aliases ?? {})}::jsonb, ${JSON.stringify(valid.advancedQuery)}::jsonb, 'VISUAL', false,
           ${textArray(principal.groups)}, ${principal.username})`)
     } catch (error) {
-      if (pgErrorOf(error)?.code === '23505') throw new AppError('ENTITY_ALREADY_EXISTS', `Report query ${valid.code} already exists`)
+      if (pgErrorOf(error)?.code === '23505')
+        throw new AppError('ENTITY_ALREADY_EXISTS', `Report query ${valid.code} already exists`)
       throw error
     }
     return toWire((await this.load(valid.code))!)
   }
 
   /** Create or replace: the path's code wins; 201 when created, 200 when updated. */
-  async upsert(principal: Principal, code: string, input: ReportQueryInput): Promise<{ created: boolean; query: ReturnType<typeof toWire> }> {
+  async upsert(
+    principal: Principal,
+    code: string,
+    input: ReportQueryInput,
+  ): Promise<{ created: boolean; query: ReturnType<typeof toWire> }> {
     const complete = { ...input, code }
     const valid = await this.validateComplete(complete)
     const existing = await this.load(code)
@@ -159,7 +182,8 @@ export class ReportQueryService {
     await this.db.transaction(async (tx) => {
       const current = (await this.load(code, tx, true))!
       // A code owned by a query the caller cannot see is still taken (codes are unique across owners).
-      if (!isVisible(current, principal)) throw new AppError('ENTITY_ALREADY_EXISTS', `Report query ${code} already exists`)
+      if (!isVisible(current, principal))
+        throw new AppError('ENTITY_ALREADY_EXISTS', `Report query ${code} already exists`)
       this.assertEditable(current, principal)
       await tx.execute(sql`update report_query set description = ${input.description || null}, target_entity = ${valid.targetEntity},
         visibility = ${valid.visibility}, tags = ${textArray(input.tags ?? [])}, aliases = ${JSON.stringify(input.aliases ?? {})}::jsonb,
@@ -170,9 +194,13 @@ export class ReportQueryService {
   }
 
   private assertEditable(query: StoredReportQuery, principal: Principal): void {
-    if (query.system) throw new AppError('ENTITY_IN_USE', `Report query ${query.code} is a system query and cannot be changed`)
+    if (query.system)
+      throw new AppError('ENTITY_IN_USE', `Report query ${query.code} is a system query and cannot be changed`)
     if (!canEdit(query, principal)) {
-      throw new AppError('FORBIDDEN', `Report query ${query.code} belongs to ${query.creator ?? 'another user'}; changing it needs the role queryManagement`)
+      throw new AppError(
+        'FORBIDDEN',
+        `Report query ${query.code} belongs to ${query.creator ?? 'another user'}; changing it needs the role queryManagement`,
+      )
     }
   }
 
@@ -186,7 +214,8 @@ export class ReportQueryService {
     // database has one connection and a read outside a open transaction would wait for it.
     const before = await this.visible(principal, code)
     this.assertEditable(before, principal)
-    if (input.description !== undefined && input.description !== null) sets.push(sql`description = ${input.description === '' ? null : input.description}`)
+    if (input.description !== undefined && input.description !== null)
+      sets.push(sql`description = ${input.description === '' ? null : input.description}`)
     let target = before.targetEntity
     if (input.targetEntity !== undefined && input.targetEntity !== null) {
       if (input.targetEntity === '') throw missing('targetEntity', 'targetEntity cannot be cleared')
@@ -199,10 +228,12 @@ export class ReportQueryService {
       sets.push(sql`visibility = ${input.visibility}`)
     }
     if (input.tags !== undefined && input.tags !== null) sets.push(sql`tags = ${textArray(input.tags)}`)
-    if (input.aliases !== undefined && input.aliases !== null) sets.push(sql`aliases = ${JSON.stringify(input.aliases)}::jsonb`)
+    if (input.aliases !== undefined && input.aliases !== null)
+      sets.push(sql`aliases = ${JSON.stringify(input.aliases)}::jsonb`)
     if (input.advancedQuery !== undefined && input.advancedQuery !== null) {
       if (isEmpty(input.advancedQuery)) throw missing('advancedQuery', 'advancedQuery cannot be cleared')
-      if (before.queryType !== 'VISUAL') throw invalid('advancedQuery', `Report query ${code} is a ${before.queryType} query`)
+      if (before.queryType !== 'VISUAL')
+        throw invalid('advancedQuery', `Report query ${code} is a ${before.queryType} query`)
       await this.checkAdvancedQuery(target!, input.advancedQuery)
       sets.push(sql`advanced_query = ${JSON.stringify(input.advancedQuery)}::jsonb`)
     } else if (input.targetEntity && before.advancedQuery) {
@@ -229,30 +260,67 @@ export class ReportQueryService {
   /** Runs the stored query through the Query API engine as the caller: capped at 100 rows, recorded. */
   async execute(principal: Principal, code: string, mode: string | undefined) {
     if (mode !== undefined && mode.toLowerCase() !== 'sync') {
-      throw invalid('mode', `mode ${mode} is not supported: async execution is not yet available, only sync is supported`)
+      throw invalid(
+        'mode',
+        `mode ${mode} is not supported: async execution is not yet available, only sync is supported`,
+      )
     }
     const query = await this.visible(principal, code)
     if (query.queryType === 'NATIVE_SQL') {
-      throw invalid('mode', `Report query ${code} is an Expert (native SQL) query: Expert queries run asynchronously through the workbench`)
+      throw invalid(
+        'mode',
+        `Report query ${code} is an Expert (native SQL) query: Expert queries run asynchronously through the workbench`,
+      )
     }
     if (query.queryType !== 'VISUAL' || !query.advancedQuery || !query.targetEntity) {
-      throw invalid('queryType', `Report query ${code} is a ${query.queryType} query, which this version cannot execute here`)
+      throw invalid(
+        'queryType',
+        `Report query ${code} is a ${query.queryType} query, which this version cannot execute here`,
+      )
     }
     const started = new Date()
     const startedAt = performance.now()
     try {
-      const data = (await this.runner.run(principal, query.targetEntity, query.advancedQuery, SYNC_ROW_CAP)).slice(0, SYNC_ROW_CAP)
-      await this.record(query.id, principal.username, started, performance.now() - startedAt, data.length, 'SUCCESS', null)
+      const data = (await this.runner.run(principal, query.targetEntity, query.advancedQuery, SYNC_ROW_CAP)).slice(
+        0,
+        SYNC_ROW_CAP,
+      )
+      await this.record(
+        query.id,
+        principal.username,
+        started,
+        performance.now() - startedAt,
+        data.length,
+        'SUCCESS',
+        null,
+      )
       return { status: 'SUCCESS', rowCount: data.length, rows: data }
     } catch (error) {
       const message = error instanceof AppError ? error.message : 'unexpected failure'
-      await this.record(query.id, principal.username, started, performance.now() - startedAt, 0, 'FAILED', message).catch(() => undefined)
+      await this.record(
+        query.id,
+        principal.username,
+        started,
+        performance.now() - startedAt,
+        0,
+        'FAILED',
+        message,
+      ).catch(() => undefined)
       throw error
     }
   }
 
-  private async record(queryId: number, user: string, started: Date, durationMs: number, rowCount: number, status: string, error: string | null) {
-    await this.db.execute(sql`insert into report_query_execution (report_query_id, executed_by, started_at, duration_ms, row_count, status, error)
+  private async record(
+    queryId: number,
+    user: string,
+    started: Date,
+    durationMs: number,
+    rowCount: number,
+    status: string,
+    error: string | null,
+  ) {
+    await this.db
+      .execute(sql`insert into report_query_execution (report_query_id, executed_by, started_at, duration_ms, row_count, status, error)
       values (${queryId}, ${user}, ${started.toISOString()}::timestamptz, ${Math.round(durationMs)}, ${rowCount}, ${status}, ${error})`)
   }
 

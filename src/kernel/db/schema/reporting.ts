@@ -11,14 +11,20 @@ export const reportQueries = pgTable(
     description: text('description'),
     targetEntity: text('target_entity'),
     visibility: text('visibility').notNull(),
-    tags: text('tags').array().notNull().default(sql`'{}'::text[]`),
+    tags: text('tags')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     aliases: jsonb('aliases').$type<Record<string, string>>().notNull().default({}),
     advancedQuery: jsonb('advanced_query').$type<Record<string, unknown>>(),
     queryType: text('query_type').notNull(),
     queryText: text('query_text'),
     system: boolean('system').notNull().default(false),
     /** The creator's groups when it was created: PROTECTED queries are visible to their members. */
-    ownerGroups: text('owner_groups').array().notNull().default(sql`'{}'::text[]`),
+    ownerGroups: text('owner_groups')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     ...auditColumns(),
   },
   (t) => [index('report_query_creator_idx').on(t.creator)],

@@ -1,4 +1,6 @@
+import { sql } from 'drizzle-orm'
 import * as t from '../../db/schema/index.ts'
+import { textArray } from '../json.ts'
 import { defineEntity, manyToOne, oneToMany } from '../registry.ts'
 
 export const reportingEntities = [
@@ -14,6 +16,12 @@ export const reportingEntities = [
       ownerGroups: { readOnly: true },
     },
     relations: { executions: oneToMany('ReportQueryExecution', 'reportQuery') },
+    // The visibility of saved queries (DECISIONS "Saved report queries"), also through the Query API.
+    rowPolicy: (q, viewer) =>
+      viewer.roles.has('queryManagement')
+        ? undefined
+        : sql`(${q}.system or ${q}.visibility = 'PUBLIC' or ${q}.creator = ${viewer.username}
+            or (${q}.visibility = 'PROTECTED' and ${q}.owner_groups && ${textArray(viewer.groups)}))`,
   }),
   defineEntity({
     name: 'ReportQueryExecution',
@@ -21,5 +29,8 @@ export const reportingEntities = [
     table: t.reportQueryExecutions,
     resource: 'finance.reporting',
     relations: { reportQuery: manyToOne('ReportQuery', 'reportQueryId') },
+    // Each caller reads their own executions; queryManagement reads everyone's.
+    rowPolicy: (e, viewer) =>
+      viewer.roles.has('queryManagement') ? undefined : sql`${e}.executed_by = ${viewer.username}`,
   }),
 ]
