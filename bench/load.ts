@@ -1,17 +1,8 @@
+import { spawn } from 'node:child_process'
 import { createRequire } from 'node:module'
 
 const require = createRequire(import.meta.url)
-
-interface AutocannonResult {
-  requests: { average: number }
-  latency: { p50: number; p99: number }
-  non2xx: number
-  errors: number
-}
-type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>
-
-// autocannon ships CommonJS without types: the options and result fields used here are its documented ones.
-const autocannon = require('autocannon') as Autocannon
+const AUTOCANNON = require.resolve('autocannon/autocannon.js')
 
 export interface LoadResult {
   requestsPerSec: number
@@ -19,18 +10,32 @@ export interface LoadResult {
   p99: number
 }
 
-/** Drives one URL with autocannon on loopback; fails when any answer is not 2xx. */
+interface AutocannonJson {
+  requests: { average: number }
+  latency: { p50: number; p99: number }
+  non2xx: number
+  errors: number
+}
+
+/**
+ * Drives one URL with autocannon in a child process (so the load generator does not share the server's event
+ * loop), on loopback, bounded by `durationSec`. Fails when any answer is not 2xx.
+ */
 export async function load(
   url: string,
   options: { headers?: Record<string, string>; durationSec: number; connections: number },
 ): Promise<LoadResult> {
-  const result = await autocannon({
-    url,
-    headers: options.headers ?? {},
-    duration: options.durationSec,
-    connections: options.connections,
-    pipelining: 1,
+  const args = [AUTOCANNON, '--json', '-d', String(options.durationSec), '-c', String(options.connections)]
+  for (const [name, value] of Object.entries(options.headers ?? {})) args.push('-H', `${name}=${value}`)
+  args.push(url)
+  const output = await new Promise<string>((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'ignore'] })
+    let text = ''
+    child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()))
+    child.on('error', reject)
+    child.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`autocannon exited with ${code ?? 'a signal'}`))))
   })
+  const result = JSON.parse(output) as AutocannonJson
   if (result.non2xx > 0 || result.errors > 0) {
     throw new Error(`${url}: ${result.non2xx} non-2xx answers and ${result.errors} errors under load`)
   }
@@ -41,5 +46,5 @@ export function formatRow(name: string, obol: LoadResult, baseline: LoadResult):
   const ratio = obol.requestsPerSec / baseline.requestsPerSec
   const cell = (r: LoadResult) =>
     `${r.requestsPerSec.toFixed(0).padStart(7)} req/s  p50 ${String(r.p50).padStart(3)} ms  p99 ${String(r.p99).padStart(4)} ms`
-  return `${name.padEnd(34)} obol ${cell(obol)} | baseline ${cell(baseline)} | ratio ${ratio.toFixed(2)}`
+  return `${name.padEnd(30)} obol ${cell(obol)} | baseline ${cell(baseline)} | ratio ${ratio.toFixed(2)}`
 }

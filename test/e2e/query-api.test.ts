@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { sql } from 'drizzle-orm'
+import { forgetTenantSettings } from '../../src/kernel/settings.ts'
 import { installErrorHandling } from '../../src/kernel/http/error-handler.ts'
 import { installRoutePolicy } from '../../src/kernel/http/route-policy.ts'
 import { validatorCompiler } from '../../src/kernel/http/validation.ts'
@@ -74,6 +75,7 @@ afterEach(async () => {
   await db.current.db.execute(
     sql`update tenant_setting set time_zone = 'UTC', huge_volume_entities = '{}', extract_list_entities = '{}', default_list_limit = 100, query_statement_timeout_ms = 30000`,
   )
+  forgetTenantSettings(db.current.db)
 })
 
 async function call(method: string, url: string, options: { who?: Who | null; body?: unknown } = {}) {
@@ -177,6 +179,7 @@ describe('GET /api/v1/query/{entity}: the list envelope and the parameters of §
     expect(codesOf(page.body)).toEqual(['CUST_011', 'CUST_012', 'CUST_013', 'CUST_014', 'CUST_015'])
     expect((await get('/api/v1/query/customer?limit=5000&fields=code')).body.limit).toBe(1000)
     await db.current.db.execute(sql`update tenant_setting set default_list_limit = 7`)
+    forgetTenantSettings(db.current.db)
     const byDefault = await get('/api/v1/query/customer?fields=code')
     expect(byDefault.body.limit).toBe(7)
     expect(byDefault.body.data).toHaveLength(7)
@@ -298,6 +301,7 @@ describe('filters over HTTP (§2.6, DECISIONS)', () => {
       'CUST_002',
     ])
     await db.current.db.execute(sql`update tenant_setting set time_zone = 'Europe/Paris'`)
+    forgetTenantSettings(db.current.db)
     // 1 March in Paris runs from 28 February 23:00 to 1 March 23:00 UTC.
     expect(codesOf((await get(`/api/v1/query/customer?fields=code&filters=${filters}`)).body)).toEqual([
       'CUST_001',
@@ -330,6 +334,7 @@ describe('filters over HTTP (§2.6, DECISIONS)', () => {
 
   it.runIf(onPostgres)('stops a statement at the tenant statement timeout on PostgreSQL', async () => {
     await db.current.db.execute(sql`update tenant_setting set query_statement_timeout_ms = 200`)
+    forgetTenantSettings(db.current.db)
     const slow = q({ 'inSqlList id': 'select count(*) from generate_series(1, 200000000)' })
     const res = await get(`/api/v1/query/customer?filters=${slow}`)
     expect(res.status).toBe(503)
@@ -505,6 +510,7 @@ describe('huge-volume entities and extractList (§2.9)', () => {
 
   it('skips the count of an entity the tenant lists as huge-volume unless forceCount', async () => {
     await db.current.db.execute(sql`update tenant_setting set huge_volume_entities = '{Customer}'`)
+    forgetTenantSettings(db.current.db)
     const skipped = await get('/api/v1/query/customer?limit=2')
     expect(skipped.body).not.toHaveProperty('total')
     expect(skipped.body.data).toHaveLength(2)
@@ -522,6 +528,7 @@ describe('huge-volume entities and extractList (§2.9)', () => {
       { id: 4, code: 'GB' },
     ])
     await db.current.db.execute(sql`update tenant_setting set extract_list_entities = '{Country}'`)
+    forgetTenantSettings(db.current.db)
     expect(Array.isArray((await get('/api/v1/query/country')).body)).toBe(true)
     expect((await get('/api/v1/query/country?extractList=false')).body.total).toBe(4)
     expect(Array.isArray((await get('/api/v1/query/language')).body)).toBe(false)

@@ -26,6 +26,11 @@ export interface Database {
   /** The connection URL (server only): pg-boss opens its own small pool. */
   readonly url: string | undefined
   poolStats(): PoolStats
+  /**
+   * Server only: a handle on a pool whose sessions are read-only with the given statement timeout, so each query of
+   * the read paths (Query API, reports) is one round trip in a read-only implicit transaction. Undefined on PGlite.
+   */
+  readOnly(statementTimeoutMs: number): Db | undefined
   close(): Promise<void>
 }
 
@@ -42,11 +47,15 @@ export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob
     pglite,
     url: undefined,
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
+    readOnly: () => undefined,
     close: () => pglite.close(),
   }
 }
 
-export function openPostgres(url: string, options: { max?: number; applicationName?: string } = {}): Database {
+export function openPostgres(
+  url: string,
+  options: { max?: number; applicationName?: string; readUrl?: string } = {},
+): Database {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.max ?? 10,
@@ -56,16 +65,39 @@ export function openPostgres(url: string, options: { max?: number; applicationNa
   pool.on('error', () => undefined)
   const db = drizzlePg(pool) as unknown as Db
   let closed = false
+  // One read-only pool per timeout value in use (the tenant setting rarely changes; an old pool is ended).
+  let readPool: { timeoutMs: number; pool: pg.Pool; db: Db } | undefined
+  const retired: pg.Pool[] = []
   return {
     kind: 'postgres',
     db,
     pglite: undefined,
     url,
-    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    poolStats: () => ({
+      total: pool.totalCount + (readPool?.pool.totalCount ?? 0),
+      idle: pool.idleCount + (readPool?.pool.idleCount ?? 0),
+      waiting: pool.waitingCount + (readPool?.pool.waitingCount ?? 0),
+    }),
+    readOnly: (statementTimeoutMs) => {
+      if (readPool?.timeoutMs === statementTimeoutMs) return readPool.db
+      if (readPool) {
+        retired.push(readPool.pool)
+        void readPool.pool.end().catch(() => undefined)
+      }
+      const read = new pg.Pool({
+        connectionString: options.readUrl ?? url,
+        max: options.max ?? 10,
+        application_name: `${options.applicationName ?? 'obol'}-read`,
+        options: `-c default_transaction_read_only=on -c statement_timeout=${Math.max(1, Math.floor(statementTimeoutMs))}`,
+      })
+      read.on('error', () => undefined)
+      readPool = { timeoutMs: statementTimeoutMs, pool: read, db: drizzlePg(read) as unknown as Db }
+      return readPool.db
+    },
     close: async () => {
       if (closed) return
       closed = true
-      await pool.end()
+      await Promise.all([pool.end(), readPool?.pool.end()])
     },
   }
 }

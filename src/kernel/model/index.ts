@@ -6,6 +6,7 @@ import { iamEntities } from './entities/iam.ts'
 import { catalogEntities } from './entities/catalog.ts'
 import { billingRunEntities } from './entities/billing-runs.ts'
 import { reportingEntities } from './entities/reporting.ts'
+import { orderingEntities } from './entities/ordering.ts'
 
 export * from './registry.ts'
 
@@ -18,4 +19,5 @@ export const registry = new EntityRegistry([
   ...billingRunEntities,
   ...catalogEntities,
   ...reportingEntities,
+  ...orderingEntities,
 ])

@@ -4,7 +4,7 @@ import type { Db } from '../../kernel/db/database.ts'
 import { tenantSettings } from '../../kernel/db/schema/index.ts'
 import { validationError, type ErrorDetail } from '../../kernel/errors.ts'
 import { registry } from '../../kernel/model/index.ts'
-import { readTenantSettings, type TenantSettings } from '../../kernel/settings.ts'
+import { forgetTenantSettings, readTenantSettings, type TenantSettings } from '../../kernel/settings.ts'
 import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
 
 const GOVERNOR_KEYS = {
@@ -144,6 +144,7 @@ export function registerTenantSettingsRoutes(app: FastifyInstance, db: Db, actor
         .update(tenantSettings)
         .set({ ...values, updated: sql`now()`, updater: actorOf(request).username })
         .where(eq(tenantSettings.id, 1))
+      forgetTenantSettings(db)
       return settingsToWire(await readTenantSettings(db))
     },
   )

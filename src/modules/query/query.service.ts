@@ -9,7 +9,7 @@ import {
   type EntityDef,
   type EntityRegistry,
 } from '../../kernel/model/index.ts'
-import { readTenantSettings, type TenantSettings } from '../../kernel/settings.ts'
+import { cachedTenantSettings, type TenantSettings } from '../../kernel/settings.ts'
 import type { CustomFieldTemplate } from './filter-parser.ts'
 import { combine, freeze, type Condition, type QueryAst, type Value } from './query.model.ts'
 import { buildQuery, parameterError, type BuiltQuery, type QueryRequest } from './request-parser.ts'
@@ -123,16 +123,12 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
 
   /** Every query runs read-only; PGlite cannot interrupt a statement, so the timeout is PostgreSQL's only. */
   async function readOnly<T>(work: (tx: Db, settings: TenantSettings) => Promise<T>): Promise<T> {
+    const settings = await cachedTenantSettings(database.db)
+    // On a server: a read-only pool with the timeout set per session, so a query is one round trip.
+    const readDb = database.readOnly(settings.queryStatementTimeoutMs)
+    if (readDb) return work(readDb, settings)
     return database.db.transaction(
-      async (tx) => {
-        const settings = await readTenantSettings(tx)
-        if (database.kind === 'postgres') {
-          await tx.execute(
-            sql`select set_config('statement_timeout', ${String(settings.queryStatementTimeoutMs)}, true)`,
-          )
-        }
-        return work(tx, settings)
-      },
+      async (tx) => work(tx, settings),
       { accessMode: 'read only' },
     )
   }

@@ -445,13 +445,16 @@ function compileAggregation(
   const groupClause = groups.length > 0 ? sql` group by ${sql.join(groups, sql`, `)}` : sql``
   const havingClause = having.length > 0 ? sql` having ${sql.join(having, sql` and `)}` : sql``
   const body = sql`from ${tableOf(entity)} "a"${root.renderJoins()} where ${where}${groupClause}${havingClause}`
-  // count(*) in the inner select makes it an aggregate query even without groupBy: one row per group, or one in all.
-  const total = count ? sql`(select count(*) from (select count(*) ${body}) "g")::text` : sql`null`
+  // The groups are computed once (a materialized CTE) for both the page and the number of groups.
+  // count(*) in the select makes it an aggregate query even without groupBy: one row per group, or one in all.
   const selected = keys.map((k) => sql`, ${k.expr} as ${ident(k.name)}`)
-  const page = sql`select ${buildObject(pairs)} as "j"${sql.join(selected, sql``)} ${body}${orderClause(keys)} limit ${ast.limit} offset ${ast.offset}`
+  const groupsCte = sql`with "g" as materialized (select ${buildObject(pairs)} as "j", count(*) as "__n"${sql.join(selected, sql``)} ${body})`
+  const total = count ? sql`(select count(*) from "g")::text` : sql`null`
+  const inner = orderClause(keys.map((k) => ({ expr: sql`"g".${ident(k.name)}`, descending: k.descending })))
+  const page = sql`select * from "g"${inner} limit ${ast.limit} offset ${ast.offset}`
   const outer = orderClause(keys.map((k) => ({ expr: sql`"q".${ident(k.name)}`, descending: k.descending })))
   const data = sql`(select coalesce(json_agg("q"."j"${outer}), '[]'::json)::text from (${page}) "q")`
-  return sql`select ${total} as "total", ${data} as "data"`
+  return sql`${groupsCte} select ${total} as "total", ${data} as "data"`
 }
 
 /** The number of rows (or groups) a query matches. */

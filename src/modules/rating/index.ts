@@ -1,0 +1,10 @@
+/**
+ * The rating engine (ARCHITECTURE "Rating"): pure functions from a charge, its pricing version, quantity,
+ * attributes, date, tax and discounts to rated lines with amounts and an explanation. Order preview, order
+ * placement and recurring rating all call these; nothing else computes a price.
+ */
+export type * from './rating.model.ts'
+export { rateCharge, taxOf } from './charge-rating.ts'
+export { applyDiscounts, cascadeOrder, EMPTY_DISCOUNT_STATE, type AppliedDiscounts } from './discounts.ts'
+export { daysBetween, firstServicePeriod, nextServicePeriod, servicePeriodFrom } from './service-period.ts'
+export { selectTax, type TaxMapping } from './tax.ts'
