@@ -7,7 +7,7 @@ describe('docs/errors.md', () => {
     const doc = fs.readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8')
     const documented = doc
       .split('\n')
-      .filter((line) => /^\| [A-Z_]+ \| \d{3} \|/.test(line))
+      .filter((line) => /^\|\s*[A-Z_]+\s*\|\s*\d{3}\s*\|/.test(line))
       .map((line) => line.split('|').map((cell) => cell.trim()))
       .map((cells) => ({ code: cells[1], status: Number(cells[2]), v1: cells[3] }))
     const actual = Object.entries(ERROR_CODES).map(([code, e]) => ({ code, status: e.status, v1: e.v1 }))

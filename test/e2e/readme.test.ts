@@ -6,7 +6,7 @@ describe('README', () => {
   const readme = fs.readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
 
   it('lists every configuration variable the process reads, with its default', () => {
-    const documented = [...readme.matchAll(/^\| `([A-Z_]+)` \| ([^|]+) \|/gm)].map((m) => m[1])
+    const documented = [...readme.matchAll(/^\|\s*`([A-Z_]+)`\s*\|([^|]+)\|/gm)].map((m) => m[1])
     expect(documented.sort()).toEqual(CONFIG_VARIABLES.map((v) => v.name).sort())
   })
 
