@@ -16,6 +16,7 @@ import type { JobRuntime } from './kernel/jobs/job-runtime.ts'
 import { registerJobRoutes } from './kernel/jobs/job.routes.ts'
 import { createAccountsModule } from './modules/accounts/index.ts'
 import { createCatalogModule } from './modules/catalog/index.ts'
+import { createOrderingModule } from './modules/ordering/index.ts'
 import { createBillingRunsModule, type BillingRunScheduleTimer } from './modules/billing-runs/index.ts'
 import { bootstrapAccess, createIamModule, type TokenService } from './modules/iam/index.ts'
 import type { BootstrapResult } from './modules/iam/bootstrap.ts'
@@ -30,6 +31,8 @@ export interface AppDeps {
   clock: Clock
   jobs: JobRuntime
   logLevel?: string
+  /** Routes added by a caller (benchmarks register their baseline routes here, behind the same hooks). */
+  extraRoutes?: (app: FastifyInstance) => void
   /** Base URL shown in the OpenAPI document and used as the token issuer. */
   publicUrl: string
   auth: AuthConfig
@@ -96,6 +99,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const accounts = createAccountsModule({ db: deps.database.db, actorOf })
   accounts.routes(server)
   createCatalogModule({ db: deps.database.db, actorOf, clock: deps.clock }).routes(server)
+  createOrderingModule({ db: deps.database.db, actorOf, clock: deps.clock }).routes(server)
   registerJobRoutes(server, deps.database.db, deps.jobs, actorOf)
   const billingRuns = createBillingRunsModule({
     db: deps.database.db,
@@ -113,6 +117,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await reporting.service.syncSystemQueries()
   reporting.routes(server)
 
+  deps.extraRoutes?.(server)
   await server.ready()
   return {
     server,
