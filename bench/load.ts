@@ -23,9 +23,18 @@ interface AutocannonJson {
  */
 export async function load(
   url: string,
-  options: { headers?: Record<string, string>; durationSec: number; connections: number },
+  options: {
+    headers?: Record<string, string>
+    durationSec: number
+    connections: number
+    /** POST and the like: the method and the JSON body. */
+    method?: string
+    body?: string
+  },
 ): Promise<LoadResult> {
   const args = [AUTOCANNON, '--json', '-d', String(options.durationSec), '-c', String(options.connections)]
+  if (options.method) args.push('-m', options.method)
+  if (options.body !== undefined) args.push('-b', options.body, '-H', 'content-type=application/json')
   for (const [name, value] of Object.entries(options.headers ?? {})) args.push('-H', `${name}=${value}`)
   args.push(url)
   const output = await new Promise<string>((resolve, reject) => {
@@ -33,7 +42,9 @@ export async function load(
     let text = ''
     child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()))
     child.on('error', reject)
-    child.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`autocannon exited with ${code ?? 'a signal'}`))))
+    child.on('exit', (code) =>
+      code === 0 ? resolve(text) : reject(new Error(`autocannon exited with ${code ?? 'a signal'}`)),
+    )
   })
   const result = JSON.parse(output) as AutocannonJson
   if (result.non2xx > 0 || result.errors > 0) {

@@ -97,7 +97,9 @@ async function main(): Promise<void> {
       results.push(row)
       process.stdout.write(`${row}\n`)
     }
-    process.stdout.write(`\nQuery API vs hand-written SQL, ${durationSec} s per run, ${connections} connections:\n${results.join('\n')}\n`)
+    process.stdout.write(
+      `\nQuery API vs hand-written SQL, ${durationSec} s per run, ${connections} connections:\n${results.join('\n')}\n`,
+    )
     await app.server.close()
   } finally {
     await database.close()

@@ -48,6 +48,16 @@ export const ERROR_CODES = {
     v1: 'invalid-parameter',
     summary: 'no price of the charge matches the given attribute values',
   },
+  VALIDATE_FAILED: {
+    status: 400,
+    v1: 'invalid-parameter',
+    summary: 'an order uses a discount plan item without accounting article (body status BAD_REQUEST)',
+  },
+  TAX_NOT_FOUND: {
+    status: 400,
+    v1: 'invalid-parameter',
+    summary: 'no tax mapping gives a tax for the tax class of a charge or discount article',
+  },
   UNAUTHORIZED: { status: 401, v1: 'unauthorized', summary: 'no valid bearer token or session' },
   FORBIDDEN: { status: 403, v1: 'forbidden', summary: 'the caller lacks the role the route needs' },
   ENTITY_NOT_FOUND: { status: 404, v1: 'resource-not-found', summary: 'the named entity or record does not exist' },

@@ -37,6 +37,12 @@ export function translateDatabaseError(error: unknown): AppError | undefined {
     case '22007':
     case '22008':
       return new AppError('VALIDATION_FAILED', 'A value is outside what the field accepts')
+    case '40001':
+    case '40P01':
+      return new AppError(
+        'INVALID_STATE',
+        'A concurrent change conflicted with this request; nothing was changed, retry it',
+      )
     case '57014':
       return new AppError('SERVICE_UNAVAILABLE', 'The query was cancelled because it ran past the statement timeout')
     case '25006':

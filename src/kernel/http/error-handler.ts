@@ -31,6 +31,8 @@ export function errorBody(
       code === 'INTERNAL_ERROR' ? 'server_error' : code === 'UNAUTHORIZED' ? 'invalid_client' : 'invalid_request'
     return { error, error_description: message }
   }
+  // The catalog document's discount accounting-article failure has its own exact shape.
+  if (code === 'VALIDATE_FAILED' && family === 'default') return { status: 'BAD_REQUEST', errorCode: code, message }
   return {
     status: 'FAIL',
     errorCode: code,

@@ -9,6 +9,7 @@ import { registerDiscountPlanRoutes } from './discount-plan.routes.ts'
 import { createDiscountPlanService } from './discount-plan.service.ts'
 
 export type { DiscountPlanService } from './discount-plan.service.ts'
+export { lockDiscountPlans, recordDiscountPlanUses, type PlanUsage } from './discount-plan-usage.ts'
 
 /** Discount plans and their items. */
 export function createDiscountsModule(deps: { db: Db; actorOf: ActorOf }) {

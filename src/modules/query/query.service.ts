@@ -127,10 +127,7 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
     // On a server: a read-only pool with the timeout set per session, so a query is one round trip.
     const readDb = database.readOnly(settings.queryStatementTimeoutMs)
     if (readDb) return work(readDb, settings)
-    return database.db.transaction(
-      async (tx) => work(tx, settings),
-      { accessMode: 'read only' },
-    )
+    return database.db.transaction(async (tx) => work(tx, settings), { accessMode: 'read only' })
   }
 
   async function customFieldTemplates(

@@ -19,7 +19,7 @@ export function rateCharge(input: ChargeRatingInput): RatedCharge {
   const overridden = input.unitPriceOverride !== undefined && input.unitPriceOverride !== null
   const priced = overridden
     ? {
-        unitPrice: new Money(input.unitPriceOverride!).toDecimalPlaces(UNIT_PRICE_SCALE, Money.ROUND_HALF_UP),
+        unitPrice: new Money(input.unitPriceOverride).toDecimalPlaces(UNIT_PRICE_SCALE, Money.ROUND_HALF_UP),
         explanation: '',
       }
     : priceUnit(input.pricing.definition, {

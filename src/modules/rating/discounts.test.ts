@@ -154,13 +154,16 @@ describe(applyDiscounts.name, () => {
   })
 
   it('carries FIXED amounts granted and lines counted from one rating to the next', () => {
-    const fixed = plan('DP60', 'PRODUCT', [item('F60', 'FIXED', '60')])
     const limited = plan('DP10', 'OFFER', [item('I10', 'PERCENTAGE', '10')], { applicationLimit: 1 })
+    const fixed = plan('DP60', 'PRODUCT', [item('F60', 'FIXED', '60')], { sequence: 1 })
     const first = applyDiscounts([SETUP], [fixed, limited], new Map(), 2)
-    expect(first.states.get(fixed.key)).toEqual({ applied: { S1: 1 }, fixedUsed: { F60: '49.99' } })
     expect(first.states.get(limited.key)).toEqual({ applied: { S1: 1 }, fixedUsed: {} })
+    expect(first.states.get(fixed.key)).toEqual({ applied: { S1: 1 }, fixedUsed: { F60: '44.99' } })
     expect(first.netAmounts.get('setup')?.toString()).toBe('0')
-    expect(amounts([MONTHLY], [fixed, limited], first.states)).toEqual([['monthly', 'DP60', 'F60', '-10.01', '-2', '-12.01']])
+    // The 10 % plan has discounted its one line of S1; 15.01 of the 60 are left.
+    expect(amounts([MONTHLY], [fixed, limited], first.states)).toEqual([
+      ['monthly', 'DP60', 'F60', '-15.01', '-3', '-18.01'],
+    ])
   })
 
   it('gives the same lines in one rating as in two (one-shot lines, then recurring ones)', () => {

@@ -1,13 +1,7 @@
 import type { Decimal } from 'decimal.js'
 import { Money, roundAmount } from '../../kernel/money.ts'
 import { taxOf } from './charge-rating.ts'
-import type {
-  DiscountableLine,
-  DiscountInstance,
-  DiscountLevel,
-  DiscountLine,
-  DiscountState,
-} from './rating.model.ts'
+import type { DiscountableLine, DiscountInstance, DiscountLevel, DiscountLine, DiscountState } from './rating.model.ts'
 
 const LEVEL_RANK: Record<DiscountLevel, number> = { PRODUCT: 0, OFFER: 1, ORDER: 2 }
 const HUNDRED = new Money(100)

@@ -30,4 +30,38 @@ export const SYSTEM_QUERIES: readonly SystemQuery[] = [
       sortOrder: 'DESC',
     },
   },
+  {
+    code: 'SYS_OPEN_WALLET_OPERATIONS_BY_BILLING_ACCOUNT',
+    description: 'Open wallet operations (rated, not yet invoiced) per billing account: amount with tax',
+    targetEntity: 'WalletOperation',
+    tags: ['rating', 'system'],
+    advancedQuery: {
+      filters: { status: 'OPEN' },
+      genericFields: ['billingAccount.code', 'SUM(amountWithTax)', 'COUNT(id)'],
+      groupBy: ['billingAccount.code'],
+      sortBy: 'billingAccount.code',
+    },
+  },
+  {
+    code: 'SYS_SUBSCRIPTIONS_BY_OFFER',
+    description: 'Number of subscriptions per offer and status',
+    targetEntity: 'Subscription',
+    tags: ['ordering', 'system'],
+    advancedQuery: {
+      genericFields: ['offer.code', 'status', 'COUNT(id)'],
+      groupBy: ['offer.code', 'status'],
+      sortBy: 'offer.code',
+    },
+  },
+  {
+    code: 'SYS_DISCOUNT_PLAN_USAGE',
+    description: 'Discount plans used by orders: status, uses and the uses allowed (0: no limit)',
+    targetEntity: 'DiscountPlan',
+    tags: ['catalog', 'system'],
+    advancedQuery: {
+      filters: { 'inList status': ['IN_USE', 'EXPIRED'] },
+      genericFields: ['code', 'status', 'usedQuantity', 'initialQuantity'],
+      sortBy: 'code',
+    },
+  },
 ]

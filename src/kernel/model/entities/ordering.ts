@@ -149,14 +149,6 @@ export const orderingEntities = [
       chargeType: { enum: CHARGE_TYPES },
       oneShotType: { enum: ['SUBSCRIPTION', 'TERMINATION', 'OTHER'] },
     },
-    inheritance: {
-      discriminator: 'chargeType',
-      subclasses: {
-        RecurringChargeInstance: 'RECURRING',
-        UsageChargeInstance: 'USAGE',
-        OneShotChargeInstance: 'ONESHOT',
-      },
-    },
     relations: {
       charge: manyToOne('ChargeTemplate', 'chargeId'),
       subscription: manyToOne('Subscription', 'subscriptionId'),

@@ -1,0 +1,335 @@
+/**
+ * Rating benchmark (issue 7, item 8), on a PostgreSQL server:
+ *
+ * 1. preview and placement (`autoValidate=true`) of one order of 10 products — FLAT, MATRIX and FORMULA charges, a
+ *    one-shot and a recurring charge each, three discount plans (order, offer and product level) — driven over HTTP by
+ *    autocannon on loopback: requests/s, p50 and p99;
+ * 2. recurring rating of 100,000 charge instances (10,000 orders of 10 recurring charges with the same discounts,
+ *    one ended period each): charge instances rated per second, wallet operations written per second.
+ *
+ *   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), BENCH_DURATION_SEC (default 8),
+ *   BENCH_CONNECTIONS (default 10), BENCH_ORDERS (default 10000), BENCH_RATING_CONCURRENCY (default 4)
+ */
+import assert from 'node:assert/strict'
+import type { AddressInfo } from 'node:net'
+import pg from 'pg'
+import pino from 'pino'
+import { sql } from 'drizzle-orm'
+import { buildApp } from '../src/app.ts'
+import { systemClock } from '../src/kernel/clock.ts'
+import { loadConfig } from '../src/kernel/config.ts'
+import { one, openPostgres, type Db } from '../src/kernel/db/database.ts'
+import { migrate } from '../src/kernel/db/migrate.ts'
+import { JobRuntime } from '../src/kernel/jobs/job-runtime.ts'
+import { seedAccountsDemo } from '../src/modules/accounts/demo-data.ts'
+import { createCatalogModule } from '../src/modules/catalog/index.ts'
+import { seedCatalogDemo } from '../src/modules/catalog/demo-data.ts'
+import { rateDueRecurringCharges } from '../src/modules/ordering/index.ts'
+import { load, type LoadResult } from './load.ts'
+
+const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+const durationSec = Number(process.env.BENCH_DURATION_SEC ?? 8)
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 10)
+const orderCount = Number(process.env.BENCH_ORDERS ?? 10_000)
+const ratingConcurrency = Number(process.env.BENCH_RATING_CONCURRENCY ?? 4)
+const SECRET = 'bench-admin-secret-0123456789'
+const PRODUCTS = 10
+const DEMO = 'bench'
+
+/** 10 products, each a one-shot (FLAT or FORMULA) and a recurring (MATRIX or FLAT) charge; one offer; 3 plans. */
+async function buildCatalog(db: Db): Promise<void> {
+  const catalog = createCatalogModule({ db, actorOf: () => ({ username: DEMO }) })
+  const { charges, pricing, products, discounts } = catalog
+  const from = '2020-01-01'
+  for (let k = 1; k <= PRODUCTS; k++) {
+    const setup = `BCH_SETUP_${k}`
+    await charges.create(
+      {
+        code: setup,
+        type: 'ONESHOT',
+        invoiceSubCategory: 'SUB_ONESHOT',
+        taxClass: 'NORMAL',
+        description: `Setup ${k}`,
+      },
+      DEMO,
+    )
+    await pricing.saveDraft(
+      setup,
+      k % 2 === 0
+        ? { pricingModel: 'FLAT', currency: 'EUR', validFrom: from, price: `${10 + k}.99` }
+        : {
+            pricingModel: 'FORMULA',
+            currency: 'EUR',
+            validFrom: from,
+            price_fx: `#{quantity >= 2 ? ${k}.5 : ${k + 1}}`,
+          },
+      DEMO,
+    )
+    await pricing.publish(setup, DEMO)
+    const monthly = `BCH_MONTHLY_${k}`
+    await charges.create(
+      {
+        code: monthly,
+        type: 'RECURRING',
+        invoiceSubCategory: 'SUB_RECURRING',
+        taxClass: 'NORMAL',
+        billingCalendar: 'MONTHLY',
+        description: `Monthly ${k}`,
+      },
+      DEMO,
+    )
+    await pricing.saveDraft(
+      monthly,
+      k % 3 === 0
+        ? { pricingModel: 'FLAT', currency: 'EUR', validFrom: from, price: `${k}.90` }
+        : {
+            pricingModel: 'MATRIX',
+            currency: 'EUR',
+            validFrom: from,
+            columns: [
+              { code: 'tier', type: 'String', position: 0, attributeCode: 'TIER' },
+              { code: 'region', type: 'String', position: 1, attributeCode: 'REGION' },
+            ],
+            rows: [
+              ['GOLD', 'EU', 50 + k],
+              ['GOLD', '', 55 + k],
+              ['SILVER', 'EU', 30 + k],
+              ['SILVER', '', 35 + k],
+              ['', '', 20 + k],
+            ].map(([tier, region, price]) => ({
+              price: `${price as number}.49`,
+              values: [
+                { dimensionCode: 'tier', stringValue: tier as string },
+                { dimensionCode: 'region', stringValue: region as string },
+              ],
+            })),
+          },
+      DEMO,
+    )
+    await pricing.publish(monthly, DEMO)
+    const product = `BPR_${k}`
+    await catalog.records.products.create({ code: product, name: `Product ${k}` }, { username: DEMO })
+    await products.createVersion(product, { validFrom: from }, DEMO)
+    for (const attribute of ['TIER', 'REGION']) await products.linkAttribute(product, 1, attribute)
+    for (const charge of [setup, monthly]) await products.linkCharge(product, 1, charge)
+    await products.publish(product, 1, DEMO)
+  }
+  const plan = async (code: string, type: string | undefined, sequence: number, item: Record<string, string>) => {
+    await discounts.create({ code, ...(type ? { discountPlanType: type } : {}), sequence }, DEMO)
+    await discounts.createItem(
+      code,
+      { code: `${code}_ITEM`, accountingArticle: 'ART_DISCOUNT', ...item } as Parameters<
+        typeof discounts.createItem
+      >[1],
+      DEMO,
+    )
+    await discounts.activate(code, DEMO)
+  }
+  await plan('BDP_OFFER', 'OFFER', 1, { discountPlanItemType: 'PERCENTAGE', discountValue: '10' })
+  await plan('BDP_PRODUCT', 'PRODUCT', 2, { discountPlanItemType: 'FIXED', discountValue: '3' })
+  await plan('BDP_ORDER', undefined, 3, { discountPlanItemType: 'PERCENTAGE', discountValue: '5' })
+  for (let k = 1; k <= PRODUCTS; k++) await products.linkDiscountPlan(`BPR_${k}`, 'BDP_PRODUCT')
+  await catalog.offers.create(
+    {
+      code: 'BOF_10',
+      lifeCycleStatus: 'ACTIVE',
+      offerComponents: Array.from({ length: PRODUCTS }, (_v, i) => ({ productCode: `BPR_${i + 1}` })),
+      discountPlans: ['BDP_OFFER'],
+    },
+    DEMO,
+  )
+}
+
+/** The benchmark order: 10 products of BOF_10 with attributes and the three plans; without codes, Obol makes them up. */
+function orderBody(code: string | undefined, subscriptionCode: string | undefined, subscriptionDate: string) {
+  return {
+    ...(code ? { code } : {}),
+    orderType: 'NEW',
+    sellerCode: 'MAIN',
+    billingAccountCode: 'BA_001',
+    userAccountCode: 'UA_001',
+    discountPlanCodes: ['BDP_ORDER'],
+    orderOffers: [
+      {
+        ...(subscriptionCode ? { subscriptionCode } : {}),
+        offerTemplateCode: 'BOF_10',
+        subscriptionDate,
+        discountPlanCodes: ['BDP_OFFER'],
+        orderProducts: Array.from({ length: PRODUCTS }, (_v, i) => ({
+          productCode: `BPR_${i + 1}`,
+          quantity: 1 + (i % 3),
+          orderAttributes: [
+            { attributeCode: 'TIER', stringValue: ['GOLD', 'SILVER', 'BRONZE'][i % 3]! },
+            { attributeCode: 'REGION', stringValue: ['EU', 'US'][i % 2]! },
+          ],
+          discountPlanCodes: ['BDP_PRODUCT'],
+        })),
+      },
+    ],
+  }
+}
+
+/**
+ * Copies a validated template order `count - 1` times in SQL (order, subscription, product instances, its ACTIVE
+ * recurring charge instances and discount plan instances with their state): the orders a long-running tenant has.
+ */
+async function cloneOrders(db: Db, template: string, count: number): Promise<void> {
+  await db.execute(sql`insert into customer_order (code, order_type, status, seller_id, billing_account_id, user_account_id,
+      order_date, validated_at, request, creator)
+    select 'BENCH_O_' || g, o.order_type, o.status, o.seller_id, o.billing_account_id, o.user_account_id, o.order_date,
+      o.validated_at, o.request, 'bench'
+    from customer_order o cross join generate_series(2, ${count}) g where o.code = ${template}`)
+  await db.execute(sql`insert into subscription (code, status, subscription_date, offer_template_id, seller_id,
+      user_account_id, order_id, activation_date, creator)
+    select s.code || '_' || g, s.status, s.subscription_date, s.offer_template_id, s.seller_id, s.user_account_id,
+      (select id from customer_order where code = 'BENCH_O_' || g), s.activation_date, 'bench'
+    from subscription s join customer_order o on o.id = s.order_id cross join generate_series(2, ${count}) g
+    where o.code = ${template}`)
+  await db.execute(sql`insert into product_instance (code, subscription_id, product_id, product_version_id, status,
+      quantity, attributes, creator)
+    select pi.code, ns.id, pi.product_id, pi.product_version_id, pi.status, pi.quantity, pi.attributes, 'bench'
+    from product_instance pi join subscription s on s.id = pi.subscription_id join customer_order o on o.id = s.order_id
+      join subscription ns on ns.code like s.code || '\\_%' and ns.order_id <> o.id
+    where o.code = ${template}`)
+  await db.execute(sql`insert into charge_instance (code, description, status, charge_id, charge_type, subscription_id,
+      product_instance_id, wallet_id, quantity, subscription_date, charged_to_date, next_rating_date, creator)
+    select ci.code, ci.description, ci.status, ci.charge_id, ci.charge_type, ns.id, npi.id, ci.wallet_id, ci.quantity,
+      ci.subscription_date, ci.charged_to_date, ci.next_rating_date, 'bench'
+    from charge_instance ci join subscription s on s.id = ci.subscription_id join customer_order o on o.id = s.order_id
+      join product_instance pi on pi.id = ci.product_instance_id
+      join subscription ns on ns.code like s.code || '\\_%' and ns.order_id <> o.id
+      join product_instance npi on npi.subscription_id = ns.id and npi.code = pi.code
+    where o.code = ${template} and ci.charge_type = 'RECURRING'`)
+  await db.execute(sql`insert into discount_plan_instance (order_id, subscription_id, product_instance_id,
+      discount_plan_id, level, automatic, position, status, state, creator)
+    select ns.order_id, case when d.subscription_id is null then null else ns.id end, npi.id, d.discount_plan_id,
+      d.level, d.automatic, d.position, d.status, d.state, 'bench'
+    from discount_plan_instance d join customer_order o on o.id = d.order_id
+      join subscription s on s.order_id = o.id
+      join subscription ns on ns.code like s.code || '\\_%' and ns.order_id <> o.id
+      left join product_instance pi on pi.id = d.product_instance_id
+      left join product_instance npi on npi.subscription_id = ns.id and npi.code = pi.code
+    where o.code = ${template}`)
+  await db.execute(sql`analyze`)
+}
+
+const cell = (r: LoadResult) =>
+  `${r.requestsPerSec.toFixed(0).padStart(6)} req/s  p50 ${String(r.p50).padStart(4)} ms  p99 ${String(r.p99).padStart(4)} ms`
+
+async function main(): Promise<void> {
+  const started = Date.now()
+  const name = `obol_bench_rating_${process.pid}`
+  const admin = new pg.Client({ connectionString: serverUrl })
+  await admin.connect()
+  await admin.query(`create database ${name}`)
+  const url = new URL(serverUrl)
+  url.pathname = `/${name}`
+  const database = openPostgres(url.toString(), { max: 20 })
+  try {
+    await migrate(database.db)
+    await seedAccountsDemo(database.db)
+    await seedCatalogDemo(database.db)
+    await buildCatalog(database.db)
+
+    const config = loadConfig({ OBOL_ADMIN_CLIENT_SECRET: SECRET, LOG_LEVEL: 'silent' })
+    const jobs = new JobRuntime({
+      database,
+      clock: systemClock,
+      log: pino({ level: 'silent' }),
+      heartbeatIntervalMs: 60_000,
+      instanceStaleAfterMs: 600_000,
+      timerPollIntervalMs: 60_000,
+      worker: false,
+      roles: 'api',
+    })
+    const app = await buildApp({ database, clock: systemClock, jobs, publicUrl: 'http://127.0.0.1', auth: config.auth })
+    await app.server.listen({ port: 0, host: '127.0.0.1' })
+    const base = `http://127.0.0.1:${(app.server.server.address() as AddressInfo).port}`
+    const tokenResponse = await fetch(`${base}/auth/realms/obol/protocol/openid-connect/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: 'obol-admin', client_secret: SECRET }),
+    })
+    const token = ((await tokenResponse.json()) as { access_token: string }).access_token
+    const headers = { authorization: `Bearer ${token}` }
+
+    const today = new Date()
+    const lastMonth = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth() - 1, 1)).toISOString().slice(0, 10)
+    const previewBody = JSON.stringify(orderBody('BENCH_PREVIEW', 'BENCH_SUB', lastMonth))
+    const placeBody = JSON.stringify(orderBody(undefined, undefined, lastMonth))
+    const post = (path: string, body: string) =>
+      fetch(`${base}${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body })
+    const preview = await post('/api/v1/orders/preview', previewBody)
+    assert.equal(preview.status, 200, `preview answered ${preview.status}: ${await preview.clone().text()}`)
+    const previewed = (await preview.json()) as { offers: { lines: unknown[] }[]; totalWithTax: number }
+    process.stdout.write(
+      `The order: ${PRODUCTS} products, ${previewed.offers[0]!.lines.length} preview lines, total with tax ${previewed.totalWithTax}\n`,
+    )
+    const placedAt = performance.now()
+    const placed = await post('/api/v1/orders?autoValidate=true', previewBody)
+    assert.equal(placed.status, 201, `placement answered ${placed.status}: ${await placed.clone().text()}`)
+    process.stdout.write(`One placement alone: ${(performance.now() - placedAt).toFixed(0)} ms\n`)
+    const concurrent = await Promise.all(
+      Array.from({ length: connections }, (_v, i) =>
+        post(
+          '/api/v1/orders?autoValidate=true',
+          JSON.stringify(orderBody(`BENCH_WARM_${i}`, `BENCH_WARM_SUB_${i}`, lastMonth)),
+        ),
+      ),
+    )
+    for (const response of concurrent) assert.equal(response.status, 201, await response.clone().text())
+
+    const previewLoad = await load(`${base}/api/v1/orders/preview`, {
+      headers,
+      durationSec,
+      connections,
+      method: 'POST',
+      body: previewBody,
+    })
+    process.stdout.write(`preview   ${cell(previewLoad)}\n`)
+    const placeLoad = await load(`${base}/api/v1/orders?autoValidate=true`, {
+      headers,
+      durationSec,
+      connections,
+      method: 'POST',
+      body: placeBody,
+    })
+    process.stdout.write(`placement ${cell(placeLoad)}\n`)
+    await app.server.close()
+
+    // Recurring rating: the template is the first placed order; the load's orders are billed too (counted apart).
+    process.stdout.write(`Copying the order into ${orderCount.toLocaleString('en')} orders...\n`)
+    await cloneOrders(database.db, 'BENCH_PREVIEW', orderCount)
+    const due = await one<{ n: string }>(
+      database.db,
+      sql`select count(*)::text as n from charge_instance where status = 'ACTIVE' and charge_type = 'RECURRING'
+        and next_rating_date <= current_date`,
+    )
+    const t0 = performance.now()
+    const result = await rateDueRecurringCharges({ db: database.db, now: new Date(), concurrency: ratingConcurrency })
+    const seconds = (performance.now() - t0) / 1000
+    assert.equal(result.failed, 0)
+    assert.equal(String(result.processed), due!.n)
+    const lines = [
+      '',
+      `Rating, ${durationSec} s per HTTP run, ${connections} connections (PostgreSQL, autocannon on loopback):`,
+      `  preview of a 10-product order    ${cell(previewLoad)}`,
+      `  placement (autoValidate=true)    ${cell(placeLoad)}`,
+      `  recurring rating (${ratingConcurrency} transactions at once): ${result.processed.toLocaleString('en')} charge instances in ${seconds.toFixed(1)} s = ` +
+        `${Math.round(result.processed / seconds).toLocaleString('en')} charge instances/s, ` +
+        `${Math.round(result.walletOperations / seconds).toLocaleString('en')} wallet operations/s ` +
+        `(${result.walletOperations.toLocaleString('en')} written)`,
+      `  whole run: ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    ]
+    process.stdout.write(`${lines.join('\n')}\n`)
+  } finally {
+    await database.close()
+    await admin.query(`drop database if exists ${name} with (force)`)
+    await admin.end()
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)
+  process.exit(1)
+})

@@ -1,0 +1,21 @@
+import type { FastifyInstance } from 'fastify'
+import { systemClock, type Clock } from '../../kernel/clock.ts'
+import type { Db } from '../../kernel/db/database.ts'
+import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
+import { registerOrderRoutes } from './order.routes.ts'
+import { createOrderService } from './order.service.ts'
+
+export type { OrderService, Caller } from './order.service.ts'
+export type { OrderInput } from './order.model.ts'
+export { recurringRatingJob } from './recurring-rating.job.ts'
+export { rateDueRecurringCharges, type RecurringRatingResult } from './recurring-rating.ts'
+export { seedOrderingDemo } from './demo-data.ts'
+
+/** Orders, subscriptions and their instances, wallet operations; preview and placement share the rating path. */
+export function createOrderingModule(deps: { db: Db; actorOf: ActorOf; clock?: Clock }) {
+  const service = createOrderService({ db: deps.db, clock: deps.clock ?? systemClock })
+  return {
+    service,
+    routes: (app: FastifyInstance) => registerOrderRoutes(app, service, deps.actorOf),
+  }
+}

@@ -1,0 +1,162 @@
+import type { Decimal } from 'decimal.js'
+import type { DiscountLevel, PricingSnapshot, ServicePeriod, TaxRate } from '../rating/index.ts'
+import type { AttributeRow, ChargeRow, DiscountPlanRow } from './order-catalog.repository.ts'
+
+/** An attribute value of an ordered product: one of the typed values, read as text for rating. */
+export interface OrderAttributeInput {
+  attributeCode: string
+  stringValue?: string | null
+  doubleValue?: number | null
+  booleanValue?: boolean | null
+  dateValue?: string | null
+}
+
+export interface ChargeOverrideInput {
+  chargeCode: string
+  unitPrice: number | string
+}
+
+export interface OrderProductInput {
+  productCode: string
+  productActionType?: 'CREATE'
+  quantity?: number | string
+  productVersion?: number
+  orderAttributes?: OrderAttributeInput[]
+  discountPlanCodes?: string[]
+  chargeOverrides?: ChargeOverrideInput[]
+}
+
+export interface OrderOfferInput {
+  subscriptionCode?: string
+  orderLineType?: 'CREATE'
+  offerTemplateCode: string
+  subscriptionDate?: string
+  discountPlanCodes?: string[]
+  orderProducts?: OrderProductInput[]
+}
+
+/** The body of `POST /api/v1/orders` and of the preview (catalog document §2.6 and DECISIONS "Orders"). */
+export interface OrderInput {
+  code?: string
+  description?: string
+  externalReference?: string
+  orderType?: 'NEW'
+  sellerCode: string
+  billingAccountCode: string
+  userAccountCode: string
+  discountPlanCodes?: string[]
+  orderOffers: OrderOfferInput[]
+}
+
+/** A charge of an ordered product or mandatory service, with everything rating needs. */
+export interface ResolvedCharge {
+  readonly charge: ChargeRow
+  /** The version valid at the subscription date; null only for a usage charge without price that day. */
+  readonly pricing: PricingSnapshot | null
+  readonly quantity: Decimal
+  readonly attributes: Readonly<Record<string, string>>
+  readonly unitPriceOverride: Decimal | null
+  readonly tax: TaxRate
+  /** Recurring charges: the first service period. */
+  readonly period: ServicePeriod | null
+}
+
+export interface ResolvedProduct {
+  readonly position: number
+  readonly product: { readonly id: number; readonly code: string }
+  readonly version: { readonly id: number; readonly version: number }
+  readonly quantity: Decimal
+  readonly attributes: Readonly<Record<string, string>>
+  readonly chargeOverrides: readonly { chargeCode: string; unitPrice: Decimal }[]
+  readonly charges: readonly ResolvedCharge[]
+}
+
+export interface ResolvedService {
+  readonly service: { readonly id: number; readonly code: string; readonly description: string | null }
+  readonly charges: readonly ResolvedCharge[]
+}
+
+export interface ResolvedOffer {
+  readonly position: number
+  readonly subscriptionCode: string | null
+  readonly subscriptionDate: string
+  readonly orderLineType: string
+  readonly offer: { readonly id: number; readonly code: string }
+  readonly products: readonly ResolvedProduct[]
+  readonly services: readonly ResolvedService[]
+}
+
+/** A discount plan the order applies, at its level: listed in the order, or automatic on the offer. */
+export interface ResolvedPlan {
+  readonly plan: DiscountPlanRow
+  readonly level: DiscountLevel
+  readonly offerPosition: number | null
+  readonly productPosition: number | null
+  readonly automatic: boolean
+  /** Order of selection (order level, then each offer, then its products). */
+  readonly position: number
+  /** The items with their article's tax. */
+  readonly taxes: ReadonlyMap<number, TaxRate>
+}
+
+/** An order checked against the catalog and the accounts: what placement persists and rating rates. */
+export interface ResolvedOrder {
+  readonly input: OrderInput
+  readonly timeZone: string
+  readonly seller: { readonly id: number; readonly code: string; readonly countryId: number | null }
+  readonly billingAccount: { readonly id: number; readonly code: string; readonly countryId: number }
+  readonly userAccount: { readonly id: number; readonly code: string }
+  readonly currency: { readonly id: number; readonly code: string; readonly minorUnits: number }
+  readonly offers: readonly ResolvedOffer[]
+  readonly plans: readonly ResolvedPlan[]
+}
+
+export const ORDERABLE_OFFER_STATUSES: readonly string[] = ['ACTIVE', 'LAUNCHED']
+export const USABLE_PLAN_STATUSES: readonly string[] = ['ACTIVE', 'IN_USE']
+
+const NUMERIC = /^-?\d+(\.\d+)?$/
+const INTEGER = /^-?\d+$/
+const DATE = /^\d{4}-\d{2}-\d{2}$/
+
+/** The value of an order attribute as text: the one typed value sent. */
+export function attributeValue(input: OrderAttributeInput): string | null | undefined {
+  if (input.stringValue !== undefined && input.stringValue !== null) return input.stringValue
+  if (input.doubleValue !== undefined && input.doubleValue !== null) return input.doubleValue.toString()
+  if (input.booleanValue !== undefined && input.booleanValue !== null) return String(input.booleanValue)
+  if (input.dateValue !== undefined && input.dateValue !== null) return input.dateValue
+  return null
+}
+
+/** Why a value does not fit an attribute (its type and allowed values), or undefined when it does. */
+export function attributeValueProblem(attribute: AttributeRow, value: string): string | undefined {
+  const allowed = attribute.allowedValues
+  const listed = (v: string) => allowed.length === 0 || allowed.includes(v)
+  switch (attribute.attributeType) {
+    case 'LIST_TEXT':
+      return listed(value) ? undefined : `expected one of ${allowed.join(', ')}`
+    case 'LIST_MULTIPLE_TEXT': {
+      const bad = value.split(';').filter((v) => !listed(v))
+      return bad.length === 0 ? undefined : `expected values among ${allowed.join(', ')} separated by ;`
+    }
+    case 'LIST_NUMERIC':
+      if (!NUMERIC.test(value)) return 'expected a number'
+      return allowed.length === 0 || allowed.some((a) => Number(a) === Number(value))
+        ? undefined
+        : `expected one of ${allowed.join(', ')}`
+    case 'NUMERIC':
+      return NUMERIC.test(value) ? undefined : 'expected a number'
+    case 'INTEGER':
+      return INTEGER.test(value) ? undefined : 'expected an integer'
+    case 'BOOLEAN':
+      return value === 'true' || value === 'false' ? undefined : 'expected true or false'
+    case 'DATE':
+      return DATE.test(value) ? undefined : 'expected a date (yyyy-MM-dd)'
+    default:
+      return undefined
+  }
+}
+
+/** The preview's `chargeType` of a charge (DECISIONS: ONE_SHOT_<oneShotType>, RECURRING, USAGE). */
+export function previewChargeType(charge: Pick<ChargeRow, 'type' | 'oneShotType'>): string {
+  return charge.type === 'ONESHOT' ? `ONE_SHOT_${charge.oneShotType ?? 'SUBSCRIPTION'}` : charge.type
+}

@@ -1,0 +1,393 @@
+import { randomUUID } from 'node:crypto'
+import type { Clock } from '../../kernel/clock.ts'
+import type { Db } from '../../kernel/db/database.ts'
+import { AppError, validationError } from '../../kernel/errors.ts'
+import { lockDiscountPlans, recordDiscountPlanUses } from '../discounts/index.ts'
+import { resolveOrder } from './order-resolution.ts'
+import { planInstanceKey, rateOrder, type OrderRating } from './order-rating.ts'
+import { previewOf } from './order-preview.ts'
+import { USABLE_PLAN_STATUSES, type OrderInput } from './order.model.ts'
+import * as repo from './order.repository.ts'
+import { chargeOperation, discountOperation, type OperationOwner } from './wallet-operation.model.ts'
+import {
+  insertWalletOperations,
+  principalWallet,
+  reserveWalletOperationIds,
+  type WalletOperationValues,
+} from './wallet-operation.repository.ts'
+
+/** A placement read a plan status that changed before it could lock the plan: it starts over. */
+class PlacementOutdated extends Error {}
+
+/** Who places or reads an order: recorded as creator; a seller-restricted caller sees only its sellers' orders. */
+export interface Caller {
+  readonly username: string
+  readonly sellerCodes: readonly string[] | null
+}
+
+/** The order as answered (DECISIONS "Orders"): the request echoed, with id, status and each offer's subscription. */
+async function orderWire(db: Db, order: repo.OrderRow) {
+  const offers = await repo.orderOffersOf(db, order.id)
+  const { code: _code, orderOffers, ...request } = order.request as unknown as OrderInput
+  return {
+    id: order.id,
+    code: order.code,
+    ...request,
+    status: order.status,
+    orderOffers: orderOffers.map((offer, i) => ({
+      ...offer,
+      subscription: {
+        code: offers[i]?.subscriptionCode ?? offer.subscriptionCode ?? null,
+        status: offers[i]?.subscriptionStatus ?? null,
+      },
+    })),
+  }
+}
+
+export type OrderView = Awaited<ReturnType<typeof orderWire>>
+
+/**
+ * Orders: preview (rates, creates nothing), creation (a draft keeping the whole request and discount selection, or
+ * validated at once) and validation. All three resolve and rate the order with the same functions, so a placement
+ * bills exactly what its preview showed.
+ */
+export function createOrderService(deps: { db: Db; clock: Clock }) {
+  const rate = async (db: Db, input: OrderInput, caller: Caller): Promise<OrderRating> =>
+    rateOrder(await resolveOrder(db, input, { now: deps.clock.now(), sellerCodes: caller.sellerCodes }))
+
+  /**
+   * Validation proper, in the caller's transaction with the order row locked: instantiates subscriptions, products,
+   * services, charges and discount plans, bills the one-shot subscription charges with their discounts, then counts
+   * the plans' use. Recurring charges wait for the end of their first period.
+   */
+  async function place(tx: Db, order: repo.OrderRow, rating: OrderRating, caller: Caller): Promise<void> {
+    const resolved = rating.order
+    const walletId = await principalWallet(tx, resolved.userAccount.id, caller.username)
+    const offerRows = await repo.orderOffersOf(tx, order.id)
+    const subscriptionOf = new Map(offerRows.map((o) => [o.position, o.subscriptionId!]))
+    await repo.activateSubscriptions(tx, [...subscriptionOf.values()], caller.username)
+    const orderProducts = await repo.orderProductsOf(tx, order.id)
+
+    const productEntries = resolved.offers.flatMap((offer) => offer.products.map((product) => ({ offer, product })))
+    const productIds = await repo.insertProductInstances(
+      tx,
+      productEntries.map(({ offer, product }) => ({
+        code: product.product.code,
+        subscriptionId: subscriptionOf.get(offer.position)!,
+        productId: product.product.id,
+        productVersionId: product.version.id,
+        orderProductId: orderProducts.get(`${offer.position}:${product.position}`) ?? null,
+        quantity: product.quantity.toFixed(),
+        attributes: { ...product.attributes },
+        creator: caller.username,
+      })),
+    )
+    const productInstanceOf = new Map(
+      productEntries.map(({ offer, product }, i) => [`${offer.position}:${product.position}`, productIds[i]!]),
+    )
+    const serviceEntries = resolved.offers.flatMap((offer) => offer.services.map((service) => ({ offer, service })))
+    const serviceIds = await repo.insertServiceInstances(
+      tx,
+      serviceEntries.map(({ offer, service }) => ({
+        code: service.service.code,
+        subscriptionId: subscriptionOf.get(offer.position)!,
+        serviceTemplateId: service.service.id,
+        quantity: '1',
+        creator: caller.username,
+      })),
+    )
+    const serviceInstanceOf = new Map(
+      serviceEntries.map(({ offer, service }, i) => [`${offer.position}:${service.service.code}`, serviceIds[i]!]),
+    )
+
+    const chargeIds = await repo.insertChargeInstances(
+      tx,
+      rating.lines.map((line) => {
+        const charge = line.resolved.charge
+        const period = line.resolved.period
+        const offer = resolved.offers.find((o) => o.position === line.offerPosition)!
+        return {
+          code: charge.code,
+          description: charge.description,
+          status: line.billing === 'ACTIVATION' ? 'CLOSED' : 'ACTIVE',
+          chargeId: charge.id,
+          chargeType: charge.type,
+          oneShotType: charge.oneShotType,
+          subscriptionId: subscriptionOf.get(line.offerPosition)!,
+          productInstanceId:
+            line.productPosition === null
+              ? null
+              : productInstanceOf.get(`${line.offerPosition}:${line.productPosition}`)!,
+          serviceInstanceId:
+            line.serviceCode === null ? null : serviceInstanceOf.get(`${line.offerPosition}:${line.serviceCode}`)!,
+          walletId,
+          quantity: line.resolved.quantity.toFixed(),
+          unitPriceOverride: line.resolved.unitPriceOverride?.toFixed() ?? null,
+          subscriptionDate: offer.subscriptionDate,
+          chargedToDate: period?.start ?? null,
+          nextRatingDate: period?.end ?? null,
+          creator: caller.username,
+        }
+      }),
+    )
+    const chargeInstanceOf = new Map(rating.lines.map((line, i) => [line.key, chargeIds[i]!]))
+
+    const instanceIds = await repo.insertDiscountPlanInstances(
+      tx,
+      resolved.plans.map((selected) => ({
+        orderId: order.id,
+        subscriptionId: selected.offerPosition === null ? null : subscriptionOf.get(selected.offerPosition)!,
+        productInstanceId:
+          selected.productPosition === null
+            ? null
+            : productInstanceOf.get(`${selected.offerPosition!}:${selected.productPosition}`)!,
+        discountPlanId: selected.plan.id,
+        level: selected.level,
+        automatic: selected.automatic,
+        position: selected.position,
+        // What the one-shot lines took; the first recurring periods are billed by the job from here.
+        state: { ...rating.activation.states.get(planInstanceKey(selected))! },
+        creator: caller.username,
+      })),
+    )
+    const instanceOf = new Map(resolved.plans.map((p, i) => [planInstanceKey(p), instanceIds[i]!]))
+
+    const billed = rating.lines.filter((l) => l.billing === 'ACTIVATION')
+    const ownerOf = (line: (typeof billed)[number]): OperationOwner => ({
+      walletId,
+      chargeInstanceId: chargeInstanceOf.get(line.key)!,
+      subscriptionId: subscriptionOf.get(line.offerPosition)!,
+      billingAccountId: resolved.billingAccount.id,
+      sellerId: resolved.seller.id,
+      orderId: order.id,
+      currencyId: resolved.currency.id,
+      actor: caller.username,
+    })
+    const dateOf = (line: (typeof billed)[number]) =>
+      resolved.offers.find((o) => o.position === line.offerPosition)!.subscriptionDate
+    const operationIds = await reserveWalletOperationIds(tx, billed.length + rating.activation.discounts.length)
+    const operationOf = new Map(billed.map((line, i) => [line.key, operationIds[i]!]))
+    const charged: WalletOperationValues[] = billed.map((line) => ({
+      ...chargeOperation(
+        ownerOf(line),
+        line.resolved.charge,
+        line.chargeType,
+        line.rated!,
+        line.resolved.tax,
+        line.resolved.pricing?.versionId ?? null,
+        dateOf(line),
+        null,
+      ),
+      id: operationOf.get(line.key)!,
+    }))
+    const lineOf = new Map(billed.map((line) => [line.key, line]))
+    const discounts: WalletOperationValues[] = rating.activation.discounts.map((discount, i) => {
+      const line = lineOf.get(discount.lineKey)!
+      return {
+        ...discountOperation(
+          ownerOf(line),
+          line.chargeType,
+          discount,
+          instanceOf.get(discount.instance.key)!,
+          operationOf.get(line.key)!,
+          dateOf(line),
+          null,
+        ),
+        id: operationIds[billed.length + i]!,
+      }
+    })
+    await insertWalletOperations(tx, [...charged, ...discounts])
+    await repo.markValidated(tx, order.id, caller.username)
+    await countPlanUses(tx, rating, caller)
+  }
+
+  /**
+   * Counts the use of the order's discount plans, last, so their row locks are held only until the commit (orders
+   * sharing a plan queue there, not for their whole placement). Under the lock the statuses read before are
+   * checked again: a listed plan that expired meanwhile fails the order; an automatic one makes the placement start
+   * over (`PlacementOutdated`), and the new resolution leaves it out.
+   */
+  async function countPlanUses(tx: Db, rating: OrderRating, caller: Caller): Promise<void> {
+    const plans = rating.order.plans
+    const locked = await lockDiscountPlans(
+      tx,
+      plans.map((p) => p.plan.id),
+    )
+    const stale = plans.filter((p) => !USABLE_PLAN_STATUSES.includes(locked.get(p.plan.id)!.status))
+    const listed = stale.find((p) => !p.automatic)
+    if (listed) {
+      throw validationError([
+        {
+          field: 'discountPlanCodes',
+          message: `discount plan ${listed.plan.code} is ${locked.get(listed.plan.id)!.status}: an order needs an ACTIVE or IN_USE plan`,
+        },
+      ])
+    }
+    if (stale.length > 0) throw new PlacementOutdated()
+    await recordDiscountPlanUses(
+      tx,
+      plans.map((p) => p.plan.id),
+      caller.username,
+    )
+  }
+
+  /** Runs a placement transaction, once more when it turned out to be outdated. */
+  async function placing<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work()
+    } catch (error) {
+      if (!(error instanceof PlacementOutdated)) throw error
+    }
+    try {
+      return await work()
+    } catch (error) {
+      if (!(error instanceof PlacementOutdated)) throw error
+      throw new AppError('INVALID_STATE', 'The discount plans of the order changed while it was placed: try again')
+    }
+  }
+
+  async function visibleOrder(db: Db, code: string, caller: Caller, lock: boolean) {
+    if (lock) await repo.lockOrder(db, code)
+    const order = await repo.findOrder(db, code)
+    if (!order || (caller.sellerCodes && !caller.sellerCodes.includes(order.sellerCode))) {
+      throw new AppError('ENTITY_NOT_FOUND', `Order ${code} not found`)
+    }
+    return order
+  }
+
+  return {
+    /** Rates the order as placement would and answers the preview; creates nothing. */
+    async preview(input: OrderInput, caller: Caller) {
+      return previewOf(await rate(deps.db, input, caller))
+    },
+
+    /**
+     * Creates the order: checked and rated like its preview (so it fails where the preview fails), stored with its
+     * request and discount selection, its subscriptions CREATED; validated at once with `autoValidate`. An order code
+     * not sent is generated (`ORD-` and 8 hexadecimal digits); a subscription code not sent is `<order code>-<n>`.
+     */
+    async create(sent: OrderInput, autoValidate: boolean, caller: Caller): Promise<OrderView> {
+      const code = sent.code ?? `ORD-${randomUUID().slice(0, 8).toUpperCase()}`
+      // Codes not sent are made up first: discount states count lines per subscription code.
+      const input: OrderInput = {
+        ...sent,
+        code,
+        orderOffers: sent.orderOffers.map((o, i) => ({
+          ...o,
+          subscriptionCode: o.subscriptionCode ?? `${code}-${i + 1}`,
+        })),
+      }
+      return placing(() =>
+        deps.db.transaction(async (tx) => {
+          const rating = await rate(tx, input, caller)
+          const resolved = rating.order
+          // The request as kept: subscription dates fixed now, so a later validation rates the same days.
+          const request: OrderInput = {
+            ...input,
+            orderOffers: input.orderOffers.map((o, i) => ({
+              ...o,
+              subscriptionDate: resolved.offers.find((r) => r.position === i)!.subscriptionDate,
+            })),
+          }
+          const orderId = await repo.insertOrder(tx, {
+            code,
+            description: input.description ?? null,
+            externalReference: input.externalReference ?? null,
+            orderType: input.orderType ?? 'NEW',
+            status: 'DRAFT',
+            sellerId: resolved.seller.id,
+            billingAccountId: resolved.billingAccount.id,
+            userAccountId: resolved.userAccount.id,
+            request: request as unknown as Record<string, unknown>,
+            creator: caller.username,
+          })
+          const offerIds = await repo.insertOrderOffers(
+            tx,
+            resolved.offers.map((offer) => ({
+              orderId,
+              position: offer.position,
+              subscriptionCode: offer.subscriptionCode!,
+              orderLineType: offer.orderLineType,
+              offerTemplateId: offer.offer.id,
+              subscriptionDate: offer.subscriptionDate,
+            })),
+          )
+          const subscriptionIds = await repo.insertSubscriptions(
+            tx,
+            resolved.offers.map((offer) => ({
+              code: offer.subscriptionCode!,
+              status: 'CREATED',
+              subscriptionDate: offer.subscriptionDate,
+              offerTemplateId: offer.offer.id,
+              sellerId: resolved.seller.id,
+              userAccountId: resolved.userAccount.id,
+              orderId,
+              creator: caller.username,
+            })),
+          )
+          for (const [i, offerId] of offerIds.entries()) await repo.linkSubscription(tx, offerId, subscriptionIds[i]!)
+          const productEntries = resolved.offers.flatMap((offer, i) =>
+            offer.products.map((product) => ({ offerId: offerIds[i]!, offer, product })),
+          )
+          const productIds = await repo.insertOrderProducts(
+            tx,
+            productEntries.map(({ offerId, product }) => ({
+              orderOfferId: offerId,
+              position: product.position,
+              productId: product.product.id,
+              productVersionId: product.version.id,
+              quantity: product.quantity.toFixed(),
+              attributes: { ...product.attributes },
+              chargeOverrides: product.chargeOverrides.map((o) => ({
+                chargeCode: o.chargeCode,
+                unitPrice: o.unitPrice.toFixed(),
+              })),
+            })),
+          )
+          const orderOfferOf = new Map(resolved.offers.map((offer, i) => [offer.position, offerIds[i]!]))
+          const orderProductOf = new Map(
+            productEntries.map(({ offer, product }, i) => [`${offer.position}:${product.position}`, productIds[i]!]),
+          )
+          await repo.insertOrderDiscountPlans(
+            tx,
+            resolved.plans
+              .filter((p) => !p.automatic)
+              .map((p) => ({
+                orderId,
+                orderOfferId: p.offerPosition === null ? null : orderOfferOf.get(p.offerPosition)!,
+                orderProductId:
+                  p.productPosition === null
+                    ? null
+                    : (orderProductOf.get(`${p.offerPosition!}:${p.productPosition}`) ?? null),
+                discountPlanId: p.plan.id,
+                level: p.level,
+                position: p.position,
+              })),
+          )
+          const order = (await repo.lockOrder(tx, code))!
+          if (autoValidate) await place(tx, order, rating, caller)
+          return orderWire(tx, (await repo.lockOrder(tx, code))!)
+        }),
+      )
+    },
+
+    /** DRAFT → VALIDATED: re-checks and rates the stored request with its whole discount selection, then bills. */
+    async validate(code: string, caller: Caller): Promise<OrderView> {
+      return placing(() =>
+        deps.db.transaction(async (tx) => {
+          const order = await visibleOrder(tx, code, caller, true)
+          if (order.status !== 'DRAFT')
+            throw new AppError('INVALID_STATE', `Order ${code} is ${order.status}, not DRAFT`)
+          await place(tx, order, await rate(tx, order.request as unknown as OrderInput, caller), caller)
+          return orderWire(tx, (await repo.lockOrder(tx, code))!)
+        }),
+      )
+    },
+
+    async get(code: string, caller: Caller): Promise<OrderView> {
+      return orderWire(deps.db, await visibleOrder(deps.db, code, caller, false))
+    },
+  }
+}
+
+export type OrderService = ReturnType<typeof createOrderService>

@@ -1,0 +1,558 @@
+import { sql } from 'drizzle-orm'
+import type { Logger } from 'pino'
+import { rows, type Db } from '../../kernel/db/database.ts'
+import { AppError } from '../../kernel/errors.ts'
+import { money } from '../../kernel/money.ts'
+import { textArray } from '../../kernel/model/json.ts'
+import { readTenantSettings } from '../../kernel/settings.ts'
+import {
+  applyDiscounts,
+  nextServicePeriod,
+  rateCharge,
+  selectTax,
+  servicePeriodFrom,
+  type DiscountableLine,
+  type DiscountInstance,
+  type DiscountLevel,
+  type DiscountState,
+  type PricingSnapshot,
+  type RatedCharge,
+  type ServicePeriod,
+  type TaxMapping,
+  type TaxRate,
+} from '../rating/index.ts'
+import { dayIn } from './business-day.ts'
+import * as catalog from './order-catalog.repository.ts'
+import { chargeOperation, discountOperation, type OperationOwner } from './wallet-operation.model.ts'
+import {
+  insertWalletOperations,
+  reserveWalletOperationIds,
+  type WalletOperationValues,
+} from './wallet-operation.repository.ts'
+
+export interface RecurringRatingOptions {
+  readonly db: Db
+  readonly now: Date
+  readonly actor?: string
+  /** Orders per transaction (default 100). */
+  readonly batchSize?: number
+  /**
+   * Transactions at once (default 1). Only on a PostgreSQL server: the embedded database has one connection, on
+   * which transactions cannot interleave.
+   */
+  readonly concurrency?: number
+  readonly signal?: AbortSignal
+  readonly log?: Pick<Logger, 'warn'>
+  progress?(processed: number, failed: number): Promise<void>
+}
+
+export interface RecurringRatingResult {
+  /** Service periods rated (one wallet operation each, plus its discounts). */
+  processed: number
+  /** Orders whose due periods could not be rated (left due for the next run). */
+  failed: number
+  walletOperations: number
+}
+
+interface DueCharge {
+  id: number
+  chargeId: number
+  quantity: string
+  unitPriceOverride: string | null
+  subscriptionDate: string
+  chargedToDate: string
+  walletId: number
+  subscriptionId: number
+  subscriptionCode: string
+  productInstanceId: number | null
+  orderId: number
+  attributes: Record<string, string> | null
+  productCode: string | null
+  offerCode: string
+}
+
+interface OrderContext {
+  id: number
+  sellerId: number
+  sellerCountryId: number | null
+  billingAccountId: number
+  billingCountryId: number
+  currencyId: number
+  currencyCode: string
+  minorUnits: number
+}
+
+interface PlanInstanceRow {
+  id: number
+  orderId: number
+  subscriptionId: number | null
+  productInstanceId: number | null
+  discountPlanId: number
+  level: DiscountLevel
+  state: DiscountState
+}
+
+const num = (value: unknown) => Number(value)
+
+/** What stays valid for a whole run: charges, prices by day, tax mappings and plans are read once. */
+class RunCache {
+  readonly charges = new Map<number, catalog.ChargeRow>()
+  readonly pricing = new Map<string, PricingSnapshot | null>()
+  readonly mappings = new Map<number, TaxMapping[]>()
+  readonly plans = new Map<number, catalog.DiscountPlanRow>()
+
+  async load(db: Db, chargeIds: number[], prices: { chargeId: number; day: string }[], planIds: number[]) {
+    const newCharges = [...new Set(chargeIds)].filter((id) => !this.charges.has(id))
+    for (const [id, charge] of await catalog.chargesById(db, newCharges)) this.charges.set(id, charge)
+    const newPrices = prices.filter((p) => !this.pricing.has(`${p.chargeId}@${p.day}`))
+    const found = await catalog.pricingOn(db, newPrices)
+    for (const p of newPrices) this.pricing.set(`${p.chargeId}@${p.day}`, found.get(`${p.chargeId}@${p.day}`) ?? null)
+    const newPlans = [...new Set(planIds)].filter((id) => !this.plans.has(id))
+    for (const plan of await catalog.discountPlansOf(db, { ids: newPlans })) this.plans.set(plan.id, plan)
+    const classes = [
+      ...[...this.charges.values()].map((c) => c.taxClassId),
+      ...[...this.plans.values()].flatMap((p) => p.items.map((i) => i.articleTaxClassId!)),
+    ].filter((id) => !this.mappings.has(id))
+    const mappings = await catalog.taxMappingsOf(db, classes)
+    for (const id of new Set(classes)) {
+      this.mappings.set(
+        id,
+        mappings.filter((m) => m.taxClassId === id),
+      )
+    }
+  }
+
+  tax(taxClassId: number, order: OrderContext, what: string): TaxRate {
+    const tax = selectTax(
+      this.mappings.get(taxClassId) ?? [],
+      taxClassId,
+      order.sellerCountryId,
+      order.billingCountryId,
+    )
+    if (!tax) throw new AppError('TAX_NOT_FOUND', `No tax mapping gives a tax for ${what} of order ${order.id}`)
+    return tax
+  }
+}
+
+/** The periods of a charge that have ended by `today`, from its first period not yet rated. */
+function endedPeriods(charge: catalog.ChargeRow, due: DueCharge, today: string): ServicePeriod[] {
+  const periods: ServicePeriod[] = []
+  let start = due.chargedToDate
+  for (;;) {
+    const period = servicePeriodFrom(charge.calendar!, due.subscriptionDate, start, charge.subscriptionProrata)
+    if (period.end > today) break
+    periods.push(period)
+    start = period.end
+  }
+  return periods
+}
+
+interface OrderBilling {
+  operations: WalletOperationValues[]
+  /** Index in `operations` of the operation each discount discounts, per discount operation. */
+  discounts: { values: WalletOperationValues; discounted: number }[]
+  charges: { id: number; chargedTo: string; next: string }[]
+  states: { id: number; state: DiscountState }[]
+  periods: number
+}
+
+/**
+ * Rates the ended periods of one order's due recurring charges, with the order's discount instances: lines in
+ * period order then charge order, discounts applied on top of each instance's state (FIXED amounts left, lines
+ * counted), so the first periods get exactly the discounts the preview showed.
+ */
+function billOrder(
+  order: OrderContext,
+  due: readonly DueCharge[],
+  instances: readonly PlanInstanceRow[],
+  cache: RunCache,
+  today: string,
+  actor: string,
+): OrderBilling {
+  interface Line {
+    due: DueCharge
+    charge: catalog.ChargeRow
+    period: ServicePeriod
+    round: number
+    rated: RatedCharge
+    tax: TaxRate
+    pricing: PricingSnapshot
+  }
+  const lines: Line[] = []
+  const charges: OrderBilling['charges'] = []
+  for (const d of due) {
+    const charge = cache.charges.get(d.chargeId)!
+    const periods = endedPeriods(charge, d, today)
+    if (periods.length === 0) continue
+    const tax = cache.tax(charge.taxClassId, order, `charge ${charge.code}`)
+    for (const [round, period] of periods.entries()) {
+      const pricing = cache.pricing.get(`${d.chargeId}@${period.start}`)
+      if (!pricing)
+        throw new AppError('PRICE_NOT_FOUND', `Charge ${charge.code} has no published price on ${period.start}`)
+      if (pricing.currency !== order.currencyCode) {
+        throw new AppError(
+          'VALIDATION_FAILED',
+          `Charge ${charge.code} is priced in ${pricing.currency}, not ${order.currencyCode}`,
+        )
+      }
+      const rated = rateCharge({
+        charge: { code: charge.code, type: charge.type },
+        pricing,
+        quantity: money(d.quantity),
+        attributes: d.attributes ?? {},
+        unitPriceOverride: d.unitPriceOverride === null ? null : money(d.unitPriceOverride),
+        tax,
+        minorUnits: order.minorUnits,
+        period,
+        context: {
+          subscription: { code: d.subscriptionCode, date: d.subscriptionDate },
+          offer: { code: d.offerCode },
+          ...(d.productCode ? { product: { code: d.productCode } } : {}),
+        },
+      })
+      lines.push({ due: d, charge, period, round, rated, tax, pricing })
+    }
+    const last = periods[periods.length - 1]!.end
+    charges.push({ id: d.id, chargedTo: last, next: nextServicePeriod(charge.calendar!, last).end })
+  }
+  lines.sort((a, b) => a.round - b.round || a.due.id - b.due.id)
+
+  const discountInstances: DiscountInstance[] = instances.map((row) => {
+    const plan = cache.plans.get(row.discountPlanId)!
+    return {
+      key: `dpi:${row.id}`,
+      planId: plan.id,
+      planCode: plan.code,
+      planDescription: plan.description,
+      sequence: plan.sequence,
+      level: row.level,
+      scope:
+        row.level === 'ORDER'
+          ? 'order'
+          : row.level === 'OFFER'
+            ? `sub:${row.subscriptionId!}`
+            : `pi:${row.productInstanceId!}`,
+      applicationLimit: plan.applicationLimit,
+      items: plan.items.map((item) => ({
+        id: item.id,
+        code: item.code,
+        description: item.description,
+        type: item.type,
+        value: money(item.value),
+        articleId: item.articleId!,
+        articleCode: item.articleCode!,
+        tax: cache.tax(item.articleTaxClassId!, order, `accounting article ${item.articleCode!}`),
+      })),
+    }
+  })
+  const instanceIds = new Map(instances.map((row) => [`dpi:${row.id}`, row.id]))
+  const keyed = lines.map((line, i) => ({ line, key: `l:${i}` }))
+  const discountable: DiscountableLine[] = keyed.map(({ line, key }) => ({
+    key,
+    amountWithoutTax: line.rated.amountWithoutTax,
+    scopes: {
+      ORDER: 'order',
+      OFFER: `sub:${line.due.subscriptionId}`,
+      PRODUCT: line.due.productInstanceId === null ? null : `pi:${line.due.productInstanceId}`,
+    },
+    subscription: line.due.subscriptionCode,
+  }))
+  const applied = applyDiscounts(
+    discountable,
+    discountInstances,
+    new Map(instances.map((row) => [`dpi:${row.id}`, row.state])),
+    order.minorUnits,
+  )
+
+  const ownerOf = (line: Line): OperationOwner => ({
+    walletId: line.due.walletId,
+    chargeInstanceId: line.due.id,
+    subscriptionId: line.due.subscriptionId,
+    billingAccountId: order.billingAccountId,
+    sellerId: order.sellerId,
+    orderId: order.id,
+    currencyId: order.currencyId,
+    actor,
+  })
+  const operations = lines.map((line) =>
+    chargeOperation(
+      ownerOf(line),
+      line.charge,
+      'RECURRING',
+      line.rated,
+      line.tax,
+      line.pricing.versionId,
+      line.period.start,
+      line.period,
+    ),
+  )
+  const indexOf = new Map(keyed.map(({ key }, i) => [key, i]))
+  const discounts = applied.discounts.map((discount) => {
+    const index = indexOf.get(discount.lineKey)!
+    const line = lines[index]!
+    return {
+      values: discountOperation(
+        ownerOf(line),
+        'RECURRING',
+        discount,
+        instanceIds.get(discount.instance.key)!,
+        0,
+        line.period.start,
+        line.period,
+      ),
+      discounted: index,
+    }
+  })
+  return {
+    operations,
+    discounts,
+    charges,
+    states: instances.map((row) => ({ id: row.id, state: applied.states.get(`dpi:${row.id}`)! })),
+    periods: lines.length,
+  }
+}
+
+async function dueCharges(db: Db, orderIds: readonly number[], today: string): Promise<DueCharge[]> {
+  const found = await rows<Record<string, unknown>>(
+    db,
+    sql`select ci.id, ci.charge_id, ci.quantity::text as quantity, ci.unit_price_override::text as unit_price_override,
+        to_char(ci.subscription_date, 'YYYY-MM-DD') as subscription_date,
+        to_char(ci.charged_to_date, 'YYYY-MM-DD') as charged_to_date, ci.wallet_id, ci.subscription_id,
+        s.code as subscription_code, ci.product_instance_id, s.order_id, pi.attributes, p.code as product_code,
+        ot.code as offer_code
+      from charge_instance ci
+      join subscription s on s.id = ci.subscription_id
+      join offer_template ot on ot.id = s.offer_template_id
+      left join product_instance pi on pi.id = ci.product_instance_id
+      left join product p on p.id = pi.product_id
+      where ci.status = 'ACTIVE' and ci.charge_type = 'RECURRING' and ci.next_rating_date <= ${today}::date
+        and s.order_id = any(${textArray(orderIds.map(String))}::bigint[])
+      order by s.order_id, ci.id`,
+  )
+  return found.map((r) => ({
+    id: num(r.id),
+    chargeId: num(r.charge_id),
+    quantity: r.quantity as string,
+    unitPriceOverride: r.unit_price_override as string | null,
+    subscriptionDate: r.subscription_date as string,
+    chargedToDate: r.charged_to_date as string,
+    walletId: num(r.wallet_id),
+    subscriptionId: num(r.subscription_id),
+    subscriptionCode: r.subscription_code as string,
+    productInstanceId: r.product_instance_id === null ? null : num(r.product_instance_id),
+    orderId: num(r.order_id),
+    attributes: (typeof r.attributes === 'string' ? JSON.parse(r.attributes) : r.attributes) as Record<
+      string,
+      string
+    > | null,
+    productCode: r.product_code as string | null,
+    offerCode: r.offer_code as string,
+  }))
+}
+
+async function orderContexts(db: Db, orderIds: readonly number[]): Promise<Map<number, OrderContext>> {
+  const found = await rows<Record<string, unknown>>(
+    db,
+    sql`select o.id, o.seller_id, se.country_id as seller_country_id, o.billing_account_id,
+        ba.country_id as billing_country_id, ba.trading_currency_id as currency_id, cur.code as currency_code,
+        cur.decimal_places as minor_units
+      from customer_order o
+      join seller se on se.id = o.seller_id
+      join billing_account ba on ba.id = o.billing_account_id
+      join trading_currency cur on cur.id = ba.trading_currency_id
+      where o.id = any(${textArray(orderIds.map(String))}::bigint[])`,
+  )
+  return new Map(
+    found.map((r) => [
+      num(r.id),
+      {
+        id: num(r.id),
+        sellerId: num(r.seller_id),
+        sellerCountryId: r.seller_country_id === null ? null : num(r.seller_country_id),
+        billingAccountId: num(r.billing_account_id),
+        billingCountryId: num(r.billing_country_id),
+        currencyId: num(r.currency_id),
+        currencyCode: r.currency_code as string,
+        minorUnits: num(r.minor_units),
+      },
+    ]),
+  )
+}
+
+async function planInstances(db: Db, orderIds: readonly number[]): Promise<PlanInstanceRow[]> {
+  const found = await rows<Record<string, unknown>>(
+    db,
+    sql`select id, order_id, subscription_id, product_instance_id, discount_plan_id, level, state::text as state
+      from discount_plan_instance where status = 'ACTIVE' and order_id = any(${textArray(orderIds.map(String))}::bigint[])
+      order by order_id, position, id`,
+  )
+  return found.map((r) => {
+    const state = JSON.parse(r.state as string) as Partial<DiscountState>
+    return {
+      id: num(r.id),
+      orderId: num(r.order_id),
+      subscriptionId: r.subscription_id === null ? null : num(r.subscription_id),
+      productInstanceId: r.product_instance_id === null ? null : num(r.product_instance_id),
+      discountPlanId: num(r.discount_plan_id),
+      level: r.level as DiscountLevel,
+      state: { applied: state.applied ?? {}, fixedUsed: state.fixedUsed ?? {} },
+    }
+  })
+}
+
+/** Writes what a batch of orders billed: operations, then their discounts, charge timers and plan states. */
+async function persist(db: Db, billings: readonly OrderBilling[], actor: string): Promise<number> {
+  const count = billings.reduce((n, b) => n + b.operations.length + b.discounts.length, 0)
+  const ids = await reserveWalletOperationIds(db, count)
+  const values: WalletOperationValues[] = []
+  let next = 0
+  for (const billing of billings) {
+    const first = next
+    for (const operation of billing.operations) values.push({ ...operation, id: ids[next++]! })
+    for (const d of billing.discounts) {
+      values.push({ ...d.values, id: ids[next++]!, discountedWalletOperationId: ids[first + d.discounted]! })
+    }
+  }
+  await insertWalletOperations(db, values)
+  const charges = billings.flatMap((b) => b.charges)
+  if (charges.length > 0) {
+    await db.execute(sql`update charge_instance ci set charged_to_date = v.charged_to::date, next_rating_date = v.next::date,
+        updated = now(), updater = ${actor}
+      from (select unnest(${textArray(charges.map((c) => String(c.id)))}::bigint[]) as id,
+        unnest(${textArray(charges.map((c) => c.chargedTo))}) as charged_to,
+        unnest(${textArray(charges.map((c) => c.next))}) as next) v
+      where ci.id = v.id`)
+  }
+  const states = billings.flatMap((b) => b.states)
+  if (states.length > 0) {
+    await db.execute(sql`update discount_plan_instance dpi set state = v.state::jsonb, updated = now(), updater = ${actor}
+      from (select unnest(${textArray(states.map((s) => String(s.id)))}::bigint[]) as id,
+        unnest(${textArray(states.map((s) => JSON.stringify(s.state)))}) as state) v
+      where dpi.id = v.id`)
+  }
+  return values.length
+}
+
+/**
+ * Rates recurring charges in arrears (DECISIONS "Recurring"): every ACTIVE recurring charge instance whose next
+ * period has ended by today (tenant time zone) gets one wallet operation per ended period, with its discounts.
+ * Orders are claimed with `for no key update skip locked`, so concurrent runs (several instances, a manual run during the
+ * timer's) never bill a period twice. A failing order (no price, no tax) is rolled back alone, counted as failed
+ * and left due; the others proceed.
+ */
+export async function rateDueRecurringCharges(options: RecurringRatingOptions): Promise<RecurringRatingResult> {
+  const { db } = options
+  const actor = options.actor ?? 'RecurringRatingJob'
+  const batchSize = options.batchSize ?? 100
+  const today = dayIn(options.now, (await readTenantSettings(db)).timeZone)
+  const cache = new RunCache()
+  /** Orders handed to a worker in this run (billed, failed, or claimed by another run). */
+  const excluded = new Set<number>()
+  const result: RecurringRatingResult = { processed: 0, failed: 0, walletOperations: 0 }
+
+  const billBatch = async (tx: Db, orderIds: readonly number[]) => {
+    const due = await dueCharges(tx, orderIds, today)
+    const instances = await planInstances(tx, orderIds)
+    const contexts = await orderContexts(tx, orderIds)
+    const chargeIds = [...new Set(due.map((d) => d.chargeId))]
+    await cache.load(
+      tx,
+      chargeIds,
+      [],
+      instances.map((i) => i.discountPlanId),
+    )
+    const prices = due.flatMap((d) =>
+      endedPeriods(cache.charges.get(d.chargeId)!, d, today).map((p) => ({ chargeId: d.chargeId, day: p.start })),
+    )
+    await cache.load(tx, [], prices, [])
+    const billings = orderIds.map((id) =>
+      billOrder(
+        contexts.get(id)!,
+        due.filter((d) => d.orderId === id),
+        instances.filter((i) => i.orderId === id),
+        cache,
+        today,
+        actor,
+      ),
+    )
+    const written = await persist(tx, billings, actor)
+    return { periods: billings.reduce((n, b) => n + b.periods, 0), written }
+  }
+
+  // The due charge instances are walked once, in id order, a chunk at a time: each chunk gives the orders to bill
+  // (all their due charges, also those further on, which are then no longer due when the walk reaches them).
+  let cursor = 0
+  let exhausted = false
+  let turn: Promise<unknown> = Promise.resolve()
+  const nextOrders = (): Promise<number[]> => {
+    const taken = turn.then(async () => {
+      const found: number[] = []
+      while (!exhausted && found.length === 0) {
+        const chunk = await rows<{ id: unknown; order_id: unknown }>(
+          db,
+          sql`select ci.id, s.order_id from charge_instance ci join subscription s on s.id = ci.subscription_id
+            where ci.status = 'ACTIVE' and ci.charge_type = 'RECURRING' and ci.next_rating_date <= ${today}::date
+              and s.order_id is not null and ci.id > ${cursor}
+            order by ci.id limit ${batchSize * 10}`,
+        )
+        if (chunk.length === 0) exhausted = true
+        for (const row of chunk) {
+          const order = num(row.order_id)
+          if (!excluded.has(order) && !found.includes(order)) {
+            // A full batch stops before a new order: the walk resumes at its charges.
+            if (found.length >= batchSize) break
+            found.push(order)
+          }
+          cursor = num(row.id)
+        }
+      }
+      for (const id of found) excluded.add(id)
+      return found
+    })
+    turn = taken.catch(() => undefined)
+    return taken
+  }
+
+  const worker = async () => {
+    for (;;) {
+      if (options.signal?.aborted) return
+      const ids = await nextOrders()
+      if (ids.length === 0) return
+      const done = await db.transaction(async (tx) => {
+        // Claim the orders: another run (another instance) already billing one skips it here.
+        const claimed = (
+          await rows<{ id: unknown }>(
+            tx,
+            sql`select id from customer_order where id = any(${textArray(ids.map(String))}::bigint[])
+              order by id for no key update skip locked`,
+          )
+        ).map((r) => num(r.id))
+        if (claimed.length === 0) return { periods: 0, written: 0, failed: 0 }
+        try {
+          // All orders in one savepoint first; when one fails, again order by order.
+          return { ...(await tx.transaction((sp) => billBatch(sp, claimed))), failed: 0 }
+        } catch {
+          // Retried below, order by order, to find the failing ones.
+        }
+        const total = { periods: 0, written: 0, failed: 0 }
+        for (const id of claimed) {
+          try {
+            const one = await tx.transaction((sp) => billBatch(sp, [id]))
+            total.periods += one.periods
+            total.written += one.written
+          } catch (error) {
+            options.log?.warn({ err: error, orderId: id }, 'recurring rating failed for an order')
+            total.failed += 1
+          }
+        }
+        return total
+      })
+      result.processed += done.periods
+      result.walletOperations += done.written
+      result.failed += done.failed
+      await options.progress?.(result.processed, result.failed)
+    }
+  }
+  await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 1) }, worker))
+  return result
+}
