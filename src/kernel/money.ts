@@ -20,9 +20,3 @@ export function roundAmount(value: Decimal.Value, minorUnits = 2): Decimal {
 export function isDecimalString(value: string): boolean {
   return /^-?\d{1,28}(\.\d{1,12})?$/.test(value)
 }
-
-/** Wire form of a stored numeric: a JSON number without trailing zeros noise ("20.0000" → 20). */
-export function decimalToWire(value: string | null): number | null {
-  if (value === null) return null
-  return new Money(value).toNumber()
-}
