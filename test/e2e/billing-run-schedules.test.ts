@@ -320,6 +320,17 @@ describe('billing run schedules: update, states and actions', () => {
     expect((await t.request('GET', `${BASE}/PARTIAL`)).body).toEqual(year.body)
   })
 
+  it('accepts its own name sent back in a PUT and refuses a rename naming the field', async () => {
+    await create(monthly('NAMED', { startDate: '2030-01-15' }))
+    const same = await t.request('PUT', `${BASE}/NAMED`, { name: 'NAMED', processType: 'MANUAL' })
+    expect(same.status, JSON.stringify(same.body)).toBe(200)
+    expect(same.body).toMatchObject({ code: 'NAMED', name: 'NAMED', processType: 'MANUAL' })
+    const rename = await t.request('PUT', `${BASE}/NAMED`, { name: 'OTHER', processType: 'AUTOMATIC' })
+    expect(rename.status).toBe(400)
+    expect(rename.body.details).toEqual([{ field: 'name', message: 'expected NAMED: a schedule cannot be renamed' }])
+    expect((await t.request('GET', `${BASE}/NAMED`)).body.processType).toBe('MANUAL')
+  })
+
   it('pauses and resumes idempotently; a paused schedule has no next firing', async () => {
     await create(monthly('PAUSABLE', { startDate: '2030-01-15' }))
     const paused = await t.request('POST', `${BASE}/PAUSABLE/pause`)

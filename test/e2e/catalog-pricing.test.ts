@@ -57,6 +57,18 @@ describe('charges', () => {
     ])
   })
 
+  it('names the calendar even when other required fields are missing too', async () => {
+    const response = await t.request('POST', '/api/v1/charges', { code: 'CH_BARE', type: 'RECURRING' })
+    expect(response.status).toBe(400)
+    expect(response.body.message).toContain('calendar')
+    expect(response.body.details.map((d: { field: string }) => d.field)).toEqual([
+      'billingCalendar',
+      'invoiceSubCategory',
+      'taxClass',
+    ])
+    expect((await t.request('GET', '/api/v1/charges/CH_BARE')).status).toBe(404)
+  })
+
   it('names every unknown reference', async () => {
     const response = await t.request(
       'POST',

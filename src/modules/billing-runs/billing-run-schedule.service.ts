@@ -102,6 +102,10 @@ export class BillingRunScheduleService {
       return await this.db.transaction(async (tx) => {
         const current = await repo.lockSchedule(tx, code)
         if (!current) throw notFound(code)
+        // A client may send the whole schedule back: its name is accepted when it is the code.
+        if (body.name !== undefined && body.name !== null && body.name !== code) {
+          throw validationError([{ field: 'name', message: `expected ${code}: a schedule cannot be renamed` }])
+        }
         const state = scheduleFromUpdate(repo.stateOf(current), body, await ruleContext(tx))
         if (body.billingCycleCodes !== undefined) {
           await repo.setScheduleCycles(tx, current.id, await resolveCycles(tx, state.billingCycleCodes))

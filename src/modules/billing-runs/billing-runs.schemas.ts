@@ -56,12 +56,12 @@ export function scheduleBody(create: boolean): JsonSchema {
     computeDatesAtValidation: { type: 'boolean', description: 'recompute the dates at the validation step' },
     active: { type: 'boolean', description: 'false: the schedule is (created) PAUSED; true: ACTIVE' },
   }
-  if (create) {
-    properties.name = {
-      type: ['string', 'null'],
-      maxLength: 300,
-      description: 'required; becomes the schedule code (letters, digits, _, . and -)',
-    }
+  properties.name = {
+    type: ['string', 'null'],
+    maxLength: 300,
+    description: create
+      ? 'required; becomes the schedule code (letters, digits, _, . and -)'
+      : 'optional; must equal the code (a schedule cannot be renamed)',
   }
   return { type: 'object', additionalProperties: false, properties }
 }

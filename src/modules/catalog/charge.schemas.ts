@@ -21,7 +21,7 @@ const fields = {
 export const chargeCreateBody = {
   type: 'object',
   additionalProperties: false,
-  required: ['code', 'type', 'invoiceSubCategory', 'taxClass'],
+  required: ['code', 'type'],
   properties: { code: newCode, ...fields },
 }
 

@@ -79,6 +79,12 @@ export function createChargeService(deps: { db: Db; records: ResourceService }) 
           oneShotType: input.type === 'ONESHOT' ? (input.oneShotType ?? 'SUBSCRIPTION') : input.oneShotType,
         }
         const problems = chargeRules(shape)
+        // Checked here rather than in the schema, so one answer names every missing field, the calendar included.
+        for (const field of ['invoiceSubCategory', 'taxClass'] as const) {
+          if (input[field] === undefined || input[field] === null) {
+            problems.push({ field, message: 'is required: the charge’s accounting article needs it' })
+          }
+        }
         const references = await resolveReferences(tx, input, problems)
         if (problems.length > 0) throw validationError(problems)
         if ((await records.idOfCode(tx, ARTICLE(), input.code)) !== undefined) {

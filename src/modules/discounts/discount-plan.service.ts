@@ -135,13 +135,24 @@ export function createDiscountPlanService(deps: { db: Db; records: ResourceServi
       }
     },
 
-    /** A plan in use by orders cannot be deleted; one linked to products or offers is still referenced (409). */
+    /** A plan used by orders (IN_USE, EXPIRED) cannot be deleted; one linked to products or offers is still referenced (409). */
     async delete(code: string) {
-      await deps.db.transaction(async (tx) => {
-        const plan = await lockPlan(tx, code)
-        if (plan.status === 'IN_USE') throw new AppError('ENTITY_IN_USE', `Discount plan ${code} is IN_USE by orders`)
-      })
-      await deps.records.delete(code)
+      try {
+        // Check and delete under the same lock: an order taking the plan meanwhile waits, then finds it gone.
+        await deps.db.transaction(async (tx) => {
+          const plan = await lockPlan(tx, code)
+          if (plan.status === 'IN_USE' || plan.status === 'EXPIRED') {
+            throw new AppError('ENTITY_IN_USE', `Discount plan ${code} is ${plan.status as string}: orders use it`)
+          }
+          await tx.delete(discountPlanItems).where(eq(discountPlanItems.discountPlanId, Number(plan.id)))
+          await records.remove(tx, PLAN(), Number(plan.id))
+        })
+      } catch (error) {
+        if (pgErrorOf(error)?.code === '23503') {
+          throw new AppError('ENTITY_IN_USE', `Discount plan ${code} is still linked to products, offers or orders`)
+        }
+        throw error
+      }
     },
 
     /** DRAFT → ACTIVE once the plan has an item; activating an ACTIVE plan changes nothing. */

@@ -15,7 +15,9 @@ describe(attributeValueProblem.name, () => {
     ['LIST_TEXT', [], 'anything', undefined],
     ['LIST_MULTIPLE_TEXT', ['A', 'B', 'C'], 'A;C', undefined],
     ['LIST_MULTIPLE_TEXT', ['A', 'B'], 'A;Z', 'expected values among A, B separated by ;'],
-    ['LIST_NUMERIC', ['10', '20'], '20.0', undefined],
+    ['LIST_NUMERIC', ['10', '20'], '20', undefined],
+    // Matched as text, like MATRIX rows: 20.0 would be accepted and then find no price.
+    ['LIST_NUMERIC', ['10', '20'], '20.0', 'expected one of 10, 20'],
     ['LIST_NUMERIC', ['10', '20'], '15', 'expected one of 10, 20'],
     ['NUMERIC', [], '-12.5', undefined],
     ['NUMERIC', [], '12,5', 'expected a number'],

@@ -140,9 +140,8 @@ export function attributeValueProblem(attribute: AttributeRow, value: string): s
     }
     case 'LIST_NUMERIC':
       if (!NUMERIC.test(value)) return 'expected a number'
-      return allowed.length === 0 || allowed.some((a) => Number(a) === Number(value))
-        ? undefined
-        : `expected one of ${allowed.join(', ')}`
+      // Exact text, as MATRIX rows match it: "1.0" is not the allowed "1".
+      return allowed.length === 0 || listed(value) ? undefined : `expected one of ${allowed.join(', ')}`
     case 'NUMERIC':
       return NUMERIC.test(value) ? undefined : 'expected a number'
     case 'INTEGER':
