@@ -59,3 +59,29 @@ export function formatRow(name: string, obol: LoadResult, baseline: LoadResult):
     `${r.requestsPerSec.toFixed(0).padStart(7)} req/s  p50 ${String(r.p50).padStart(3)} ms  p99 ${String(r.p99).padStart(4)} ms`
   return `${name.padEnd(30)} obol ${cell(obol)} | baseline ${cell(baseline)} | ratio ${ratio.toFixed(2)}`
 }
+
+/**
+ * Measures two URLs in alternating rounds (A, B, A, B, ...), so that a slow spell of the machine weighs on both
+ * sides alike. Requests/s is the mean over the rounds; p50 and p99 are the medians of the rounds' values.
+ */
+export async function loadAlternating(
+  urls: readonly [string, string],
+  options: Parameters<typeof load>[1] & { rounds: number },
+): Promise<[LoadResult, LoadResult]> {
+  const runs: [LoadResult[], LoadResult[]] = [[], []]
+  for (let round = 0; round < options.rounds; round += 1) {
+    // The first side alternates too: neither always runs on a cold or a warm machine.
+    const order = round % 2 === 0 ? [0, 1] : [1, 0]
+    for (const side of order) runs[side]!.push(await load(urls[side]!, options))
+  }
+  return [merge(runs[0]), merge(runs[1])]
+}
+
+function merge(results: readonly LoadResult[]): LoadResult {
+  const median = (values: number[]) => values.sort((x, y) => x - y)[Math.floor((values.length - 1) / 2)]!
+  return {
+    requestsPerSec: results.reduce((sum, r) => sum + r.requestsPerSec, 0) / results.length,
+    p50: median(results.map((r) => r.p50)),
+    p99: median(results.map((r) => r.p99)),
+  }
+}

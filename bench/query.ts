@@ -3,8 +3,9 @@
  * Each case is measured against a baseline route in the same app that runs hand-written SQL producing the same
  * JSON (checked before measuring), behind the same token, role and metrics hooks. Prints requests/s, p50/p99 and the ratio.
  *
- *   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), BENCH_DURATION_SEC (default 8),
- *   BENCH_CONNECTIONS (default 10)
+ *   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), BENCH_DURATION_SEC (default 4, per round
+ *   and side), BENCH_ROUNDS (default 3),
+ *   BENCH_CONNECTIONS (default 10), BENCH_CASES (letters of the cases to run, default all)
  */
 import assert from 'node:assert/strict'
 import type { AddressInfo } from 'node:net'
@@ -18,11 +19,14 @@ import { openPostgres, rows } from '../src/kernel/db/database.ts'
 import { migrate } from '../src/kernel/db/migrate.ts'
 import { JobRuntime } from '../src/kernel/jobs/job-runtime.ts'
 import { seedAccountsDemo } from '../src/modules/accounts/demo-data.ts'
-import { formatRow, load, type LoadResult } from './load.ts'
+import { formatRow, loadAlternating } from './load.ts'
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
-const durationSec = Number(process.env.BENCH_DURATION_SEC ?? 8)
+const durationSec = Number(process.env.BENCH_DURATION_SEC ?? 4)
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10)
+/** A subset of the cases by letter, e.g. BENCH_CASES=ad. */
+const only = process.env.BENCH_CASES
 const SECRET = 'bench-admin-secret-0123456789'
 
 async function main(): Promise<void> {
@@ -86,19 +90,19 @@ async function main(): Promise<void> {
 
     const results: string[] = []
     for (const c of CASES) {
+      if (only && !only.includes(c.name[1]!)) continue
       const obolUrl = `${base}${c.obol}`
       const baselineUrl = `${baselineBase}${c.baseline}`
       const [a, b] = await Promise.all([fetch(obolUrl, { headers }), fetch(baselineUrl, { headers })])
       assert.equal(a.status, 200, `${c.name}: Obol answered ${a.status}`)
       assert.deepEqual(await a.json(), await b.json(), `${c.name}: the baseline must produce the same JSON`)
-      const obol: LoadResult = await load(obolUrl, { headers, durationSec, connections })
-      const hand: LoadResult = await load(baselineUrl, { headers, durationSec, connections })
+      const [obol, hand] = await loadAlternating([obolUrl, baselineUrl], { headers, durationSec, connections, rounds })
       const row = formatRow(c.name, obol, hand)
       results.push(row)
       process.stdout.write(`${row}\n`)
     }
     process.stdout.write(
-      `\nQuery API vs hand-written SQL, ${durationSec} s per run, ${connections} connections:\n${results.join('\n')}\n`,
+      `\nQuery API vs hand-written SQL, ${rounds} alternating rounds of ${durationSec} s per side, ${connections} connections:\n${results.join('\n')}\n`,
     )
     await app.server.close()
   } finally {

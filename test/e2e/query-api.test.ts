@@ -7,6 +7,7 @@ import { installRoutePolicy } from '../../src/kernel/http/route-policy.ts'
 import { validatorCompiler } from '../../src/kernel/http/validation.ts'
 import type { Principal } from '../../src/kernel/http/principal.ts'
 import { registry } from '../../src/kernel/model/index.ts'
+import { MAX_PREPARED_STATEMENTS, openPostgres } from '../../src/kernel/db/database.ts'
 import { seedAccountsDemo } from '../../src/modules/accounts/demo-data.ts'
 import { createQueryModule } from '../../src/modules/query/index.ts'
 import { onPostgres, useTestDatabase } from '../support/test-database.ts'
@@ -21,7 +22,7 @@ let server: FastifyInstance
 
 /** Test-only stand-in for the bearer token: the principal travels as JSON in this header. */
 const PRINCIPAL_HEADER = 'x-test-principal'
-type Who = { roles: string[]; sellerCodes?: string[] | null }
+type Who = { roles: string[]; sellerCodes?: string[] | null; username?: string; groups?: string[] }
 const ADMIN: Who = { roles: ['queryUser', 'queryExpert'] }
 const QUERY_USER: Who = { roles: ['queryUser'] }
 const CUSTOMER_VIEWER: Who = { roles: ['accounts.customers.view'] }
@@ -55,10 +56,10 @@ beforeAll(async () => {
     const who = JSON.parse(header) as Who
     const principal: Principal = {
       subject: 'test',
-      username: 'test',
+      username: who.username ?? 'test',
       clientId: undefined,
       roles: new Set(who.roles),
-      groups: [],
+      groups: who.groups ?? [],
       sellerCodes: who.sellerCodes ?? null,
     }
     request.principal = principal
@@ -755,4 +756,113 @@ describe('roles and row-level security', () => {
     expect((await get('/api/v1/query/country', who)).body.total).toBe(4)
     expect((await get('/api/v1/query/customer', { roles: ['queryUser'], sellerCodes: [] })).body.total).toBe(0)
   })
+})
+
+describe('compiled statements, reused per request shape', () => {
+  it("never carries one caller's seller restriction to another caller sending the same request", async () => {
+    // The same roles, so only the seller restriction tells the two callers apart.
+    const url = '/api/v1/query/customer?fields=code&sortBy=code'
+    expect((await get(url, QUERY_USER)).body.total).toBe(52)
+    expect(codesOf((await get(url, OTHER_SELLER_ONLY)).body)).toEqual(['CUST_X1', 'CUST_X2'])
+    expect((await get(url, QUERY_USER)).body.total).toBe(52)
+    expect((await get(url.replace('?', '/count?'), QUERY_USER)).body).toEqual({ total: 52 })
+    expect((await get(url.replace('?', '/count?'), OTHER_SELLER_ONLY)).body).toEqual({ total: 2 })
+  })
+
+  it('answers each id of a get by id with its own entity, and 404 for a missing one', async () => {
+    const code = async (id: string, who?: Who) => {
+      const res = await get(`/api/v1/query/customer/${id}?fields=code`, who)
+      return res.status === 200 ? (res.body as { data: { code: string } }).data.code : res.status
+    }
+    expect(await code('1')).toBe('CUST_001')
+    expect(await code('2')).toBe('CUST_002')
+    expect(await code('0051')).toBe('CUST_X1')
+    expect(await code('999999')).toBe(404)
+    expect(await code('1', QUERY_USER)).toBe('CUST_001')
+    expect(await code('1', OTHER_SELLER_ONLY)).toBe(404)
+    expect(await code('51', OTHER_SELLER_ONLY)).toBe('CUST_X1')
+    expect(await code('1', QUERY_USER)).toBe('CUST_001')
+  })
+
+  it('keeps a statement under a row policy to its viewer: saved query visibility', async () => {
+    await db.current.db
+      .execute(sql`insert into report_query (code, target_entity, visibility, query_type, owner_groups, creator)
+      values ('Q_ALICE_PRIVATE', 'customer', 'PRIVATE', 'VISUAL', '{}', 'alice'),
+             ('Q_TEAM_PROTECTED', 'customer', 'PROTECTED', 'VISUAL', '{team}', 'alice')`)
+    try {
+      const url = `/api/v1/query/reportQuery?fields=code&sortBy=code&filters=${q({ 'likeCriterias code': 'Q_*' })}`
+      const seen = async (who: Who) => codesOf((await get(url, who)).body)
+      const alice = { roles: ['queryUser'], username: 'alice' }
+      const bob = { roles: ['queryUser'], username: 'bob' }
+      const teammate = { roles: ['queryUser'], username: 'carol', groups: ['team'] }
+      const manager = { roles: ['queryUser', 'queryManagement'], username: 'dave' }
+      expect(await seen(alice)).toEqual(['Q_ALICE_PRIVATE', 'Q_TEAM_PROTECTED'])
+      expect(await seen(bob)).toEqual([])
+      expect(await seen(teammate)).toEqual(['Q_TEAM_PROTECTED'])
+      expect(await seen(manager)).toEqual(['Q_ALICE_PRIVATE', 'Q_TEAM_PROTECTED'])
+      expect(await seen(alice)).toEqual(['Q_ALICE_PRIVATE', 'Q_TEAM_PROTECTED'])
+      expect(await seen(bob)).toEqual([])
+    } finally {
+      await db.current.db.execute(sql`delete from report_query where code in ('Q_ALICE_PRIVATE', 'Q_TEAM_PROTECTED')`)
+    }
+  })
+
+  it('reads custom field templates on every request: a changed template applies at once', async () => {
+    const url = `/api/v1/query/customer?fields=code&filters=${q({ cfValues: { CF_EMPLOYEES: [{ value: 120 }] } })}`
+    expect((await get(url)).status).toBe(200)
+    await db.current.db.execute(sql`update custom_field_template set applies_to = 'Seller' where code = 'CF_EMPLOYEES'`)
+    try {
+      const res = await get(url)
+      expect(res.status).toBe(400)
+      expect(res.body.message).toContain('CF_EMPLOYEES')
+    } finally {
+      await db.current.db.execute(
+        sql`update custom_field_template set applies_to = 'Customer' where code = 'CF_EMPLOYEES'`,
+      )
+    }
+    expect((await get(url)).status).toBe(200)
+  })
+
+  it('follows the tenant settings: a changed default page size applies to the same request', async () => {
+    const url = '/api/v1/query/customer?fields=code'
+    expect((await get(url)).body.data).toHaveLength(52)
+    await db.current.db.execute(sql`update tenant_setting set default_list_limit = 10`)
+    forgetTenantSettings(db.current.db)
+    const res = await get(url)
+    expect(res.body).toMatchObject({ total: 52, limit: 10 })
+    expect(res.body.data).toHaveLength(10)
+  })
+})
+
+describe('read-only statements', () => {
+  it('refuses a write, on either database', async () => {
+    const write = db.current.readOnlyQuery(30_000, {
+      text: `update customer set name = 'changed' where code = $1`,
+      values: ['CUST_001'],
+    })
+    await expect(write).rejects.toMatchObject({ code: '25006' })
+    expect((await get('/api/v1/query/customer/1?fields=name')).body.data.name).toBe('Blaise Lovelace')
+  })
+
+  it.runIf(onPostgres)(
+    'prepares named statements once per connection, and at most MAX_PREPARED_STATEMENTS of them',
+    async () => {
+      // A database handle of its own: a fresh read pool of one connection, with no statement prepared yet.
+      const own = openPostgres(db.url!, { max: 1 })
+      try {
+        const run = (i: number) =>
+          own.readOnlyQuery<{ n: number }>(30_000, { text: `select $1::int + ${i} as n`, values: [1], name: `t_${i}` })
+        for (let round = 0; round < 2; round += 1) {
+          for (let i = 0; i < MAX_PREPARED_STATEMENTS + 20; i += 1) expect((await run(i))[0]!.n).toBe(i + 1)
+        }
+        const prepared = await own.readOnlyQuery<{ n: string }>(30_000, {
+          text: 'select count(*) as n from pg_prepared_statements',
+          values: [],
+        })
+        expect(Number(prepared[0]!.n)).toBe(MAX_PREPARED_STATEMENTS)
+      } finally {
+        await own.close()
+      }
+    },
+  )
 })

@@ -17,6 +17,20 @@ export interface PoolStats {
   waiting: number
 }
 
+/** A statement as text and driver-ready values, as Drizzle's dialect writes it. */
+export interface TextStatement {
+  readonly text: string
+  readonly values: readonly unknown[]
+  /**
+   * Server only: the name of a prepared statement, parsed once per connection and then only bound and executed.
+   * The same name must always carry the same text.
+   */
+  readonly name?: string | undefined
+}
+
+/** At most this many prepared statement names per read pool: each connection keeps every statement it prepared. */
+export const MAX_PREPARED_STATEMENTS = 200
+
 /** One database, embedded (PGlite) or server (node-postgres pool), behind the same Drizzle handle. */
 export interface Database {
   readonly kind: 'pglite' | 'postgres'
@@ -27,10 +41,10 @@ export interface Database {
   readonly url: string | undefined
   poolStats(): PoolStats
   /**
-   * Server only: a handle on a pool whose sessions are read-only with the given statement timeout, so each query of
-   * the read paths (Query API, reports) is one round trip in a read-only implicit transaction. Undefined on PGlite.
+   * Runs one statement read-only: on a server in the read-only pool (with the timeout; a named statement is prepared
+   * once per connection, up to MAX_PREPARED_STATEMENTS names, then run unnamed), on PGlite in a read-only transaction.
    */
-  readOnly(statementTimeoutMs: number): Db | undefined
+  readOnlyQuery<T>(statementTimeoutMs: number, statement: TextStatement): Promise<T[]>
   close(): Promise<void>
 }
 
@@ -47,7 +61,11 @@ export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob
     pglite,
     url: undefined,
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
-    readOnly: () => undefined,
+    readOnlyQuery: async <T>(_statementTimeoutMs: number, statement: TextStatement) =>
+      pglite.transaction(async (tx) => {
+        await tx.exec('set transaction read only')
+        return (await tx.query<T>(statement.text, [...statement.values])).rows
+      }),
     close: () => pglite.close(),
   }
 }
@@ -65,9 +83,25 @@ export function openPostgres(
   pool.on('error', () => undefined)
   const db = drizzlePg(pool) as unknown as Db
   let closed = false
-  // One read-only pool per timeout value in use (the tenant setting rarely changes; an old pool is ended).
-  let readPool: { timeoutMs: number; pool: pg.Pool; db: Db } | undefined
-  const retired: pg.Pool[] = []
+  // The read paths (Query API, reports) run on a pool whose sessions are read-only with the statement timeout, so a
+  // query is one round trip in a read-only implicit transaction. One such pool per timeout value in use (the tenant
+  // setting rarely changes; an old pool is ended).
+  let readPool: { timeoutMs: number; pool: pg.Pool; prepared: Set<string> } | undefined
+  const readPoolFor = (statementTimeoutMs: number) => {
+    if (readPool?.timeoutMs === statementTimeoutMs) return readPool
+    if (readPool) {
+      void readPool.pool.end().catch(() => undefined)
+    }
+    const read = new pg.Pool({
+      connectionString: options.readUrl ?? url,
+      max: options.max ?? 10,
+      application_name: `${options.applicationName ?? 'obol'}-read`,
+      options: `-c default_transaction_read_only=on -c plan_cache_mode=force_custom_plan -c statement_timeout=${Math.max(1, Math.floor(statementTimeoutMs))}`,
+    })
+    read.on('error', () => undefined)
+    readPool = { timeoutMs: statementTimeoutMs, pool: read, prepared: new Set() }
+    return readPool
+  }
   return {
     kind: 'postgres',
     db,
@@ -78,21 +112,19 @@ export function openPostgres(
       idle: pool.idleCount + (readPool?.pool.idleCount ?? 0),
       waiting: pool.waitingCount + (readPool?.pool.waitingCount ?? 0),
     }),
-    readOnly: (statementTimeoutMs) => {
-      if (readPool?.timeoutMs === statementTimeoutMs) return readPool.db
-      if (readPool) {
-        retired.push(readPool.pool)
-        void readPool.pool.end().catch(() => undefined)
+    readOnlyQuery: async <T>(statementTimeoutMs: number, statement: TextStatement): Promise<T[]> => {
+      const read = readPoolFor(statementTimeoutMs)
+      let name = statement.name
+      if (name !== undefined && !read.prepared.has(name)) {
+        if (read.prepared.size < MAX_PREPARED_STATEMENTS) read.prepared.add(name)
+        else name = undefined
       }
-      const read = new pg.Pool({
-        connectionString: options.readUrl ?? url,
-        max: options.max ?? 10,
-        application_name: `${options.applicationName ?? 'obol'}-read`,
-        options: `-c default_transaction_read_only=on -c statement_timeout=${Math.max(1, Math.floor(statementTimeoutMs))}`,
+      const result = await read.pool.query<T & pg.QueryResultRow>({
+        name,
+        text: statement.text,
+        values: [...statement.values],
       })
-      read.on('error', () => undefined)
-      readPool = { timeoutMs: statementTimeoutMs, pool: read, db: drizzlePg(read) as unknown as Db }
-      return readPool.db
+      return result.rows
     },
     close: async () => {
       if (closed) return

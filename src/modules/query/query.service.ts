@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm'
-import { one, rows, type Database, type Db } from '../../kernel/db/database.ts'
+import { rows, type Database, type TextStatement } from '../../kernel/db/database.ts'
 import { pgErrorOf } from '../../kernel/db/database-errors.ts'
 import { AppError } from '../../kernel/errors.ts'
 import { hasRole, requireEntityReadable, type Principal } from '../../kernel/http/principal.ts'
@@ -8,12 +8,14 @@ import {
   registry as platformRegistry,
   type EntityDef,
   type EntityRegistry,
+  type Viewer,
 } from '../../kernel/model/index.ts'
 import { cachedTenantSettings, type TenantSettings } from '../../kernel/settings.ts'
 import type { CustomFieldTemplate } from './filter-parser.ts'
-import { combine, freeze, type Condition, type QueryAst, type Value } from './query.model.ts'
-import { buildQuery, parameterError, type BuiltQuery, type QueryRequest } from './request-parser.ts'
-import { compileCount, compileList, compileObject, type CompileOptions } from './sql-compiler.ts'
+import { combine, freeze, type Condition, type QueryAst } from './query.model.ts'
+import { buildQuery, parameterError, type QueryRequest } from './request-parser.ts'
+import { compileCount, compileList, compileObject } from './sql-compiler.ts'
+import { ID_PLACEHOLDER, StatementCache, toCompiled, withId, type CompiledStatement } from './statement-cache.ts'
 
 /** A page of a list, its data still the JSON text PostgreSQL wrote. */
 export interface ListPage {
@@ -72,6 +74,9 @@ const canRead = (principal: Principal, entity: EntityDef) =>
   hasRole(principal, `${entity.resource}.view`) || hasRole(principal, 'queryUser')
 const shorten = (text: string) => (text.length > 100 ? `${text.slice(0, 100)}…` : text)
 
+/** Compiled statements kept per request shape (a few kilobytes each). */
+const STATEMENT_CACHE_SIZE = 500
+
 export type QueryEngine = ReturnType<typeof createQueryEngine>
 
 /**
@@ -81,6 +86,7 @@ export type QueryEngine = ReturnType<typeof createQueryEngine>
 export function createQueryEngine(deps: { database: Database; registry?: EntityRegistry }) {
   const registry = deps.registry ?? platformRegistry
   const database = deps.database
+  const cache = new StatementCache(STATEMENT_CACHE_SIZE)
 
   function resolve(token: string): Target {
     const entity = registry.find(token)
@@ -121,23 +127,12 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
     return target
   }
 
-  /** Every query runs read-only; PGlite cannot interrupt a statement, so the timeout is PostgreSQL's only. */
-  async function readOnly<T>(work: (tx: Db, settings: TenantSettings) => Promise<T>): Promise<T> {
-    const settings = await cachedTenantSettings(database.db)
-    // On a server: a read-only pool with the timeout set per session, so a query is one round trip.
-    const readDb = database.readOnly(settings.queryStatementTimeoutMs)
-    if (readDb) return work(readDb, settings)
-    return database.db.transaction(async (tx) => work(tx, settings), { accessMode: 'read only' })
-  }
-
-  async function customFieldTemplates(
-    tx: Db,
-    request: QueryRequest,
-  ): Promise<Map<string, Map<string, CustomFieldTemplate>>> {
+  /** Custom field templates, read per request (they change at runtime): filters on custom fields convert by them. */
+  async function customFieldTemplates(request: QueryRequest): Promise<Map<string, Map<string, CustomFieldTemplate>>> {
     const byEntity = new Map<string, Map<string, CustomFieldTemplate>>()
     if (!request.filters || !JSON.stringify(request.filters).includes('cfValues')) return byEntity
     const templates = await rows<CustomFieldTemplate>(
-      tx,
+      database.db,
       sql`select code, applies_to as "appliesTo", field_type as "fieldType", storage_type as "storageType" from custom_field_template`,
     )
     for (const template of templates) {
@@ -147,14 +142,8 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
     return byEntity
   }
 
-  async function prepare(
-    tx: Db,
-    settings: TenantSettings,
-    principal: Principal,
-    target: Target,
-    request: QueryRequest,
-  ): Promise<BuiltQuery> {
-    const templates = await customFieldTemplates(tx, request)
+  async function build(principal: Principal, target: Target, request: QueryRequest, settings: TenantSettings) {
+    const templates = await customFieldTemplates(request)
     return buildQuery(target.entity, request, {
       registry,
       allowSql: hasRole(principal, 'queryExpert'),
@@ -164,18 +153,83 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
     })
   }
 
-  function compileOptions(principal: Principal, settings: TenantSettings): CompileOptions {
-    return {
-      timeZone: settings.timeZone,
-      sellerCodes: principal.sellerCodes,
-      viewer: { username: principal.username, groups: principal.groups, roles: principal.roles },
-    }
+  const viewerOf = (principal: Principal): Viewer => ({
+    username: principal.username,
+    groups: principal.groups,
+    roles: principal.roles,
+  })
+
+  function compileOptions(principal: Principal, settings: TenantSettings, trace?: { viewerUsed: boolean }) {
+    return { timeZone: settings.timeZone, sellerCodes: principal.sellerCodes, viewer: viewerOf(principal), trace }
   }
 
-  /** Runs a statement; with raw SQL filters, a database error is the client's SQL, answered 400 without its text. */
-  async function run<T>(tx: Db, statement: SQL, usesSql: boolean): Promise<T | undefined> {
+  /**
+   * The statement answering a request: from the cache when a request of the same shape (same parameters, same kind of
+   * caller) was compiled before, else parsed, compiled and kept. A get by id is cached without its id. Requests that
+   * filter on custom fields are compiled each time: their templates can change.
+   */
+  async function statementFor(
+    kind: 'list' | 'count' | 'get',
+    principal: Principal,
+    target: Target,
+    entityToken: string,
+    request: QueryRequest,
+    settings: TenantSettings,
+    count: boolean,
+  ): Promise<CompiledStatement> {
+    const requestText = JSON.stringify(request)
+    const cacheable = !requestText.includes('cfValues')
+    const key = [
+      kind,
+      entityToken,
+      hasRole(principal, 'queryExpert') ? 'sql' : '',
+      principal.sellerCodes === null ? '*' : JSON.stringify(principal.sellerCodes),
+      settings.timeZone,
+      settings.defaultListLimit,
+      count ? 'count' : '',
+      requestText,
+    ].join('\u0001')
+    const viewer = viewerOf(principal)
+    const found = cacheable ? cache.get(key, viewer) : undefined
+    if (found) return found
+    const built = await build(principal, target, request, settings)
+    const trace = { viewerUsed: false }
+    const options = compileOptions(principal, settings, trace)
+    let query: SQL
+    if (kind === 'list') query = compileList(registry, built.ast, { ...options, count })
+    else if (kind === 'count') query = compileCount(registry, built.ast, options)
+    else {
+      if (built.ast.select.kind !== 'entities')
+        throw parameterError('fields', 'aggregations are not available on get by id')
+      const idType = target.entity.fields.get('id')?.type
+      const byId: Condition = {
+        kind: 'compare',
+        target: { relations: [], field: 'id' },
+        op: '=',
+        value:
+          idType === 'long' || idType === 'integer'
+            ? { kind: 'number', text: ID_PLACEHOLDER }
+            : { kind: 'text', text: ID_PLACEHOLDER },
+        ignoreCase: false,
+      }
+      query = compileObject(registry, { ...built.ast, where: combine('and', [built.ast.where, byId]) }, options)
+    }
+    const compiled = toCompiled(query, { usesSql: built.usesSql, limit: built.ast.limit, offset: built.ast.offset })
+    if (cacheable) cache.set(key, viewer, compiled, trace.viewerUsed)
+    return compiled
+  }
+
+  /**
+   * Runs a statement read-only (with the tenant's statement timeout on PostgreSQL; PGlite cannot interrupt one).
+   * With raw SQL filters, a database error is the client's SQL, answered 400 without its text.
+   */
+  async function execute<T>(
+    settings: TenantSettings,
+    statement: TextStatement,
+    usesSql: boolean,
+  ): Promise<T | undefined> {
     try {
-      return await one<T>(tx, statement)
+      return (await database.readOnlyQuery<T>(settings.queryStatementTimeoutMs, statement))[0]
     } catch (error) {
       const code = pgErrorOf(error)?.code
       if (usesSql && code && code !== '57014') {
@@ -188,21 +242,20 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
   const inList = (names: readonly string[], entity: EntityDef) =>
     names.some((n) => registry.find(n)?.name === entity.name)
 
+  const counts = (settings: TenantSettings, target: Target, request: QueryRequest) =>
+    request.forceCount === true || !inList(settings.hugeVolumeEntities, target.entity)
+
   async function listPage(
-    principal: Principal,
-    target: Target,
-    tx: Db,
     settings: TenantSettings,
-    built: BuiltQuery,
+    target: Target,
+    compiled: CompiledStatement,
     request: QueryRequest,
   ): Promise<ListPage> {
-    const count = request.forceCount === true || !inList(settings.hugeVolumeEntities, target.entity)
-    const statement = compileList(registry, built.ast, { ...compileOptions(principal, settings), count })
-    const found = await run<{ total: string | null; data: string }>(tx, statement, built.usesSql)
+    const found = await execute<{ total: string | null; data: string }>(settings, compiled.statement, compiled.usesSql)
     return {
       total: found?.total === null || found?.total === undefined ? undefined : Number(found.total),
-      limit: built.ast.limit,
-      offset: built.ast.offset,
+      limit: compiled.limit,
+      offset: compiled.offset,
       filters: request.filters,
       dataJson: found?.data ?? '[]',
       extractList: request.extractList ?? inList(settings.extractListEntities, target.entity),
@@ -212,10 +265,10 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
   /** A list page (§2.4) with its rows as the database's JSON text. */
   async function list(principal: Principal, entityToken: string, request: QueryRequest): Promise<ListPage> {
     const target = authorize(principal, entityToken)
-    return readOnly(async (tx, settings) => {
-      const built = await prepare(tx, settings, principal, target, request)
-      return listPage(principal, target, tx, settings, built, request)
-    })
+    const settings = await cachedTenantSettings(database.db)
+    const count = counts(settings, target, request)
+    const compiled = await statementFor('list', principal, target, entityToken, request, settings, count)
+    return listPage(settings, target, compiled, request)
   }
 
   return {
@@ -240,16 +293,15 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
      */
     async validate(entityToken: string, request: QueryRequest): Promise<QueryAst> {
       const target = resolve(entityToken)
-      return readOnly(async (tx, settings) => {
-        const templates = await customFieldTemplates(tx, request)
-        return buildQuery(target.entity, request, {
-          registry,
-          allowSql: true,
-          customFields: (entity) => templates.get(entity.name) ?? new Map(),
-          defaultLimit: settings.defaultListLimit,
-          restriction: target.restriction,
-        }).ast
-      })
+      const settings = await cachedTenantSettings(database.db)
+      const templates = await customFieldTemplates(request)
+      return buildQuery(target.entity, request, {
+        registry,
+        allowSql: true,
+        customFields: (entity) => templates.get(entity.name) ?? new Map(),
+        defaultLimit: settings.defaultListLimit,
+        restriction: target.restriction,
+      }).ast
     },
 
     /** Runs an AST built elsewhere (the Deep workbench), with the caller's row-level restriction. */
@@ -259,33 +311,34 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
       options: { count: boolean; usesSql?: boolean },
     ): Promise<ListResult> {
       const target = authorize(principal, ast.entity)
-      return readOnly(async (tx, settings) => {
-        const built: BuiltQuery = { ast: freeze(ast), usesSql: options.usesSql ?? false }
-        const page = await listPage(principal, target, tx, settings, built, {
-          forceCount: options.count,
-          extractList: false,
-        })
-        return {
-          total: page.total,
-          limit: page.limit,
-          offset: page.offset,
-          filters: undefined,
-          data: JSON.parse(page.dataJson) as unknown[],
-        }
+      const settings = await cachedTenantSettings(database.db)
+      const frozen = freeze(ast)
+      const request: QueryRequest = { forceCount: options.count, extractList: false }
+      const query = compileList(registry, frozen, {
+        ...compileOptions(principal, settings),
+        count: counts(settings, target, request),
       })
+      const compiled = toCompiled(query, {
+        usesSql: options.usesSql ?? false,
+        limit: frozen.limit,
+        offset: frozen.offset,
+      })
+      const page = await listPage(settings, target, compiled, request)
+      return {
+        total: page.total,
+        limit: page.limit,
+        offset: page.offset,
+        filters: undefined,
+        data: JSON.parse(page.dataJson) as unknown[],
+      }
     },
 
     async count(principal: Principal, entityToken: string, request: QueryRequest): Promise<{ total: number }> {
       const target = authorize(principal, entityToken)
-      return readOnly(async (tx, settings) => {
-        const built = await prepare(tx, settings, principal, target, request)
-        const found = await run<{ total: string }>(
-          tx,
-          compileCount(registry, built.ast, compileOptions(principal, settings)),
-          built.usesSql,
-        )
-        return { total: Number(found?.total ?? 0) }
-      })
+      const settings = await cachedTenantSettings(database.db)
+      const compiled = await statementFor('count', principal, target, entityToken, request, settings, true)
+      const found = await execute<{ total: string }>(settings, compiled.statement, compiled.usesSql)
+      return { total: Number(found?.total ?? 0) }
     },
 
     /** One entity as JSON text; 404 when it does not exist or the caller may not see it. */
@@ -293,31 +346,14 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
       const target = authorize(principal, entityToken)
       const idField = target.entity.fields.get('id')
       if (!idField) throw new AppError('NOT_FOUND', `entity ${shorten(entityToken)} has no id`)
-      let value: Value
-      if (idField.type === 'long' || idField.type === 'integer') {
-        if (!/^\d{1,18}$/.test(id)) throw parameterError('id', `expected a numeric id, got ${shorten(id)}`)
-        value = { kind: 'number', text: String(BigInt(id)) }
-      } else value = { kind: 'text', text: id }
-      return readOnly(async (tx, settings) => {
-        const built = await prepare(tx, settings, principal, target, request)
-        if (built.ast.select.kind !== 'entities')
-          throw parameterError('fields', 'aggregations are not available on get by id')
-        const byId: Condition = {
-          kind: 'compare',
-          target: { relations: [], field: 'id' },
-          op: '=',
-          value,
-          ignoreCase: false,
-        }
-        const ast: QueryAst = { ...built.ast, where: combine('and', [built.ast.where, byId]) }
-        const found = await run<{ data: string }>(
-          tx,
-          compileObject(registry, ast, compileOptions(principal, settings)),
-          built.usesSql,
-        )
-        if (!found) throw new AppError('NOT_FOUND', `entity ${shorten(entityToken)} with id ${shorten(id)} not found`)
-        return found.data
-      })
+      if ((idField.type === 'long' || idField.type === 'integer') && !/^\d{1,18}$/.test(id))
+        throw parameterError('id', `expected a numeric id, got ${shorten(id)}`)
+      const settings = await cachedTenantSettings(database.db)
+      const compiled = await statementFor('get', principal, target, entityToken, request, settings, false)
+      const value = idField.type === 'long' || idField.type === 'integer' ? String(BigInt(id)) : id
+      const found = await execute<{ data: string }>(settings, withId(compiled, value), compiled.usesSql)
+      if (!found) throw new AppError('NOT_FOUND', `entity ${shorten(entityToken)} with id ${shorten(id)} not found`)
+      return found.data
     },
 
     /**

@@ -21,6 +21,8 @@ export interface CompileOptions {
   readonly sellerCodes: readonly string[] | null
   /** The caller, for entities that declare a row policy (saved queries' visibility). */
   readonly viewer?: Viewer | undefined
+  /** Set when a row policy read the viewer: the statement is then the viewer's own. */
+  readonly trace?: { viewerUsed: boolean } | undefined
 }
 
 const ident = (name: string) => sql.identifier(name)
@@ -286,8 +288,9 @@ class Compiler {
 
   /** Row-level security: a business entity's rows are visible when its seller path ends at one of the caller's sellers. */
   restriction(entity: EntityDef, alias: string): SQL | undefined {
-    const policy =
-      entity.rowPolicy && this.options.viewer ? entity.rowPolicy(sql`${ident(alias)}`, this.options.viewer) : undefined
+    const viewer = this.options.viewer
+    if (entity.rowPolicy && viewer && this.options.trace) this.options.trace.viewerUsed = true
+    const policy = entity.rowPolicy && viewer ? entity.rowPolicy(sql`${ident(alias)}`, viewer) : undefined
     const codes = this.options.sellerCodes
     if (codes === null || !entity.business || entity.sellerPath === undefined) return policy
     const sellers = this.sellerChain(entity, alias, entity.sellerPath === '' ? [] : entity.sellerPath.split('.'), codes)

@@ -1,0 +1,102 @@
+import { createHash, randomUUID } from 'node:crypto'
+import type { SQL } from 'drizzle-orm'
+import { PgDialect } from 'drizzle-orm/pg-core'
+import type { TextStatement } from '../../kernel/db/database.ts'
+import type { Viewer } from '../../kernel/model/index.ts'
+
+const dialect = new PgDialect()
+
+/**
+ * Stands for the id of a get by id while its statement is compiled, then replaced by each request's id. Random per
+ * process, so no client value can be mistaken for it.
+ */
+export const ID_PLACEHOLDER = `\u0000id:${randomUUID()}`
+
+/** A compiled Query API statement, reused by every request of the same shape. */
+export interface CompiledStatement {
+  readonly statement: TextStatement
+  /** Positions of ID_PLACEHOLDER in the values. */
+  readonly idAt: readonly number[]
+  /** The statement holds raw SQL from the request: a database error is the client's. */
+  readonly usesSql: boolean
+  readonly limit: number
+  readonly offset: number
+}
+
+/**
+ * Turns compiled SQL into text and values once. Statements without raw SQL from the request are named, so that
+ * PostgreSQL parses each one once per connection; raw SQL stays unnamed (its text is the client's, in endless variety).
+ */
+export function toCompiled(query: SQL, meta: { usesSql: boolean; limit: number; offset: number }): CompiledStatement {
+  const { sql: text, params } = dialect.sqlToQuery(query)
+  const idAt: number[] = []
+  params.forEach((value, i) => {
+    if (value === ID_PLACEHOLDER) idAt.push(i)
+  })
+  const name = meta.usesSql ? undefined : `obol_q_${createHash('sha256').update(text).digest('base64url').slice(0, 32)}`
+  return { statement: { text, values: params, name }, idAt, ...meta }
+}
+
+/** The statement with the request's id in place of the placeholder. */
+export function withId(compiled: CompiledStatement, id: string): TextStatement {
+  if (compiled.idAt.length === 0) return compiled.statement
+  const values = [...compiled.statement.values]
+  for (const i of compiled.idAt) values[i] = id
+  return { ...compiled.statement, values }
+}
+
+/** Marks a key whose statement depends on the caller beyond its seller restriction (an entity's row policy). */
+const VIEWER_DEPENDENT = Symbol('viewer-dependent')
+
+/**
+ * The compiled statements of recent request shapes, least recently used evicted first. A statement compiled under a
+ * row policy (saved queries' visibility) depends on the viewer: it is kept per viewer under the same key.
+ */
+export class StatementCache {
+  private readonly capacity: number
+  private readonly entries = new Map<string, CompiledStatement | typeof VIEWER_DEPENDENT>()
+
+  constructor(capacity: number) {
+    this.capacity = capacity
+  }
+
+  get size(): number {
+    return this.entries.size
+  }
+
+  get(key: string, viewer: Viewer): CompiledStatement | undefined {
+    const found = this.touch(key)
+    return found === VIEWER_DEPENDENT
+      ? (this.touch(`${key}\u0001${viewerKey(viewer)}`) as CompiledStatement | undefined)
+      : found
+  }
+
+  set(key: string, viewer: Viewer, compiled: CompiledStatement, viewerDependent: boolean): void {
+    if (viewerDependent) {
+      this.put(key, VIEWER_DEPENDENT)
+      this.put(`${key}\u0001${viewerKey(viewer)}`, compiled)
+    } else this.put(key, compiled)
+  }
+
+  private touch(key: string): CompiledStatement | typeof VIEWER_DEPENDENT | undefined {
+    const found = this.entries.get(key)
+    if (found !== undefined) {
+      this.entries.delete(key)
+      this.entries.set(key, found)
+    }
+    return found
+  }
+
+  private put(key: string, value: CompiledStatement | typeof VIEWER_DEPENDENT): void {
+    this.entries.delete(key)
+    this.entries.set(key, value)
+    while (this.entries.size > this.capacity) {
+      const oldest = this.entries.keys().next().value as string
+      this.entries.delete(oldest)
+    }
+  }
+}
+
+function viewerKey(viewer: Viewer): string {
+  return `${viewer.username}\u0002${viewer.groups.join('\u0003')}\u0002${[...viewer.roles].sort().join('\u0003')}`
+}
