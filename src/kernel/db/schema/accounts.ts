@@ -40,7 +40,11 @@ export const customerAccounts = pgTable(
     status: text('status').notNull().default('ACTIVE'),
     cfValues: cfValuesColumn(),
   },
-  (t) => [index('customer_account_customer_id_idx').on(t.customerId)],
+  (t) => [
+    index('customer_account_customer_id_idx').on(t.customerId),
+    index('customer_account_trading_currency_id_idx').on(t.tradingCurrencyId),
+    index('customer_account_language_id_idx').on(t.languageId),
+  ],
 )
 
 export const billingAccounts = pgTable(
@@ -70,6 +74,10 @@ export const billingAccounts = pgTable(
   (t) => [
     index('billing_account_customer_account_id_idx').on(t.customerAccountId),
     index('billing_account_billing_cycle_id_idx').on(t.billingCycleId),
+    // Filters through reference data (`country.code`) join on these: indexed, a filter reads only its rows.
+    index('billing_account_country_id_idx').on(t.countryId),
+    index('billing_account_language_id_idx').on(t.languageId),
+    index('billing_account_trading_currency_id_idx').on(t.tradingCurrencyId),
   ],
 )
 
