@@ -131,6 +131,7 @@ async function generate(db: Parameters<typeof rows>[0]): Promise<void> {
 
 const FILTERS = { status: 'ACTIVE', 'fromRange id': 1000, 'country.code': 'FR' }
 const filterParam = encodeURIComponent(JSON.stringify(FILTERS))
+const BY_CODE = { code: 'bba_05000_3' }
 
 const CASES = [
   {
@@ -149,6 +150,12 @@ const CASES = [
     baseline: '/c',
   },
   { name: '(d) get by id', obol: '/api/v1/query/billingAccount/50000', baseline: '/d' },
+  // Not asked by the issue: the lookup integrators make most, by code (case-insensitive in the Query API).
+  {
+    name: '(e) find by code',
+    obol: `/api/v1/query/billingAccount?filters=${encodeURIComponent(JSON.stringify(BY_CODE))}`,
+    baseline: '/e',
+  },
 ] as const
 
 const ts = (column: SQL) => sql`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`
@@ -190,6 +197,10 @@ const BASELINES: Record<string, (query: Record<string, string>) => SQL> = {
       where ${WHERE} order by b.code, b.id limit 100) x`),
   '/c': () =>
     sql`select json_build_object('total', count(*) over (), 'limit', 100, 'offset', 0, 'data', null)::text as j from (select 1) s limit 0`,
+  '/e': () =>
+    sql`select json_build_object('total', count(*), 'limit', 100, 'offset', 0, 'filters', ${JSON.stringify(BY_CODE)}::json,
+      'data', coalesce(json_agg(${billingAccountJson(sql`b`, ref(sql`b.customer_account_id`))}), '[]'::json))::text as j
+      from billing_account b where b.code = 'BBA_05000_3'`,
   '/d': () =>
     sql`select json_build_object('data', ${billingAccountJson(sql`b`, ref(sql`b.customer_account_id`))})::text as j
       from billing_account b where b.id = 50000`,

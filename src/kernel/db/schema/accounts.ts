@@ -1,6 +1,6 @@
 import { index, text } from 'drizzle-orm/pg-core'
 import { pgTable } from 'drizzle-orm/pg-core'
-import { cfValuesColumn, codedColumns, refColumn } from './columns.ts'
+import { cfValuesColumn, codedColumns, lowerCodeIndex, refColumn } from './columns.ts'
 import { billingCycles, countries, languages, tradingCurrencies } from './reference.ts'
 
 export const sellers = pgTable('seller', {
@@ -24,7 +24,7 @@ export const customers = pgTable(
     status: text('status').notNull().default('ACTIVE'),
     cfValues: cfValuesColumn(),
   },
-  (t) => [index('customer_seller_id_idx').on(t.sellerId)],
+  (t) => [index('customer_seller_id_idx').on(t.sellerId), lowerCodeIndex('customer', t.code)],
 )
 
 export const customerAccounts = pgTable(
@@ -44,6 +44,7 @@ export const customerAccounts = pgTable(
     index('customer_account_customer_id_idx').on(t.customerId),
     index('customer_account_trading_currency_id_idx').on(t.tradingCurrencyId),
     index('customer_account_language_id_idx').on(t.languageId),
+    lowerCodeIndex('customer_account', t.code),
   ],
 )
 
@@ -78,6 +79,7 @@ export const billingAccounts = pgTable(
     index('billing_account_country_id_idx').on(t.countryId),
     index('billing_account_language_id_idx').on(t.languageId),
     index('billing_account_trading_currency_id_idx').on(t.tradingCurrencyId),
+    lowerCodeIndex('billing_account', t.code),
   ],
 )
 
@@ -92,5 +94,5 @@ export const userAccounts = pgTable(
     status: text('status').notNull().default('ACTIVE'),
     cfValues: cfValuesColumn(),
   },
-  (t) => [index('user_account_billing_account_id_idx').on(t.billingAccountId)],
+  (t) => [index('user_account_billing_account_id_idx').on(t.billingAccountId), lowerCodeIndex('user_account', t.code)],
 )

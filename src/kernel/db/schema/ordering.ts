@@ -12,7 +12,7 @@ import {
   timestamp,
   unique,
 } from 'drizzle-orm/pg-core'
-import { auditColumns, codedColumns, idColumn, refColumn } from './columns.ts'
+import { auditColumns, codedColumns, idColumn, lowerCodeIndex, refColumn } from './columns.ts'
 import { billingAccounts, sellers, userAccounts } from './accounts.ts'
 import { accountingArticles, taxes, tradingCurrencies } from './reference.ts'
 import {
@@ -60,6 +60,7 @@ export const orders = pgTable(
     index('customer_order_seller_idx').on(t.sellerId),
     index('customer_order_billing_account_idx').on(t.billingAccountId),
     index('customer_order_user_account_idx').on(t.userAccountId),
+    lowerCodeIndex('customer_order', t.code),
   ],
 )
 
@@ -88,6 +89,7 @@ export const subscriptions = pgTable(
     index('subscription_seller_idx').on(t.sellerId),
     index('subscription_user_account_idx').on(t.userAccountId),
     index('subscription_order_idx').on(t.orderId),
+    lowerCodeIndex('subscription', t.code),
   ],
 )
 
