@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { SignJWT, exportJWK, generateKeyPair } from 'jose'
@@ -154,6 +154,32 @@ describe('verification', () => {
     const response = await t.requestAs(expired, 'GET', '/api/v1/sellers')
     expect(response.status).toBe(401)
     expect(response.body.message).toBe('The access token has expired')
+  })
+
+  it('checks a token again once it has expired, even one it has seen before', async () => {
+    const keys = (t.app as any).tokens.keys
+    const { kid, key } = await keys.active()
+    const now = Math.floor(Date.now() / 1000)
+    const token = await new SignJWT({ realm_access: { roles: ['accounts.customers.view'] } })
+      .setProtectedHeader({ alg: 'ES256', kid })
+      .setIssuer(`${TEST_BASE_URL}/auth/realms/obol`)
+      .setAudience('obol')
+      .setSubject('1')
+      .setIssuedAt(now)
+      .setExpirationTime(now + 120)
+      .sign(key)
+    expect((await t.requestAs(token, 'GET', '/api/v1/sellers')).status).toBe(200)
+    expect((await t.requestAs(token, 'GET', '/api/v1/sellers')).status).toBe(200)
+    vi.useFakeTimers({ toFake: ['Date'] })
+    try {
+      // Two hours later: past the expiry and the 30-second clock tolerance.
+      vi.setSystemTime(Date.now() + 2 * 3600_000)
+      const response = await t.requestAs(token, 'GET', '/api/v1/sellers')
+      expect(response.status).toBe(401)
+      expect(response.body.message).toBe('The access token has expired')
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
   it('returns the session of the caller', async () => {
