@@ -28,8 +28,12 @@ export interface TextStatement {
   readonly name?: string | undefined
 }
 
-/** At most this many prepared statement names per read pool: each connection keeps every statement it prepared. */
-export const MAX_PREPARED_STATEMENTS = 200
+/**
+ * At most this many prepared statement names per read pool: each connection keeps every statement it prepared until
+ * it closes (the pool closes a connection idle for 10 s). With statements of at most 8 KB, the worst case is a few
+ * hundred megabytes of server memory across the pool's connections; a few kilobytes each in practice.
+ */
+export const MAX_PREPARED_STATEMENTS = 100
 
 /** One database, embedded (PGlite) or server (node-postgres pool), behind the same Drizzle handle. */
 export interface Database {

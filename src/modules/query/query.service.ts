@@ -15,7 +15,7 @@ import type { CustomFieldTemplate } from './filter-parser.ts'
 import { combine, freeze, type Condition, type QueryAst } from './query.model.ts'
 import { buildQuery, parameterError, type QueryRequest } from './request-parser.ts'
 import { compileCount, compileList, compileObject } from './sql-compiler.ts'
-import { ID_PLACEHOLDER, StatementCache, toCompiled, withId, type CompiledStatement } from './statement-cache.ts'
+import { ID_PLACEHOLDER, named, StatementCache, toCompiled, withId, type CompiledStatement } from './statement-cache.ts'
 
 /** A page of a list, its data still the JSON text PostgreSQL wrote. */
 export interface ListPage {
@@ -74,8 +74,13 @@ const canRead = (principal: Principal, entity: EntityDef) =>
   hasRole(principal, `${entity.resource}.view`) || hasRole(principal, 'queryUser')
 const shorten = (text: string) => (text.length > 100 ? `${text.slice(0, 100)}…` : text)
 
-/** Compiled statements kept per request shape (a few kilobytes each). */
+/**
+ * Compiled statements kept per request shape. An entry holds its key (the request, at most MAX_CACHED_REQUEST_CHARS)
+ * and its statement (at most MAX_CACHED_STATEMENT_CHARS): the cache stays under about 40 MB whatever clients send.
+ */
 const STATEMENT_CACHE_SIZE = 500
+const MAX_CACHED_REQUEST_CHARS = 8192
+const MAX_CACHED_STATEMENT_CHARS = 65_536
 
 export type QueryEngine = ReturnType<typeof createQueryEngine>
 
@@ -178,7 +183,7 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
     count: boolean,
   ): Promise<CompiledStatement> {
     const requestText = JSON.stringify(request)
-    const cacheable = !requestText.includes('cfValues')
+    const cacheable = !requestText.includes('cfValues') && requestText.length <= MAX_CACHED_REQUEST_CHARS
     const key = [
       kind,
       entityToken,
@@ -215,7 +220,9 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
       query = compileObject(registry, { ...built.ast, where: combine('and', [built.ast.where, byId]) }, options)
     }
     const compiled = toCompiled(query, { usesSql: built.usesSql, limit: built.ast.limit, offset: built.ast.offset })
-    if (cacheable) cache.set(key, viewer, compiled, trace.viewerUsed)
+    // The cache holds its entries' text: a statement too long to keep is compiled again when asked for again.
+    if (cacheable && compiled.statement.text.length <= MAX_CACHED_STATEMENT_CHARS)
+      cache.set(key, viewer, named(compiled), trace.viewerUsed)
     return compiled
   }
 

@@ -1,18 +1,27 @@
 import { describe, expect, it } from 'vitest'
 import { sql } from 'drizzle-orm'
 import type { Viewer } from '../../kernel/model/index.ts'
-import { ID_PLACEHOLDER, StatementCache, toCompiled, withId } from './statement-cache.ts'
+import { ID_PLACEHOLDER, MAX_PREPARED_TEXT, named, StatementCache, toCompiled, withId } from './statement-cache.ts'
 
 const viewer = (username: string, roles: string[] = []): Viewer => ({ username, groups: [], roles: new Set(roles) })
 const compiled = (text: string) => toCompiled(sql.raw(text), { usesSql: false, limit: 100, offset: 0 })
 
 describe('compiled statements', () => {
-  it('name a statement by its text, and leave raw SQL from a request unnamed', () => {
+  it('run unnamed the first time, then under a name derived from their text', () => {
     const a = compiled('select 1')
-    expect(a.statement.name).toMatch(/^obol_q_[\w-]{32}$/)
-    expect(compiled('select 1').statement.name).toBe(a.statement.name)
-    expect(compiled('select 2').statement.name).not.toBe(a.statement.name)
-    expect(toCompiled(sql.raw('select 1'), { usesSql: true, limit: 1, offset: 0 }).statement.name).toBeUndefined()
+    expect(a.statement.name).toBeUndefined()
+    expect(named(a).statement.name).toMatch(/^obol_q_[\w-]{32}$/)
+    expect(named(compiled('select 1')).statement.name).toBe(named(a).statement.name)
+    expect(named(compiled('select 2')).statement.name).not.toBe(named(a).statement.name)
+  })
+
+  it('never name raw SQL from a request, nor a statement too long to keep prepared', () => {
+    expect(
+      named(toCompiled(sql.raw('select 1'), { usesSql: true, limit: 1, offset: 0 })).statement.name,
+    ).toBeUndefined()
+    const long = `select '${'x'.repeat(MAX_PREPARED_TEXT)}'`
+    expect(named(compiled(long)).statement.name).toBeUndefined()
+    expect(named(compiled(long)).statement.text).toBe(long)
   })
 
   it('put the id of each request where the placeholder stood, leaving the cached values untouched', () => {
@@ -51,6 +60,8 @@ describe('StatementCache', () => {
     expect(cache.get('q', viewer('alice'))?.statement.text).toBe('select alice')
     expect(cache.get('q', viewer('bob'))).toBeUndefined()
     expect(cache.get('q', viewer('alice', ['queryManagement']))).toBeUndefined()
+    // Names and groups are compared whole, whatever characters they hold.
+    expect(cache.get('q', { username: 'alice', groups: [''], roles: new Set() })).toBeUndefined()
     cache.set('q', viewer('bob'), compiled('select bob'), true)
     expect(cache.get('q', viewer('alice'))?.statement.text).toBe('select alice')
     expect(cache.get('q', viewer('bob'))?.statement.text).toBe('select bob')
