@@ -866,3 +866,16 @@ describe('read-only statements', () => {
     },
   )
 })
+
+describe('limits', () => {
+  it('refuses a filter needing more values than a statement should carry with 400 naming filters', async () => {
+    const filters: Record<string, string> = {}
+    for (let i = 0; i < 12_000; i += 1) filters[`AND${i} code`] = `CUST_${i}`
+    const listed = await post('/api/v1/query/customer', { filters })
+    expect(listed.status).toBe(400)
+    expect(listed.body).toMatchObject({ errorCode: 'INVALID_FILTER' })
+    expect(listed.body.message).toContain('at most 20000')
+    // The count carries each value once: 12,000 values are within the bound.
+    expect((await post('/api/v1/query/customer/count', { filters })).body).toEqual({ total: 0 })
+  })
+})

@@ -82,6 +82,21 @@ const STATEMENT_CACHE_SIZE = 500
 const MAX_CACHED_REQUEST_CHARS = 8192
 const MAX_CACHED_STATEMENT_CHARS = 65_536
 
+/** PostgreSQL takes at most 65,535 values in a statement; a request needing more is refused long before. */
+const MAX_STATEMENT_VALUES = 20_000
+
+function boundedValues(compiled: CompiledStatement): CompiledStatement {
+  const count = compiled.statement.values.length
+  if (count > MAX_STATEMENT_VALUES) {
+    throw new AppError(
+      'INVALID_FILTER',
+      `filters: too many conditions and values (the query would carry ${count} values, at most ${MAX_STATEMENT_VALUES})`,
+      { details: [{ field: 'filters', message: `at most ${MAX_STATEMENT_VALUES} values in all` }] },
+    )
+  }
+  return compiled
+}
+
 export type QueryEngine = ReturnType<typeof createQueryEngine>
 
 /**
@@ -219,7 +234,9 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
       }
       query = compileObject(registry, { ...built.ast, where: combine('and', [built.ast.where, byId]) }, options)
     }
-    const compiled = toCompiled(query, { usesSql: built.usesSql, limit: built.ast.limit, offset: built.ast.offset })
+    const compiled = boundedValues(
+      toCompiled(query, { usesSql: built.usesSql, limit: built.ast.limit, offset: built.ast.offset }),
+    )
     // The cache holds its entries' text: a statement too long to keep is compiled again when asked for again.
     if (cacheable && compiled.statement.text.length <= MAX_CACHED_STATEMENT_CHARS)
       cache.set(key, viewer, named(compiled), trace.viewerUsed)
@@ -325,11 +342,13 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
         ...compileOptions(principal, settings),
         count: counts(settings, target, request),
       })
-      const compiled = toCompiled(query, {
-        usesSql: options.usesSql ?? false,
-        limit: frozen.limit,
-        offset: frozen.offset,
-      })
+      const compiled = boundedValues(
+        toCompiled(query, {
+          usesSql: options.usesSql ?? false,
+          limit: frozen.limit,
+          offset: frozen.offset,
+        }),
+      )
       const page = await listPage(settings, target, compiled, request)
       return {
         total: page.total,
