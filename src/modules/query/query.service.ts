@@ -72,6 +72,10 @@ export function listEnvelopeText(page: ListPage): string {
 
 const canRead = (principal: Principal, entity: EntityDef) =>
   hasRole(principal, `${entity.resource}.view`) || hasRole(principal, 'queryUser')
+const hasNumericId = (entity: EntityDef) => {
+  const type = entity.fields.get('id')?.type
+  return type === 'long' || type === 'integer'
+}
 const shorten = (text: string) => (text.length > 100 ? `${text.slice(0, 100)}…` : text)
 
 /**
@@ -221,15 +225,11 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
     else {
       if (built.ast.select.kind !== 'entities')
         throw parameterError('fields', 'aggregations are not available on get by id')
-      const idType = target.entity.fields.get('id')?.type
       const byId: Condition = {
         kind: 'compare',
         target: { relations: [], field: 'id' },
         op: '=',
-        value:
-          idType === 'long' || idType === 'integer'
-            ? { kind: 'number', text: ID_PLACEHOLDER }
-            : { kind: 'text', text: ID_PLACEHOLDER },
+        value: { kind: hasNumericId(target.entity) ? 'number' : 'text', text: ID_PLACEHOLDER },
         ignoreCase: false,
       }
       query = compileObject(registry, { ...built.ast, where: combine('and', [built.ast.where, byId]) }, options)
@@ -370,14 +370,16 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
     /** One entity as JSON text; 404 when it does not exist or the caller may not see it. */
     async get(principal: Principal, entityToken: string, id: string, request: QueryRequest): Promise<string> {
       const target = authorize(principal, entityToken)
-      const idField = target.entity.fields.get('id')
-      if (!idField) throw new AppError('NOT_FOUND', `entity ${shorten(entityToken)} has no id`)
-      if ((idField.type === 'long' || idField.type === 'integer') && !/^\d{1,18}$/.test(id))
-        throw parameterError('id', `expected a numeric id, got ${shorten(id)}`)
+      if (!target.entity.fields.has('id')) throw new AppError('NOT_FOUND', `entity ${shorten(entityToken)} has no id`)
+      const numeric = hasNumericId(target.entity)
+      if (numeric && !/^\d{1,18}$/.test(id)) throw parameterError('id', `expected a numeric id, got ${shorten(id)}`)
       const settings = await cachedTenantSettings(database.db)
       const compiled = await statementFor('get', principal, target, entityToken, request, settings, false)
-      const value = idField.type === 'long' || idField.type === 'integer' ? String(BigInt(id)) : id
-      const found = await execute<{ data: string }>(settings, withId(compiled, value), compiled.usesSql)
+      const found = await execute<{ data: string }>(
+        settings,
+        withId(compiled, numeric ? String(BigInt(id)) : id),
+        compiled.usesSql,
+      )
       if (!found) throw new AppError('NOT_FOUND', `entity ${shorten(entityToken)} with id ${shorten(id)} not found`)
       return found.data
     },
