@@ -879,3 +879,41 @@ describe('limits', () => {
     expect((await post('/api/v1/query/customer/count', { filters })).body).toEqual({ total: 0 })
   })
 })
+
+describe('row security through joins; sets combined by OR', () => {
+  it('never reveals a related entity the caller may not see through filters, grouping or aggregates', async () => {
+    const who = OTHER_SELLER_ONLY
+    // OTHER's parent is MAIN: the unrestricted caller finds it through the relation, the restricted one cannot.
+    const byParent = `/api/v1/query/seller?fields=code&filters=${q({ 'parentSeller.code': 'MAIN' })}`
+    expect(codesOf((await get(byParent, QUERY_USER)).body)).toEqual(['OTHER'])
+    expect((await get(byParent, who)).body.total).toBe(0)
+    const probe = `/api/v1/query/seller/count?filters=${q({ 'parentSeller.description': '*Demo*' })}`
+    expect((await get(probe, QUERY_USER)).body.total).toBe(1)
+    expect((await get(probe, who)).body.total).toBe(0)
+    const grouped = await get('/api/v1/query/seller?fields=parentSeller.code,COUNT(*)&groupBy=parentSeller.code', who)
+    expect(JSON.stringify(grouped.body.data)).not.toContain('MAIN')
+    const outer = await get(
+      '/api/v1/query/seller?fields=parentSeller.code,COUNT(*)&groupBy=parentSeller.code&joinType=LEFT',
+      who,
+    )
+    expect(outer.body.data).toEqual([{ 'parentSeller.code': null, 'COUNT(*)': 1 }])
+    const max = await get('/api/v1/query/seller?fields=MAX(parentSeller.description)', who)
+    expect(max.body.data).toEqual([{ 'MAX(parentSeller.description)': null }])
+  })
+
+  it('ANDs the blocks with a set whose operator is OR even when the set is empty (§2.6 rule 1)', async () => {
+    const codes = async (filters: unknown) =>
+      codesOf((await get(`/api/v1/query/customer?fields=code&sortBy=code&filters=${q(filters)}`)).body)
+    expect(await codes({ $operator: 'OR', $filter1: { code: 'CUST_001' } })).toEqual(['CUST_001'])
+    expect((await get(`/api/v1/query/customer/count?filters=${q({ $operator: 'OR' })}`)).body.total).toBe(52)
+    expect((await get(`/api/v1/query/customer/count?filters=${q({ OR: {} })}`)).body.total).toBe(52)
+  })
+
+  it('leaves an Optional condition with a null value out of its set, an OR set too', async () => {
+    const codes = async (filters: unknown) =>
+      codesOf((await get(`/api/v1/query/customer?fields=code&sortBy=code&filters=${q(filters)}`)).body)
+    expect(await codes({ $operator: 'OR', 'eqOptional code': null, code: 'CUST_002' })).toEqual(['CUST_002'])
+    expect(await codes({ OR: { 'fromOptionalRange created': null, code: 'CUST_003' } })).toEqual(['CUST_003'])
+    expect((await get(`/api/v1/query/customer/count?filters=${q({ 'eqOptional code': null })}`)).body.total).toBe(52)
+  })
+})

@@ -105,6 +105,9 @@ export function wildcardPattern(text: string): string {
 }
 
 /** Parses and validates a `filters` object against the registry (§2.6, §2.7, DECISIONS "Query API"). */
+/** What an Optional condition with a null value becomes: left out of its set (recognized by identity). */
+const LEFT_OUT: Condition = { kind: 'constant', value: true }
+
 export function parseFilters(
   entity: EntityDef,
   filters: Record<string, unknown>,
@@ -142,7 +145,10 @@ class FilterParser {
       }
       items.push(this.entry(entity, key, key, value, nesting))
     }
-    return combine('and', [combine(combinator, items), ...blocks])
+    // Entries left out (an Optional condition with a null value) take no part, and a set with no entries left
+    // restricts nothing, whatever its operator: OR over nothing would otherwise be false.
+    const kept = items.filter((item) => item !== LEFT_OUT)
+    return combine('and', [kept.length === 0 ? TRUE : combine(combinator, kept), ...blocks])
   }
 
   private entry(entity: EntityDef, key: string, spec: string, value: unknown, nesting: number): Condition {
@@ -197,7 +203,7 @@ class FilterParser {
     if (last === 'type_class') return this.typeClass(entity, key, name, prefix, value)
     if (last === 'cfValues') return this.customFieldFilter(entity, key, name, prefix, value)
     const walked = this.walk(entity, key, path)
-    if (OPTIONAL.has(name) && (value === null || value === undefined)) return TRUE
+    if (OPTIONAL.has(name) && (value === null || value === undefined)) return LEFT_OUT
     if (walked.end.kind === 'relation') return this.onRelation(key, name, walked.hops, walked.end, value, leftJoin)
     const field = walked.end.field
     return this.onPath(walked.hops, (relations) =>
@@ -413,7 +419,7 @@ class FilterParser {
     const optional = name.includes('Optional')
     const [low, high] = fields.map((f) => this.fieldPath(entity, key, f)) as [FieldWalk, FieldWalk]
     if (value === null || value === undefined) {
-      if (optional) return TRUE
+      if (optional) return LEFT_OUT
       throw filterError(key, `a value is required (${name.replace('minmax', 'minmaxOptional')} skips a null value)`)
     }
     const upperOp: CompareOp = name.endsWith('Inclusive') ? '>=' : '>'
@@ -432,7 +438,7 @@ class FilterParser {
     value: unknown,
   ): Condition {
     const [start, end] = fields.map((f) => this.fieldPath(entity, key, f)) as [FieldWalk, FieldWalk]
-    if (value === null || value === undefined) return TRUE
+    if (value === null || value === undefined) return LEFT_OUT
     if (!Array.isArray(value) || value.length !== 2) throw filterError(key, 'expected a two-element array [from, to]')
     const [from, to] = value as [unknown, unknown]
     const inclusive = name.endsWith('Inclusive')

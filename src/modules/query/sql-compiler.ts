@@ -65,6 +65,8 @@ interface Column {
 interface Join {
   readonly alias: string
   readonly entity: EntityDef
+  /** The joined table, or the rows of it the caller may see. */
+  readonly source: SQL
   readonly on: SQL
   kind: JoinKind
 }
@@ -97,12 +99,14 @@ class Scope {
       let join = this.joins.get(key)
       if (!join) {
         const joined = this.compiler.alias('j')
-        join = {
-          alias: joined,
-          entity: target,
-          kind: this.joinType,
-          on: sql`${ident(joined)}.${ident(idColumn(target))} = ${ident(alias)}.${ident(relation.column!)}`,
-        }
+        const on = sql`${ident(joined)}.${ident(idColumn(target))} = ${ident(alias)}.${ident(relation.column!)}`
+        // Related rows the caller may not see are not joined at all: filters, sorting and grouping through them
+        // cannot reveal them, whatever the join type (nested loading writes them as null the same way).
+        const restriction = this.compiler.restriction(target, joined)
+        const source = restriction
+          ? sql`(select * from ${tableOf(target)} ${ident(joined)} where ${restriction})`
+          : tableOf(target)
+        join = { alias: joined, entity: target, kind: this.joinType, source, on }
         this.joins.set(key, join)
       }
       if (leftJoin) join.kind = 'LEFT'
@@ -127,7 +131,7 @@ class Scope {
   /** Rendered after every condition, sort key and projection of the scope has been compiled. */
   renderJoins(): SQL {
     const rendered = [...this.joins.values()].map(
-      (j) => sql` ${sql.raw(j.kind.toLowerCase())} join ${tableOf(j.entity)} ${ident(j.alias)} on ${j.on}`,
+      (j) => sql` ${sql.raw(j.kind.toLowerCase())} join ${j.source} ${ident(j.alias)} on ${j.on}`,
     )
     return sql.join(rendered, sql``)
   }
