@@ -209,7 +209,7 @@ describe('GET /api/v1/query/{entity}: the list envelope and the parameters of §
       status: 'FAIL',
       errorCode: 'INVALID_PARAMETER',
       code: 'INVALID_PARAMETER',
-      message: 'sortOrder: Invalid sortOrder sideways, expected one of ASC, DESC, ASCENDING, DESCENDING',
+      message: 'Invalid sortOrder sideways, expected one of ASC, DESC, ASCENDING, DESCENDING',
       details: [
         { field: 'sortOrder', message: 'Invalid sortOrder sideways, expected one of ASC, DESC, ASCENDING, DESCENDING' },
       ],
@@ -228,7 +228,7 @@ describe('GET /api/v1/query/{entity}: the list envelope and the parameters of §
     expect(bad.status).toBe(400)
     expect(bad.body).toMatchObject({
       errorCode: 'INVALID_PARAMETER',
-      message: 'joinType: Invalid joinType OUTER, expected one of INNER, LEFT, RIGHT',
+      message: 'Invalid joinType OUTER, expected one of INNER, LEFT, RIGHT',
     })
   })
 

@@ -52,6 +52,11 @@ export function parameterError(name: string, message: string): AppError {
   return new AppError('INVALID_PARAMETER', `${name}: ${message}`, { details: [{ field: name, message }] })
 }
 
+/** A §7.2 error whose message the document spells out: it begins as written there, without the field prefix. */
+function documentedError(name: string, message: string): AppError {
+  return new AppError('INVALID_PARAMETER', message, { details: [{ field: name, message }] })
+}
+
 /** Splits a comma list, keeping commas inside parentheses and quotes (`COALESCE(SUM(amount),0)`). */
 export function splitList(text: string): string[] {
   const items: string[] = []
@@ -207,7 +212,7 @@ export interface BuiltQuery {
 export function parseSortOrder(value: string): boolean {
   const descending = SORT_ORDERS[value.trim().toUpperCase()]
   if (descending === undefined) {
-    throw parameterError('sortOrder', `Invalid sortOrder ${value}, expected one of ASC, DESC, ASCENDING, DESCENDING`)
+    throw documentedError('sortOrder', `Invalid sortOrder ${value}, expected one of ASC, DESC, ASCENDING, DESCENDING`)
   }
   return descending
 }
@@ -215,7 +220,7 @@ export function parseSortOrder(value: string): boolean {
 export function parseJoinType(value: string | undefined): JoinKind {
   if (value === undefined) return 'INNER'
   const kind = JOIN_TYPES.find((j) => j === value.trim().toUpperCase())
-  if (!kind) throw parameterError('joinType', `Invalid joinType ${value}, expected one of INNER, LEFT, RIGHT`)
+  if (!kind) throw documentedError('joinType', `Invalid joinType ${value}, expected one of INNER, LEFT, RIGHT`)
   return kind
 }
 
