@@ -916,4 +916,14 @@ describe('row security through joins; sets combined by OR', () => {
     expect(await codes({ OR: { 'fromOptionalRange created': null, code: 'CUST_003' } })).toEqual(['CUST_003'])
     expect((await get(`/api/v1/query/customer/count?filters=${q({ 'eqOptional code': null })}`)).body.total).toBe(52)
   })
+
+  it('counts an empty query parameter as absent, whatever its type', async () => {
+    const url =
+      '/api/v1/query/customer?filters=&fields=&sortBy=&sortOrder=&joinType=&limit=&offset=&depth=&forceCount=&extractList='
+    const res = await get(url)
+    expect(res.status).toBe(200)
+    expect(res.body).toMatchObject({ total: 52, limit: 100, offset: 0 })
+    expect((await get('/api/v1/query/customer/count?limit=&joinType=')).body).toEqual({ total: 52 })
+    expect((await get('/api/v1/query/customer/1?fields=&depth=')).body.data.code).toBe('CUST_001')
+  })
 })

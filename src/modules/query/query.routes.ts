@@ -32,9 +32,12 @@ export function registerQueryRoutes(app: FastifyInstance, engine: QueryEngine): 
       }
     })
 
-    // A POST without a body asks for the defaults, as an empty JSON object does.
+    // A POST without a body asks for the defaults, as an empty JSON object does; an empty query parameter
+    // (`limit=`) is no parameter (DECISIONS), before the schema would read it as a malformed value.
     scope.addHook('preValidation', async (request) => {
       if (request.method === 'POST' && request.body === undefined) request.body = {}
+      const query = request.query as Record<string, unknown>
+      for (const [name, value] of Object.entries(query)) if (value === '') delete query[name]
     })
 
     scope.get(
