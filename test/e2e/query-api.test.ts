@@ -274,6 +274,13 @@ describe('filters over HTTP (§2.6, DECISIONS)', () => {
     })
     const notObject = await get(`/api/v1/query/customer?filters=${q(['code'])}`)
     expect(notObject.body).toMatchObject({ errorCode: 'INVALID_FILTER', message: 'filters: expected a JSON object' })
+    // The POST dialect answers the same for filters that are not an object.
+    for (const filters of [['code'], 42, true]) {
+      const posted = await post('/api/v1/query/customer', { filters })
+      expect(posted.status).toBe(400)
+      expect(posted.body).toMatchObject({ errorCode: 'INVALID_FILTER', message: 'filters: expected a JSON object' })
+    }
+    expect((await post('/api/v1/query/customer/count', { filters: '{"code":"CUST_001"}' })).body).toEqual({ total: 1 })
   })
 
   it('reads $operator and $filter<N> in any case', async () => {

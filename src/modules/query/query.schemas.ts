@@ -79,13 +79,8 @@ export const legacyBody: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    filters: {
-      anyOf: [
-        { type: 'object', additionalProperties: true },
-        { type: 'string', maxLength: 100_000 },
-      ],
-      description: 'Filter object',
-    },
+    // Any JSON: the engine checks it, so a malformed filter is INVALID_FILTER in both dialects.
+    filters: { description: 'Filter object (or its JSON text)' },
     genericFields: list('Fields or aggregation expressions'),
     nestedEntities: list('Relations written in full'),
     nestedDepth: { type: 'integer', minimum: 0 },
