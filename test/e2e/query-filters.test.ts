@@ -607,6 +607,14 @@ const CASES: GoldenCase[] = [
     codes: ['MONTHLY', 'QUARTERLY', 'WEEKLY', 'YEARLY_HALVES'],
   },
   {
+    name: 'inList type_class: a comma-separated string',
+    entity: 'Calendar',
+    filters: { 'inList type_class': 'CalendarPeriod, CalendarYearly' },
+    sql: 'select count(*)::text as "total" from "calendar" "a" where "a"."calendar_type" in ($1, $2)',
+    params: ['PERIOD', 'YEARLY'],
+    codes: ['MONTHLY', 'QUARTERLY', 'WEEKLY', 'YEARLY_HALVES'],
+  },
+  {
     name: 'ne type_class excludes a subclass',
     entity: 'Calendar',
     filters: { 'ne type_class': 'org.obol.model.catalog.CalendarPeriod' },

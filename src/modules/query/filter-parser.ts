@@ -479,7 +479,12 @@ class FilterParser {
     if (!['eq', 'ne', 'inList', 'not-inList'].includes(name))
       throw filterError(key, `${name} cannot be used with type_class`)
     const { hops, target } = this.prefix(entity, key, prefix)
-    const names = Array.isArray(value) ? value : [value]
+    // inList takes a comma-separated string as well as an array, as it does on fields.
+    const names = Array.isArray(value)
+      ? value
+      : typeof value === 'string' && name.endsWith('inList')
+        ? value.split(',').map((n) => n.trim())
+        : [value]
     if (names.length === 0 || names.some((n) => typeof n !== 'string' || n.trim() === '')) {
       throw filterError(key, 'expected a class name or a list of class names')
     }
