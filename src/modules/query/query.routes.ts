@@ -37,7 +37,9 @@ export function registerQueryRoutes(app: FastifyInstance, engine: QueryEngine): 
     scope.addHook('preValidation', async (request) => {
       if (request.method === 'POST' && request.body === undefined) request.body = {}
       const query = request.query as Record<string, unknown>
-      for (const [name, value] of Object.entries(query)) if (value === '') delete query[name]
+      if (Object.values(query).includes('')) {
+        request.query = Object.fromEntries(Object.entries(query).filter(([, value]) => value !== ''))
+      }
     })
 
     scope.get(
