@@ -13,6 +13,7 @@ import { registerHealthRoutes } from './kernel/http/health.routes.ts'
 import { actorOf } from './kernel/http/actor.ts'
 import { loggerOptions } from './kernel/logger.ts'
 import type { JobRuntime } from './kernel/jobs/job-runtime.ts'
+import type { TimeZoneListener } from './kernel/settings.ts'
 import { registerJobRoutes } from './kernel/jobs/job.routes.ts'
 import { createAccountsModule } from './modules/accounts/index.ts'
 import { createCatalogModule } from './modules/catalog/index.ts'
@@ -96,7 +97,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   access.routes(server)
 
   registerHealthRoutes(server, deps.database, metrics, () => draining)
-  const accounts = createAccountsModule({ db: deps.database.db, actorOf })
+  // Filled below by the modules whose timers are stored as instants.
+  const timeZoneListeners: TimeZoneListener[] = []
+  const accounts = createAccountsModule({ db: deps.database.db, actorOf, timeZoneListeners })
   accounts.routes(server)
   createCatalogModule({ db: deps.database.db, actorOf, clock: deps.clock }).routes(server)
   createOrderingModule({ db: deps.database.db, actorOf, clock: deps.clock }).routes(server)
@@ -108,6 +111,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     instanceId: deps.jobs.instanceId,
   })
   billingRuns.routes(server)
+  timeZoneListeners.push(
+    (tx, timeZone) => deps.jobs.rescheduleTimers(tx, timeZone),
+    (tx, timeZone) => billingRuns.schedules.rescheduleForTimeZone(tx, timeZone),
+  )
   const query = createQueryModule({ database: deps.database })
   query.routes(server)
   const reporting = createReportingModule({

@@ -29,3 +29,9 @@ export async function cachedTenantSettings(db: Db): Promise<TenantSettings> {
 export function forgetTenantSettings(db: Db): void {
   cache.delete(db)
 }
+
+/**
+ * Called inside the transaction that changes the tenant time zone: timers stored as instants (job timers, billing
+ * run schedules) recompute their next firing in the new zone.
+ */
+export type TimeZoneListener = (tx: Db, timeZone: string) => Promise<void>

@@ -157,6 +157,22 @@ describe('billing run schedules: create and read', () => {
     }
   })
 
+  it('recomputes the next firing of active schedules when the tenant time zone changes', async () => {
+    const moving = await create(
+      monthly('TZ_MOVING', { cron: { dayOfMonth: '2nd Tue', hour: '9', minute: '30' }, startDate: '2030-01-01' }),
+    )
+    expect(moving.nextFireDate).toBe('2030-01-08T09:30:00Z')
+    await t.request('PUT', '/api/v1/tenantSettings', { timeZone: 'Europe/Paris' })
+    try {
+      // 09:30 in Paris is 08:30 UTC in winter.
+      expect((await t.request('GET', `${BASE}/TZ_MOVING`)).body.nextFireDate).toBe('2030-01-08T08:30:00Z')
+    } finally {
+      await t.request('PUT', '/api/v1/tenantSettings', { timeZone: 'UTC' })
+    }
+    expect((await t.request('GET', `${BASE}/TZ_MOVING`)).body.nextFireDate).toBe('2030-01-08T09:30:00Z')
+    expect((await t.request('DELETE', `${BASE}/TZ_MOVING`)).status).toBeLessThan(300)
+  })
+
   it('creates a schedule PAUSED, without a next firing, when active is false', async () => {
     const paused = await create(monthly('PAUSED_AT_START', { active: false }))
     expect(paused).toMatchObject({ status: 'PAUSED', active: false, nextFireDate: null })

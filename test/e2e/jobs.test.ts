@@ -227,6 +227,27 @@ describe('changing a job', () => {
 })
 
 describe('timers', () => {
+  it('recomputes nextFireAt in the new zone when the tenant time zone changes', async () => {
+    await t.request('PUT', '/api/v1/tenantSettings', { timeZone: 'UTC' })
+    const set = await t.request('PUT', '/api/v1/jobs/Retimed', {
+      active: true,
+      timer: { second: '0', minute: '0', hour: '3' },
+    })
+    expect(set.status, JSON.stringify(set.body)).toBe(200)
+    expect(wallClock(set.body.nextFireAt, 'UTC')).toBe('03:00:00')
+    try {
+      const moved = await t.request('PUT', '/api/v1/tenantSettings', { timeZone: 'Asia/Kolkata' })
+      expect(moved.status).toBe(200)
+      const next: string = (await getJob('Retimed')).nextFireAt
+      expect(wallClock(next, 'Asia/Kolkata')).toBe('03:00:00')
+      expect(next).not.toBe(set.body.nextFireAt)
+    } finally {
+      await t.request('PUT', '/api/v1/tenantSettings', { timeZone: 'UTC' })
+    }
+    expect(wallClock((await getJob('Retimed')).nextFireAt, 'UTC')).toBe('03:00:00')
+    await t.request('PUT', '/api/v1/jobs/Retimed', { timer: null })
+  })
+
   it('fires a timer every second, once per fire time, and stops when the job is made inactive', async () => {
     const set = await t.request('PUT', '/api/v1/jobs/Ticking', { timer: EVERY_SECOND })
     expect(set.status, JSON.stringify(set.body)).toBe(200)

@@ -253,6 +253,26 @@ export class JobRuntime {
     await this.boss.send(QUEUE, { executionId })
   }
 
+  /** After a change of the tenant time zone (in its transaction): every timer's next firing, in the new zone. */
+  async rescheduleTimers(tx: Db, timeZone: string): Promise<void> {
+    const timers = await rows<{ id: string | number; timer: ScheduleExpression }>(
+      tx,
+      sql`select id, timer from job_instance where active and timer is not null order by id for update`,
+    )
+    const now = this.options.clock.now()
+    for (const job of timers) {
+      let next: Date | null
+      try {
+        next = nextFireTime(job.timer, timeZone, now)
+      } catch {
+        next = null
+      }
+      await tx.execute(
+        sql`update job_instance set next_fire_at = ${next?.toISOString() ?? null}::timestamptz where id = ${job.id}`,
+      )
+    }
+  }
+
   /** Claims every due timer once and queues its execution. Missed firings collapse into one. */
   async fireDueTimers(): Promise<number> {
     const due = await rows<{ id: string | number; code: string; timer: ScheduleExpression; next_fire_at: string }>(

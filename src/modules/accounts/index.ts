@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Db } from '../../kernel/db/database.ts'
 import { registry } from '../../kernel/model/index.ts'
-import { readTenantSettings } from '../../kernel/settings.ts'
+import { readTenantSettings, type TimeZoneListener } from '../../kernel/settings.ts'
 import type { Resource } from '../../kernel/resources/resource.model.ts'
 import { ResourceService } from '../../kernel/resources/resource.service.ts'
 import { registerResourceRoutes, type ActorOf } from '../../kernel/resources/resource.routes.ts'
@@ -17,14 +17,19 @@ export function toResource(spec: (typeof accountResources)[number]): Resource {
 }
 
 /** Sellers, the account hierarchy and reference data, as plain v1 resources, plus tenant settings. */
-export function createAccountsModule(deps: { db: Db; actorOf: ActorOf }) {
+export function createAccountsModule(deps: {
+  db: Db
+  actorOf: ActorOf
+  /** Told of a change of the tenant time zone, in its transaction (filled by the modules owning timers). */
+  timeZoneListeners?: readonly TimeZoneListener[]
+}) {
   const defaultLimit = async () => (await readTenantSettings(deps.db)).defaultListLimit
   const services = accountResources.map((spec) => new ResourceService(toResource(spec), deps.db, defaultLimit))
   return {
     services,
     routes: (app: FastifyInstance) => {
       for (const service of services) registerResourceRoutes(app, service, deps.actorOf)
-      registerTenantSettingsRoutes(app, deps.db, deps.actorOf)
+      registerTenantSettingsRoutes(app, deps.db, deps.actorOf, deps.timeZoneListeners)
     },
   }
 }

@@ -4,7 +4,12 @@ import type { Db } from '../../kernel/db/database.ts'
 import { tenantSettings } from '../../kernel/db/schema/index.ts'
 import { validationError, type ErrorDetail } from '../../kernel/errors.ts'
 import { registry } from '../../kernel/model/index.ts'
-import { forgetTenantSettings, readTenantSettings, type TenantSettings } from '../../kernel/settings.ts'
+import {
+  forgetTenantSettings,
+  readTenantSettings,
+  type TenantSettings,
+  type TimeZoneListener,
+} from '../../kernel/settings.ts'
 import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
 
 const GOVERNOR_KEYS = {
@@ -89,7 +94,12 @@ interface SettingsBody {
 }
 
 /** Tenant settings: one record, read and partially updated. */
-export function registerTenantSettingsRoutes(app: FastifyInstance, db: Db, actorOf: ActorOf): void {
+export function registerTenantSettingsRoutes(
+  app: FastifyInstance,
+  db: Db,
+  actorOf: ActorOf,
+  timeZoneListeners: readonly TimeZoneListener[] = [],
+): void {
   app.get(
     '/api/v1/tenantSettings',
     {
@@ -140,10 +150,21 @@ export function registerTenantSettingsRoutes(app: FastifyInstance, db: Db, actor
         if (value !== undefined) values[key] = value
       }
       if (problems.length > 0) throw validationError(problems)
-      await db
-        .update(tenantSettings)
-        .set({ ...values, updated: sql`now()`, updater: actorOf(request).username })
-        .where(eq(tenantSettings.id, 1))
+      await db.transaction(async (tx) => {
+        const before = await tx
+          .select({ timeZone: tenantSettings.timeZone })
+          .from(tenantSettings)
+          .where(eq(tenantSettings.id, 1))
+          .for('update')
+        await tx
+          .update(tenantSettings)
+          .set({ ...values, updated: sql`now()`, updater: actorOf(request).username })
+          .where(eq(tenantSettings.id, 1))
+        const timeZone = values.timeZone
+        if (timeZone !== undefined && timeZone !== before[0]?.timeZone) {
+          for (const listener of timeZoneListeners) await listener(tx, timeZone)
+        }
+      })
       forgetTenantSettings(db)
       return settingsToWire(await readTenantSettings(db))
     },

@@ -165,6 +165,20 @@ export class BillingRunScheduleService {
   }
 
   /**
+   * After a change of the tenant time zone (in its transaction): each ACTIVE schedule's next firing, computed from
+   * now in the new zone, as resume does. A schedule with no firing left becomes COMPLETED.
+   */
+  async rescheduleForTimeZone(tx: Db, timeZone: string): Promise<void> {
+    const now = await repo.databaseNow(tx)
+    for (const code of await repo.activeScheduleCodes(tx)) {
+      const current = await repo.lockSchedule(tx, code)
+      if (current?.status !== 'ACTIVE') continue
+      const next = nextFiring(repo.stateOf(current), timeZone, now)
+      await repo.setScheduleTimer(tx, current.id, { status: next === null ? 'COMPLETED' : 'ACTIVE', next })
+    }
+  }
+
+  /**
    * Fires the schedule now, whatever its state: one bill run per billing cycle. The state and the timer do not
    * change; the firing counts as the last one.
    */

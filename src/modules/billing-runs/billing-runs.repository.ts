@@ -206,6 +206,14 @@ export async function deleteSchedule(db: Db, code: string): Promise<boolean> {
   return deleted.length > 0
 }
 
+export async function activeScheduleCodes(db: Db): Promise<string[]> {
+  const found = await rows<{ code: string }>(
+    db,
+    sql`select code from billing_run_schedule where status = 'ACTIVE' order by id`,
+  )
+  return found.map((r) => r.code)
+}
+
 /** Status and timer only: what pause, resume and the timer change. */
 export async function setScheduleTimer(
   db: Db,
