@@ -1,3 +1,4 @@
+import net from 'node:net'
 import pino from 'pino'
 import { ConfigError, loadConfig, type Config } from './kernel/config.ts'
 import { openPglite, openPostgres, pgliteDataDir, type Database } from './kernel/db/database.ts'
@@ -46,8 +47,17 @@ export function createJobRuntime(database: Database, config: Config, log: pino.L
   return runtime
 }
 
+/** Fails as listen would when HOST:PORT cannot be listened on now (the server listens for real later). */
+async function probePort(config: Config): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const probe = net.createServer()
+    probe.once('error', (error) => reject(listenError(error, config)))
+    probe.listen({ port: config.port, host: config.host, exclusive: true }, () => probe.close(() => resolve()))
+  })
+}
+
 /** A failed listen, as a configuration error naming the variable to change when it is one. */
-function listenError(error: unknown, config: Config): unknown {
+function listenError(error: unknown, config: Config): Error {
   const at = `${config.host}:${config.port}`
   switch ((error as NodeJS.ErrnoException).code) {
     case 'EADDRINUSE':
@@ -58,7 +68,7 @@ function listenError(error: unknown, config: Config): unknown {
     case 'ENOTFOUND':
       return new ConfigError('HOST', `expected an address of this machine, but cannot listen on ${config.host}`)
     default:
-      return error
+      return error instanceof Error ? error : new Error(String(error))
   }
 }
 
@@ -66,6 +76,9 @@ function listenError(error: unknown, config: Config): unknown {
 export async function start(options: { demo: boolean; role: ProcessRole }): Promise<void> {
   const config = loadConfig()
   const log = pino({ level: config.logLevel })
+  // A taken port is found before anything starts: a first start would otherwise print the generated administrator
+  // credentials and then stop, and the next start would not print them again.
+  if (options.role !== 'worker') await probePort(config)
   const { database, lock } = await openDatabase(config, log)
   // A failure before the server runs must not leave the lock or the pool behind.
   const abandon = async (error: unknown): Promise<never> => {
@@ -94,6 +107,13 @@ export async function start(options: { demo: boolean; role: ProcessRole }): Prom
     await jobs.stop(1000).catch(() => undefined)
     return abandon(error)
   })
+  if (app.bootstrap.ignoredClientSecret) {
+    log.warn(
+      `OBOL_ADMIN_CLIENT_SECRET is not the secret of ${config.auth.adminClientId}: it is used on a database's first start only, ` +
+        `and this one was started before. Use the secret printed then, rotate it (POST /api/v1/clients/${config.auth.adminClientId}/secret), ` +
+        'or start on a new DATA_DIR.',
+    )
+  }
   const generated = app.bootstrap.generated
   if (generated.clientSecret || generated.password) {
     process.stdout.write(

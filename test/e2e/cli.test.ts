@@ -73,9 +73,9 @@ interface Server extends Running {
 }
 
 /** Starts `obol start` on `dataDir` and resolves once it has printed its URLs (or rejects if it exits first). */
-async function startServer(dataDir: string): Promise<Server> {
+async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<Server> {
   const port = await freePort()
-  const running = obol(['start'], { DATA_DIR: dataDir, PORT: String(port) })
+  const running = obol(['start'], { DATA_DIR: dataDir, PORT: String(port), ...env })
   const ready = new Promise<void>((resolve) => {
     const check = () => {
       if (/Health:\s+\S+\/health\/ready/.test(running.output())) {
@@ -180,10 +180,25 @@ describe('obol CLI', () => {
       expect(exit.code).not.toBe(0)
       expect(exit.stderr).toContain(`PORT: expected a free port, but 127.0.0.1:${port} is already in use`)
       expect(exit.stdout).not.toMatch(/ready/)
-      expect(fs.existsSync(path.join(dataDir, 'obol.lock'))).toBe(false)
+      // Found before anything started: no database, so no credentials generated and lost with this run.
+      expect(fs.existsSync(dataDir)).toBe(false)
     } finally {
       await new Promise((resolve) => taken.close(resolve))
     }
+  })
+
+  it('warns when OBOL_ADMIN_CLIENT_SECRET is not the secret of a database started before', async () => {
+    const dataDir = path.join(root, 'other-secret')
+    const first = await startServer(dataDir)
+    expect(first.output()).not.toContain('OBOL_ADMIN_CLIENT_SECRET is not the secret')
+    first.child.kill('SIGTERM')
+    await first.exited
+    const second = await startServer(dataDir, { OBOL_ADMIN_CLIENT_SECRET: 'a-different-secret-0123456789' })
+    expect(second.output()).toContain(
+      `OBOL_ADMIN_CLIENT_SECRET is not the secret of ${ADMIN.clientId}: it is used on a database's first start only`,
+    )
+    second.child.kill('SIGTERM')
+    await second.exited
   })
 
   it('starts, prints its URLs, refuses a second start on the same directory, and stops on SIGTERM with code 0', async () => {

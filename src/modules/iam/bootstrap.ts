@@ -3,13 +3,18 @@ import { one, type Db } from '../../kernel/db/database.ts'
 import type { AuthConfig } from '../../kernel/config.ts'
 import type { IamService } from './iam.service.ts'
 import { QUERY_ROLES } from './role-catalog.ts'
-import { randomSecret } from './secrets.ts'
+import { randomSecret, verifySecret } from './secrets.ts'
 
 export const QUERY_ADMIN_GROUP = 'Query Administrators'
 
 export interface BootstrapResult {
   /** Credentials generated now: printed once by the caller, never stored in clear. */
   generated: { clientId?: string; clientSecret?: string; username?: string; password?: string }
+  /**
+   * OBOL_ADMIN_CLIENT_SECRET is set but the database was started before with another secret: it changed nothing
+   * (the caller warns, so a newcomer does not chase "client authentication failed").
+   */
+  ignoredClientSecret?: boolean
 }
 
 /**
@@ -40,7 +45,9 @@ export async function bootstrapAccess(db: Db, iam: IamService, config: AuthConfi
     db,
     sql`select detail from obol_secrets.bootstrap_state where name = 'admins'`,
   )
-  if (state?.detail !== null && state?.detail !== undefined) return { generated }
+  if (state?.detail !== null && state?.detail !== undefined) {
+    return { generated, ignoredClientSecret: await secretDiffers(db, config) }
+  }
   // Claim the creation once: the instance that sets `detail` creates the accounts.
   const claimed = await one(
     db,
@@ -70,4 +77,14 @@ export async function bootstrapAccess(db: Db, iam: IamService, config: AuthConfi
     }
   }
   return { generated }
+}
+
+async function secretDiffers(db: Db, config: AuthConfig): Promise<boolean> {
+  if (!config.adminClientSecret) return false
+  const stored = await one<{ secret_hash: string }>(
+    db,
+    sql`select s.secret_hash from oauth_client c join obol_secrets.client_secret s on s.client_id = c.id
+      where c.client_id = ${config.adminClientId}`,
+  )
+  return stored !== undefined && !(await verifySecret(config.adminClientSecret, stored.secret_hash))
 }
