@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { sql } from 'drizzle-orm'
 import { PgDialect } from 'drizzle-orm/pg-core'
 import { rows } from '../../src/kernel/db/database.ts'
+import { forgetTenantSettings } from '../../src/kernel/settings.ts'
 import type { Principal } from '../../src/kernel/http/principal.ts'
 import { registry } from '../../src/kernel/model/index.ts'
 import { seedAccountsDemo } from '../../src/modules/accounts/demo-data.ts'
@@ -698,6 +699,21 @@ describe('filter grammar: compiled SQL and rows', () => {
 
   it('accepts a keyword condition in any case and an $operator value in any case', async () => {
     expect(await codes('Tax', { 'FROMRANGE percent': 5.5, $operator: 'And' })).toEqual(['TAX_20', 'TAX_05_5'])
+  })
+
+  it('matches a custom field date against an instant by its day in the tenant time zone', async () => {
+    // 23:30 UTC on 30 April is 1 May in Paris.
+    const filters = { cfValues: { CF_SINCE: [{ value: '2024-04-30T23:30:00Z' }] } }
+    expect(await codes('Customer', filters)).toEqual([])
+    await db.current.db.execute(sql`update tenant_setting set time_zone = 'Europe/Paris'`)
+    forgetTenantSettings(db.current.db)
+    try {
+      expect(await codes('Customer', filters)).toEqual(['CUST_001'])
+      expect(await codes('Customer', { cfValues: { CF_SINCE: [{ value: 1714519800000 }] } })).toEqual(['CUST_001'])
+    } finally {
+      await db.current.db.execute(sql`update tenant_setting set time_zone = 'UTC'`)
+      forgetTenantSettings(db.current.db)
+    }
   })
 
   it('keeps %, _ and \\ literal in text values: only * is a wildcard', async () => {

@@ -569,11 +569,11 @@ class FilterParser {
   private customFieldMatch(template: CustomFieldTemplate, raw: unknown): CustomFieldMatch {
     switch (template.fieldType) {
       case 'DATE': {
-        // Custom field dates are stored as text; an instant is matched by its UTC calendar day.
+        // Custom field dates are stored as text (yyyy-MM-dd…); an instant is matched by its day in the tenant time zone.
         const v = temporalValue(raw)
         if (v.kind === 'day') return { type: 'date', day: v.day }
         if (v.kind === 'localDateTime') return { type: 'date', day: v.text.slice(0, 10) }
-        if (v.kind === 'instant') return { type: 'date', day: v.iso.slice(0, 10) }
+        if (v.kind === 'instant') return { type: 'dateOfInstant', iso: v.iso }
         throw new ValueProblem('expected a date')
       }
       case 'LONG': {

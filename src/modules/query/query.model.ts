@@ -41,6 +41,8 @@ export type CustomFieldMatch =
   | { readonly type: 'number'; readonly text: string }
   | { readonly type: 'boolean'; readonly value: boolean }
   | { readonly type: 'date'; readonly day: string }
+  /** An instant: matched by its calendar day in the tenant time zone (known when compiling). */
+  | { readonly type: 'dateOfInstant'; readonly iso: string }
   | { readonly type: 'entity'; readonly code: string; readonly classNames: readonly string[] | undefined }
 
 export type Condition =

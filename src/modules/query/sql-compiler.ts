@@ -246,6 +246,8 @@ class Compiler {
         return sql`${value} = ${String(match.value)}::jsonb`
       case 'date':
         return sql`left(${value} #>> '{}', 10) = ${match.day}`
+      case 'dateOfInstant':
+        return sql`left(${value} #>> '{}', 10) = to_char(${match.iso}::timestamptz at time zone ${this.options.timeZone}, 'YYYY-MM-DD')`
       case 'entity': {
         const code = sql`coalesce(${value} ->> 'code', ${value} #>> '{}') = ${match.code}`
         if (!match.classNames) return code
