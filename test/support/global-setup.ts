@@ -12,6 +12,8 @@ declare module 'vitest' {
     pgliteTemplate: string
     /** PostgreSQL: name of a migrated template database (when TEST_DATABASE_URL is set). */
     postgresTemplate: string
+    /** Prefix of this run's test databases: several runs may share one server, each cleans up only its own. */
+    postgresRunPrefix: string
   }
 }
 
@@ -29,13 +31,16 @@ export default async function setup(project: TestProject): Promise<() => Promise
     const database = openPostgres(target.toString(), { max: 1 })
     await migrate(database.db)
     await database.close()
+    const runPrefix = `obol_t_${stamp}_${process.pid}_`
     project.provide('postgresTemplate', template)
+    project.provide('postgresRunPrefix', runPrefix)
     project.provide('pgliteTemplate', '')
     return async () => {
       await admin.query(`drop database if exists ${template} with (force)`)
-      // Databases of test files that crashed before their own cleanup.
+      // Databases of this run's test files that crashed before their own cleanup (other runs keep theirs).
       const leftovers = await admin.query<{ datname: string }>(
-        `select datname from pg_database where datname like 'obol_t_%'`,
+        `select datname from pg_database where starts_with(datname, $1)`,
+        [runPrefix],
       )
       for (const row of leftovers.rows)
         await admin.query(`drop database if exists ${row.datname} with (force)`).catch(() => undefined)
@@ -51,6 +56,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   fs.writeFileSync(file, Buffer.from(await dump.arrayBuffer()))
   project.provide('pgliteTemplate', file)
   project.provide('postgresTemplate', '')
+  project.provide('postgresRunPrefix', '')
   return async () => {
     fs.rmSync(dir, { recursive: true, force: true })
   }

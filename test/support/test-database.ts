@@ -15,7 +15,7 @@ export async function createTestDatabase(): Promise<{
 }> {
   const url = process.env.TEST_DATABASE_URL
   if (url) {
-    const name = `obol_t_${randomBytes(6).toString('hex')}`
+    const name = `${inject('postgresRunPrefix')}${randomBytes(6).toString('hex')}`
     const admin = new pg.Client({ connectionString: url })
     await admin.connect()
     await admin.query(`create database ${name} template ${inject('postgresTemplate')}`)
