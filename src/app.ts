@@ -119,7 +119,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   query.routes(server)
   const reporting = createReportingModule({
     db: deps.database.db,
-    runner: queryApiRunner(query.engine, deps.database.db),
+    runner: queryApiRunner(query.engine),
   })
   await reporting.service.syncSystemQueries()
   reporting.routes(server)

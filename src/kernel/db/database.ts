@@ -6,6 +6,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import { sql, type SQL } from 'drizzle-orm'
 import pg from 'pg'
+import { QUERY_ROLE } from './query-role.ts'
 
 export type Db = PgDatabase<PgQueryResultHKT>
 /** A drizzle handle usable inside or outside a transaction. */
@@ -45,8 +46,10 @@ export interface Database {
   readonly url: string | undefined
   poolStats(): PoolStats
   /**
-   * Runs one statement read-only: on a server in the read-only pool (with the timeout; a named statement is prepared
-   * once per connection, up to MAX_PREPARED_STATEMENTS names, then run unnamed), on PGlite in a read-only transaction.
+   * Runs one statement of the query layer read-only and as the query role (SELECT on the registry's tables only):
+   * on a server in the read pool, whose sessions are read-only, with the timeout and the role (a named statement is
+   * prepared once per connection, up to MAX_PREPARED_STATEMENTS names, then run unnamed); on PGlite in a read-only
+   * transaction that switches to the role with SET LOCAL ROLE.
    */
   readOnlyQuery<T>(statementTimeoutMs: number, statement: TextStatement): Promise<T[]>
   close(): Promise<void>
@@ -67,7 +70,7 @@ export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
     readOnlyQuery: async <T>(_statementTimeoutMs: number, statement: TextStatement) =>
       pglite.transaction(async (tx) => {
-        await tx.exec('set transaction read only')
+        await tx.exec(`set transaction read only; set local role ${QUERY_ROLE}`)
         return (await tx.query<T>(statement.text, [...statement.values])).rows
       }),
     close: () => pglite.close(),
@@ -87,9 +90,9 @@ export function openPostgres(
   pool.on('error', () => undefined)
   const db = drizzlePg(pool) as unknown as Db
   let closed = false
-  // The read paths (Query API, reports) run on a pool whose sessions are read-only with the statement timeout, so a
-  // query is one round trip in a read-only implicit transaction. One such pool per timeout value in use (the tenant
-  // setting rarely changes; an old pool is ended).
+  // The read paths (Query API, reports) run on a pool whose sessions are read-only, as the query role, with the
+  // statement timeout, so a query is one round trip in a read-only implicit transaction. One such pool per timeout
+  // value in use (the tenant setting rarely changes; an old pool is ended).
   let readPool: { timeoutMs: number; pool: pg.Pool; prepared: Set<string> } | undefined
   const readPoolFor = (statementTimeoutMs: number) => {
     if (readPool?.timeoutMs === statementTimeoutMs) return readPool
@@ -100,7 +103,7 @@ export function openPostgres(
       connectionString: options.readUrl ?? url,
       max: options.max ?? 10,
       application_name: `${options.applicationName ?? 'obol'}-read`,
-      options: `-c default_transaction_read_only=on -c plan_cache_mode=force_custom_plan -c statement_timeout=${Math.max(1, Math.floor(statementTimeoutMs))}`,
+      options: `-c role=${QUERY_ROLE} -c default_transaction_read_only=on -c plan_cache_mode=force_custom_plan -c statement_timeout=${Math.max(1, Math.floor(statementTimeoutMs))}`,
     })
     read.on('error', () => undefined)
     readPool = { timeoutMs: statementTimeoutMs, pool: read, prepared: new Set() }

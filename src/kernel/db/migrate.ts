@@ -3,6 +3,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { sql } from 'drizzle-orm'
 import { rows, type Db } from './database.ts'
+import { syncQueryRoleGrants } from './query-role.ts'
 
 export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../migrations')
 
@@ -36,6 +37,8 @@ export async function migrate(db: Db, dir = MIGRATIONS_DIR): Promise<string[]> {
       await tx.execute(sql`insert into obol_schema_migration (name) values (${file})`)
       applied.push(file)
     }
+    // The registry of this release decides what the query role may read, whether or not a migration ran.
+    await syncQueryRoleGrants(tx)
   })
   return applied
 }

@@ -13,6 +13,7 @@ import {
 import { cachedTenantSettings, type TenantSettings } from '../../kernel/settings.ts'
 import type { CustomFieldTemplate } from './filter-parser.ts'
 import { combine, freeze, type Condition, type QueryAst } from './query.model.ts'
+import { loadSqlParser, mayCarrySql } from './raw-sql.ts'
 import { buildQuery, parameterError, type QueryRequest } from './request-parser.ts'
 import { compileCount, compileList, compileObject } from './sql-compiler.ts'
 import { ID_PLACEHOLDER, named, StatementCache, toCompiled, withId, type CompiledStatement } from './statement-cache.ts'
@@ -151,10 +152,15 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
     return target
   }
 
-  /** Custom field templates, read per request (they change at runtime): filters on custom fields convert by them. */
+  /**
+   * What parsing the filters needs before it can run synchronously: PostgreSQL's parser when raw SQL may be
+   * present, and the custom field templates, read per request (they change at runtime) when custom fields are.
+   */
   async function customFieldTemplates(request: QueryRequest): Promise<Map<string, Map<string, CustomFieldTemplate>>> {
     const byEntity = new Map<string, Map<string, CustomFieldTemplate>>()
-    if (!request.filters || !JSON.stringify(request.filters).includes('cfValues')) return byEntity
+    const filtersText = request.filters ? JSON.stringify(request.filters) : ''
+    if (mayCarrySql(filtersText)) await loadSqlParser()
+    if (!filtersText.includes('cfValues')) return byEntity
     const templates = await rows<CustomFieldTemplate>(
       database.db,
       sql`select code, applies_to as "appliesTo", field_type as "fieldType", storage_type as "storageType" from custom_field_template`,
@@ -312,20 +318,13 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
     },
 
     /**
-     * Checks a request against the registry without running it (saved report queries validate on write).
-     * SQL keys are accepted: whoever runs the query later needs queryExpert for them.
+     * Checks a request against the registry without running it (saved report queries validate on write). Raw SQL
+     * keys need queryExpert from whoever saves them, and again from whoever runs the query later.
      */
-    async validate(entityToken: string, request: QueryRequest): Promise<QueryAst> {
+    async validate(principal: Principal, entityToken: string, request: QueryRequest): Promise<QueryAst> {
       const target = resolve(entityToken)
       const settings = await cachedTenantSettings(database.db)
-      const templates = await customFieldTemplates(request)
-      return buildQuery(target.entity, request, {
-        registry,
-        allowSql: true,
-        customFields: (entity) => templates.get(entity.name) ?? new Map(),
-        defaultLimit: settings.defaultListLimit,
-        restriction: target.restriction,
-      }).ast
+      return (await build(principal, target, request, settings)).ast
     },
 
     /** Runs an AST built elsewhere (the Deep workbench), with the caller's row-level restriction. */

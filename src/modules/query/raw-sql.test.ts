@@ -1,6 +1,10 @@
-import { describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { registry } from '../../kernel/model/index.ts'
-import { sqlFragmentProblem } from './raw-sql.ts'
+import { loadSqlParser, sqlFragmentProblem } from './raw-sql.ts'
+
+beforeAll(async () => {
+  await loadSqlParser()
+})
 
 describe(sqlFragmentProblem.name, () => {
   it.each([
@@ -10,6 +14,10 @@ describe(sqlFragmentProblem.name, () => {
     'exists (select 1 from customer_account ca where ca.customer_id = a.id)',
     "a.description = 'drop; -- /* update'",
     '"a"."code" is not null',
+    "extract(year from a.created) = 2026 and lower(a.code) like 'cust%'",
+    "coalesce(a.email, '') <> '' and a.id::text = '3'",
+    'a.id in (select max(c.id) from customer c group by c.seller_id)',
+    "upper(trim(a.code)) = 'X' and substring(a.code from 1 for 2) = 'CU'",
   ])('accepts %s', (text) => {
     expect(sqlFragmentProblem(registry, text, 'condition')).toBeUndefined()
   })
@@ -21,16 +29,35 @@ describe(sqlFragmentProblem.name, () => {
     ['true -- rest', 'comments'],
     ['true /* rest */', 'comments'],
     ["a.code = E'\\\\'", 'prefixed string literals'],
-    ['a.code = $$x$$', 'dollar-quoted'],
+    ["a.code = U&'\\0041'", 'prefixed string literals'],
+    ['a.code = $$x$$', 'may not use $'],
+    ['a.code = $1', 'may not use $'],
     ["a.code = 'open", 'not closed'],
-    ['exists (select 1 from pg_catalog.pg_user)', 'pg_catalog'],
-    ['exists (select 1 from information_schema.tables)', 'information_schema'],
-    ['exists (select 1 from "user_credential")', 'user_credential'],
-    ['exists (select 1 from obol_secrets.signing_key)', 'obol_secrets'],
-    ["a.code = current_setting('role')", 'current_setting'],
-    ["a.id in (select set_config('statement_timeout', '0', true)::int)", 'set_config'],
-    ["query_to_xml('select 1', true, true, '') is not null", 'query_to_xml'],
-    ['a.id in (with x as (delete from customer returning id) select id from x)', 'DELETE'],
+    ['exists (select 1 from pg_catalog.pg_user)', 'system catalogs not permitted'],
+    ['exists (select 1 from pg_class)', 'system catalogs not permitted'],
+    ['exists (select 1 from U&"pg\\005fclass")', 'system catalogs not permitted'],
+    ['exists (select 1 from "PG_CLASS")', 'system catalogs not permitted'],
+    ['exists (select 1 from information_schema.tables)', 'system catalogs not permitted'],
+    ['exists (select 1 from "user_credential")', 'not a table the Query API exposes'],
+    ['exists (select 1 from obol_secrets.signing_key)', 'schema obol_secrets'],
+    ['exists (select 1 from U&"obol\\005fsecrets".U&"signing\\005fkey")', 'schema obol_secrets'],
+    ['exists (select 1 from pgboss.job)', 'schema pgboss'],
+    ['exists (select 1 from obol_schema_migration)', 'not a table the Query API exposes'],
+    ["a.code = current_setting('role')", 'not an allowed function'],
+    ["a.id in (select set_config('statement_timeout', '0', true)::int)", 'not an allowed function'],
+    ['pg_sleep(12) is not null', 'system catalogs not permitted'],
+    ['U&"pg\\005fsleep"(12) is not null', 'system catalogs not permitted'],
+    ["query_to_xml('select 1', true, true, '') is not null", 'not an allowed function'],
+    ["public.lower(a.code) = 'x'", 'not an allowed function'],
+    ["a.id = 'customer'::regclass::oid::int", 'not an allowed type'],
+    ['a.id in (with x as (delete from customer returning id) select id from x)', 'WITH'],
+    ['a.id in (select id from (delete from customer returning id) d)', 'does not parse'],
+    ['a.id in (with x as (select 1 as id) select id from x)', 'WITH'],
+    ['a.id in (select id from customer for update)', 'lock rows'],
+    ['exists (select 1 from generate_series(1, 100000000))', 'not an allowed function'],
+    ['a.code = (select xmlelement(name x))::text', 'XmlExpr'],
+    ['1) from customer where (1 = 1', 'closes a parenthesis'],
+    ['(1) from customer where (1 = 1)', 'does not parse'],
     ['', 'empty'],
   ])('refuses %s', (text, problem) => {
     expect(sqlFragmentProblem(registry, text, 'condition')).toContain(problem)
@@ -39,5 +66,9 @@ describe(sqlFragmentProblem.name, () => {
   it('wants a sub-select for inSqlList', () => {
     expect(sqlFragmentProblem(registry, 'select id from customer', 'select')).toBeUndefined()
     expect(sqlFragmentProblem(registry, '1, 2', 'select')).toContain('SELECT')
+    expect(sqlFragmentProblem(registry, 'select id from customer) or (true', 'select')).toContain('parenthesis')
+    expect(sqlFragmentProblem(registry, 'select private_jwk from obol_secrets.signing_key', 'select')).toContain(
+      'obol_secrets',
+    )
   })
 })

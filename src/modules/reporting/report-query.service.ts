@@ -18,8 +18,11 @@ import { SYSTEM_QUERIES } from './system-queries.ts'
 
 /** What a saved query runs on: the Query API engine (no second engine). */
 export interface QueryRunner {
-  /** Throws INVALID_FILTER / INVALID_PARAMETER when the request does not fit the entity. */
-  validate(entityToken: string, advancedQuery: Record<string, unknown>): Promise<void>
+  /**
+   * Throws INVALID_FILTER / INVALID_PARAMETER when the request does not fit the entity, and FORBIDDEN when it holds
+   * raw SQL keys and the caller saving it lacks queryExpert.
+   */
+  validate(principal: Principal, entityToken: string, advancedQuery: Record<string, unknown>): Promise<void>
   run(
     principal: Principal,
     entityToken: string,
@@ -100,6 +103,7 @@ export class ReportQueryService {
 
   /** Checks a complete query (create, upsert): required fields, visibility, entity, advancedQuery keys and content. */
   private async validateComplete(
+    principal: Principal,
     input: ReportQueryInput,
   ): Promise<{ code: string; targetEntity: string; visibility: string; advancedQuery: Record<string, unknown> }> {
     for (const field of ['code', 'targetEntity', 'visibility', 'advancedQuery'] as const) {
@@ -110,7 +114,7 @@ export class ReportQueryService {
     if (isEmpty(input.advancedQuery)) throw missing('advancedQuery', 'advancedQuery must not be empty')
     const targetEntity = this.checkEntity(input.targetEntity!)
     this.checkVisibility(input.visibility!)
-    await this.checkAdvancedQuery(targetEntity, input.advancedQuery!)
+    await this.checkAdvancedQuery(principal, targetEntity, input.advancedQuery!)
     return { code: input.code!, targetEntity, visibility: input.visibility!, advancedQuery: input.advancedQuery! }
   }
 
@@ -126,7 +130,11 @@ export class ReportQueryService {
     return entity.name
   }
 
-  private async checkAdvancedQuery(entity: string, advancedQuery: Record<string, unknown>): Promise<void> {
+  private async checkAdvancedQuery(
+    principal: Principal,
+    entity: string,
+    advancedQuery: Record<string, unknown>,
+  ): Promise<void> {
     for (const key of Object.keys(advancedQuery)) {
       if (!(ADVANCED_QUERY_KEYS as readonly string[]).includes(key)) {
         throw invalid(
@@ -136,7 +144,7 @@ export class ReportQueryService {
       }
     }
     try {
-      await this.runner.validate(entity, advancedQuery)
+      await this.runner.validate(principal, entity, advancedQuery)
     } catch (error) {
       if (error instanceof AppError && error.status === 400) {
         throw new AppError('INVALID_PARAMETER', `advancedQuery: ${error.message}`, { details: error.details })
@@ -146,7 +154,7 @@ export class ReportQueryService {
   }
 
   async create(principal: Principal, input: ReportQueryInput) {
-    const valid = await this.validateComplete(input)
+    const valid = await this.validateComplete(principal, input)
     try {
       await this.db
         .execute(sql`insert into report_query (code, description, target_entity, visibility, tags, aliases, advanced_query,
@@ -169,7 +177,7 @@ export class ReportQueryService {
     input: ReportQueryInput,
   ): Promise<{ created: boolean; query: ReturnType<typeof toWire> }> {
     const complete = { ...input, code }
-    const valid = await this.validateComplete(complete)
+    const valid = await this.validateComplete(principal, complete)
     const existing = await this.load(code)
     if (!existing) {
       try {
@@ -234,11 +242,11 @@ export class ReportQueryService {
       if (isEmpty(input.advancedQuery)) throw missing('advancedQuery', 'advancedQuery cannot be cleared')
       if (before.queryType !== 'VISUAL')
         throw invalid('advancedQuery', `Report query ${code} is a ${before.queryType} query`)
-      await this.checkAdvancedQuery(target!, input.advancedQuery)
+      await this.checkAdvancedQuery(principal, target!, input.advancedQuery)
       sets.push(sql`advanced_query = ${JSON.stringify(input.advancedQuery)}::jsonb`)
     } else if (input.targetEntity && before.advancedQuery) {
       // A new target entity must still fit the stored query.
-      await this.checkAdvancedQuery(target!, before.advancedQuery)
+      await this.checkAdvancedQuery(principal, target!, before.advancedQuery)
     }
     await this.db.transaction(async (tx) => {
       // Re-read under the lock: a concurrent delete or system flag wins over this update.
