@@ -80,6 +80,17 @@ export type Condition =
   | { readonly kind: 'sql'; readonly text: string }
   | { readonly kind: 'inSql'; readonly target: FieldPath; readonly text: string }
 
+/**
+ * A collection (one-to-many) written in a response holds at most this many elements, the first by id; when more
+ * exist, the object holding it also carries `"<relation>Truncated": true`. A request expanding collections inside
+ * collections gets a lower limit (down to the last of EXPANDED_COLLECTION_LIMITS) so its page stays within budget.
+ */
+export const EXPANDED_COLLECTION_LIMIT = 100
+export const EXPANDED_COLLECTION_LIMITS = [100, 50, 20, 10] as const
+
+/** The key marking a collection cut at EXPANDED_COLLECTION_LIMIT. */
+export const truncatedKey = (relation: string) => `${relation}Truncated`
+
 /** Which fields and relations of an entity are written, and how deep. */
 export interface Projection {
   readonly fields: readonly string[]

@@ -12,9 +12,17 @@ import {
 } from '../../kernel/model/index.ts'
 import { cachedTenantSettings, type TenantSettings } from '../../kernel/settings.ts'
 import type { CustomFieldTemplate } from './filter-parser.ts'
-import { combine, freeze, type Condition, type QueryAst } from './query.model.ts'
+import {
+  combine,
+  EXPANDED_COLLECTION_LIMIT,
+  EXPANDED_COLLECTION_LIMITS,
+  freeze,
+  type Condition,
+  type QueryAst,
+} from './query.model.ts'
 import { loadSqlParser, mayCarrySql } from './raw-sql.ts'
-import { buildQuery, parameterError, type QueryRequest } from './request-parser.ts'
+import { buildQuery, parameterError, parameterNames, type QueryRequest } from './request-parser.ts'
+import { entitiesReached, expansionWeight } from './ast-analysis.ts'
 import { compileCount, compileList, compileObject } from './sql-compiler.ts'
 import { ID_PLACEHOLDER, named, StatementCache, toCompiled, withId, type CompiledStatement } from './statement-cache.ts'
 
@@ -80,6 +88,42 @@ const hasNumericId = (entity: EntityDef) => {
 const shorten = (text: string) => (text.length > 100 ? `${text.slice(0, 100)}…` : text)
 
 /**
+ * The most objects (rows written, nested ones included) a response may hold, estimated before the query runs from
+ * the page size and the projection, and the most characters its data may have once built. Both keep any request to
+ * a few seconds and megabytes, whatever the data.
+ */
+const MAX_EXPANDED_OBJECTS = 100_000
+const MAX_RESPONSE_CHARS = 16 * 1024 * 1024
+
+/**
+ * The elements written per expanded collection: the largest of EXPANDED_COLLECTION_LIMITS under which `rows` root
+ * rows stay within MAX_EXPANDED_OBJECTS. Refuses, before it runs, a projection that would exceed it even at the
+ * smallest.
+ */
+function collectionLimitFor(entity: EntityDef, ast: QueryAst, request: QueryRequest, rows: number): number {
+  if (ast.select.kind !== 'entities') return EXPANDED_COLLECTION_LIMIT
+  const projection = ast.select.projection
+  let weight = 0
+  for (const limit of EXPANDED_COLLECTION_LIMITS) {
+    weight = expansionWeight(platformRegistry, entity, projection, limit)
+    if (weight * rows <= MAX_EXPANDED_OBJECTS) return limit
+  }
+  const smallest = EXPANDED_COLLECTION_LIMITS[EXPANDED_COLLECTION_LIMITS.length - 1]
+  throw expansionError(
+    request,
+    `could write up to ${Math.min(weight * rows, 1e12).toLocaleString('en-US')} objects even with collections cut at ${smallest} elements`,
+  )
+}
+
+function expansionError(request: QueryRequest, what: string): AppError {
+  const names = parameterNames(request)
+  const parameter =
+    (request.depth ?? 0) > 0 ? names.depth : (request.nested?.length ?? 0) > 0 ? names.nested : names.fields
+  const message = `${what}, more than one response may hold (${MAX_EXPANDED_OBJECTS.toLocaleString('en-US')} objects): lower ${names.depth}, expand fewer relations in ${names.nested} or ${names.fields}, or ask for fewer rows with limit`
+  return new AppError('INVALID_PARAMETER', `${parameter}: ${message}`, { details: [{ field: parameter, message }] })
+}
+
+/**
  * Compiled statements kept per request shape. An entry holds its key (the request, at most MAX_CACHED_REQUEST_CHARS)
  * and its statement (at most MAX_CACHED_STATEMENT_CHARS): the cache stays under about 40 MB whatever clients send.
  */
@@ -137,6 +181,12 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
       }
     }
     throw new AppError('ENTITY_NOT_FOUND', `Entity ${shorten(token)} not found`)
+  }
+
+  /** Every entity a statement reads needs the caller's view role of its resource, or queryUser, as its root does. */
+  function authorizeReached(principal: Principal, compiled: CompiledStatement): CompiledStatement {
+    for (const entity of compiled.reached) requireEntityReadable(principal, entity)
+    return compiled
   }
 
   /** Any Query API use needs queryUser or the view role of at least one entity's resource. */
@@ -221,10 +271,14 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
     ].join('\u0001')
     const viewer = viewerOf(principal)
     const found = cacheable ? cache.get(key, viewer) : undefined
-    if (found) return found
+    if (found) return authorizeReached(principal, found)
     const built = await build(principal, target, request, settings)
+    const collectionLimit =
+      kind === 'count'
+        ? undefined
+        : collectionLimitFor(target.entity, built.ast, request, kind === 'get' ? 1 : built.ast.limit)
     const trace = { viewerUsed: false }
-    const options = compileOptions(principal, settings, trace)
+    const options = { ...compileOptions(principal, settings, trace), collectionLimit }
     let query: SQL
     if (kind === 'list') query = compileList(registry, built.ast, { ...options, count })
     else if (kind === 'count') query = compileCount(registry, built.ast, options)
@@ -240,8 +294,17 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
       }
       query = compileObject(registry, { ...built.ast, where: combine('and', [built.ast.where, byId]) }, options)
     }
-    const compiled = boundedValues(
-      toCompiled(query, { usesSql: built.usesSql, limit: built.ast.limit, offset: built.ast.offset }),
+    // A count writes no object: only what its filters and grouping read counts.
+    const analysed =
+      kind === 'count' && built.ast.select.kind === 'entities'
+        ? { ...built.ast, select: { kind: 'entities' as const, projection: { fields: [], relations: [] } } }
+        : built.ast
+    const reached = entitiesReached(registry, analysed)
+    const compiled = authorizeReached(
+      principal,
+      boundedValues(
+        toCompiled(query, { usesSql: built.usesSql, limit: built.ast.limit, offset: built.ast.offset, reached }),
+      ),
     )
     // The cache holds its entries' text: a statement too long to keep is compiled again when asked for again.
     if (cacheable && compiled.statement.text.length <= MAX_CACHED_STATEMENT_CHARS)
@@ -282,6 +345,8 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
     request: QueryRequest,
   ): Promise<ListPage> {
     const found = await execute<{ total: string | null; data: string }>(settings, compiled.statement, compiled.usesSql)
+    if ((found?.data.length ?? 0) > MAX_RESPONSE_CHARS)
+      throw expansionError(request, 'the response is larger than 16 MiB')
     return {
       total: found?.total === null || found?.total === undefined ? undefined : Number(found.total),
       limit: compiled.limit,
@@ -340,13 +405,18 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
       const query = compileList(registry, frozen, {
         ...compileOptions(principal, settings),
         count: counts(settings, target, request),
+        collectionLimit: collectionLimitFor(target.entity, frozen, request, frozen.limit),
       })
-      const compiled = boundedValues(
-        toCompiled(query, {
-          usesSql: options.usesSql ?? false,
-          limit: frozen.limit,
-          offset: frozen.offset,
-        }),
+      const compiled = authorizeReached(
+        principal,
+        boundedValues(
+          toCompiled(query, {
+            usesSql: options.usesSql ?? false,
+            limit: frozen.limit,
+            offset: frozen.offset,
+            reached: entitiesReached(registry, frozen),
+          }),
+        ),
       )
       const page = await listPage(settings, target, compiled, request)
       return {
@@ -380,6 +450,7 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
         compiled.usesSql,
       )
       if (!found) throw new AppError('NOT_FOUND', `entity ${shorten(entityToken)} with id ${shorten(id)} not found`)
+      if (found.data.length > MAX_RESPONSE_CHARS) throw expansionError(request, 'the response is larger than 16 MiB')
       return found.data
     },
 

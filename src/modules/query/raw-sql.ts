@@ -257,7 +257,7 @@ function nodeProblem(value: unknown, tables: ReadonlySet<string>): string | unde
 }
 
 const names = (list: unknown): string[] =>
-  Array.isArray(list) ? list.map((n) => String((n as { String?: { sval?: string } }).String?.sval ?? '')) : []
+  Array.isArray(list) ? list.map((n) => (n as { String?: { sval?: string } }).String?.sval ?? '') : []
 
 function checkNode(type: string, body: Record<string, unknown>, tables: ReadonlySet<string>): string | undefined {
   if (!ALLOWED_NODES.has(type)) {
@@ -273,7 +273,7 @@ function checkNode(type: string, body: Record<string, unknown>, tables: Readonly
       return undefined
     case 'RangeVar': {
       const schema = typeof body.schemaname === 'string' ? body.schemaname : undefined
-      const relation = String(body.relname ?? '')
+      const relation = typeof body.relname === 'string' ? body.relname : ''
       if (body.catalogname) return `the SQL fragment may not name another database`
       if (SYSTEM_SCHEMAS.test(relation) || (schema !== undefined && SYSTEM_SCHEMAS.test(schema)))
         return 'system catalogs not permitted'

@@ -40,6 +40,19 @@ export interface QueryRequest {
   readonly excluding?: readonly string[] | undefined
   readonly forceCount?: boolean | undefined
   readonly extractList?: boolean | undefined
+  /** Which dialect the request came in: messages name the parameters as the client wrote them. */
+  readonly dialect?: 'parameters' | 'body' | undefined
+}
+
+/** The names a client used for fields, nested and depth: GET parameters, or the legacy body names (§9). */
+export function parameterNames(request: Pick<QueryRequest, 'dialect'>): {
+  fields: string
+  nested: string
+  depth: string
+} {
+  return request.dialect === 'body'
+    ? { fields: 'genericFields', nested: 'nestedEntities', depth: 'nestedDepth' }
+    : { fields: 'fields', nested: 'nested', depth: 'depth' }
 }
 
 export const MAX_LIMIT = 1000
@@ -151,6 +164,7 @@ export function requestFromQueryParameters(query: Record<string, unknown>): Quer
     excluding: listParameter('excluding', query.excluding),
     forceCount: booleanParameter('forceCount', query.forceCount),
     extractList: booleanParameter('extractList', query.extractList),
+    dialect: 'parameters',
   }
 }
 
@@ -194,6 +208,7 @@ export function requestFromLegacyBody(body: Record<string, unknown>): QueryReque
     excluding: listParameter('excluding', body.excluding),
     forceCount: booleanParameter('forceCount', body.forceCount),
     extractList: booleanParameter('extractList', body.extractList),
+    dialect: 'body',
   }
 }
 

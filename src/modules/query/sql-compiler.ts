@@ -1,6 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm'
 import type { EntityDef, EntityRegistry, FieldType, Viewer } from '../../kernel/model/index.ts'
 import { textArray, wireValue } from '../../kernel/model/json.ts'
+import { EXPANDED_COLLECTION_LIMIT, truncatedKey } from './query.model.ts'
 import type {
   AggregateExpr,
   Aggregation,
@@ -23,6 +24,8 @@ export interface CompileOptions {
   readonly viewer?: Viewer | undefined
   /** Set when a row policy read the viewer: the statement is then the viewer's own. */
   readonly trace?: { viewerUsed: boolean } | undefined
+  /** Elements written per expanded collection (default EXPANDED_COLLECTION_LIMIT). */
+  readonly collectionLimit?: number | undefined
 }
 
 const ident = (name: string) => sql.identifier(name)
@@ -316,9 +319,14 @@ class Compiler {
     return sql`${ident(alias)}.${ident(relation.column!)} in (select ${ident(s)}.${ident(idColumn(target))} from ${tableOf(target)} ${ident(s)} where ${this.sellerChain(target, s, rest, codes)})`
   }
 
-  /** The JSON object of one row; relations written in full become lateral subqueries appended to `laterals`. */
+  /**
+   * The JSON object of one row; relations written in full become lateral subqueries appended to `laterals`.
+   * A collection holds its first EXPANDED_COLLECTION_LIMIT elements by id; when it had more, the object ends with
+   * `"<relation>Truncated": true` (added to the object's text, so the keys keep their order).
+   */
   objectJson(entity: EntityDef, alias: string, projection: Projection, laterals: SQL[]): SQL {
     const pairs: SQL[] = []
+    const cut: { name: string; lateral: string }[] = []
     for (const name of projection.fields) {
       const field = entity.fields.get(name)
       if (!field) throw new Error(`compiler: ${entity.name} has no field ${name}`)
@@ -349,13 +357,32 @@ class Compiler {
         )
       } else {
         const back = target.relations.get(relation.mappedBy!)!
+        // One row past the limit is read, to know whether more exist.
+        const limit = this.options.collectionLimit ?? EXPANDED_COLLECTION_LIMIT
+        const cap = sql.raw(String(limit))
+        const first = sql`select * from ${tableOf(target)} ${ident(n)} where ${ident(n)}.${ident(back.column!)} = ${ident(alias)}.${ident(idColumn(entity))}${visible} order by ${id} limit ${sql.raw(String(limit + 1))}`
+        const numbered = sql`(select *, row_number() over (order by ${id}) as "__k" from (${first}) ${ident(n)}) ${ident(n)}`
         laterals.push(
-          sql` left join lateral (select coalesce(json_agg(${json} order by ${id}), '[]'::json) as "j" from ${tableOf(target)} ${ident(n)}${sql.join(inner, sql``)} where ${ident(n)}.${ident(back.column!)} = ${ident(alias)}.${ident(idColumn(entity))}${visible}) ${ident(l)} on true`,
+          sql` left join lateral (select coalesce(json_agg(${json} order by ${id}) filter (where ${ident(n)}."__k" <= ${cap}), '[]'::json) as "j", count(*) > ${cap} as "more" from ${numbered}${sql.join(inner, sql``)}) ${ident(l)} on true`,
         )
+        cut.push({ name: written.name, lateral: l })
       }
       pairs.push(sql`${jsonKey(written.name)}, ${ident(l)}."j"`)
     }
-    return buildObject(pairs)
+    const object = buildObject(pairs)
+    if (cut.length === 0) return object
+    const more = sql.join(
+      cut.map((c) => sql`${ident(c.lateral)}."more"`),
+      sql` or `,
+    )
+    const markers = sql.join(
+      cut.map(
+        (c) =>
+          sql`case when ${ident(c.lateral)}."more" then ${sql.raw(`',"${truncatedKey(c.name)}":true'`)} else '' end`,
+      ),
+      sql` || `,
+    )
+    return sql`(select case when ${more} then (left("o"."v"::text, -1) || ${markers} || '}')::json else "o"."v" end from (select ${object} as "v") "o")`
   }
 
   aggregate(expr: AggregateExpr, scope: Scope): Column {

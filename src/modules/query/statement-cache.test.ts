@@ -4,7 +4,7 @@ import type { Viewer } from '../../kernel/model/index.ts'
 import { ID_PLACEHOLDER, MAX_PREPARED_TEXT, named, StatementCache, toCompiled, withId } from './statement-cache.ts'
 
 const viewer = (username: string, roles: string[] = []): Viewer => ({ username, groups: [], roles: new Set(roles) })
-const compiled = (text: string) => toCompiled(sql.raw(text), { usesSql: false, limit: 100, offset: 0 })
+const compiled = (text: string) => toCompiled(sql.raw(text), { usesSql: false, limit: 100, offset: 0, reached: [] })
 
 describe('compiled statements', () => {
   it('run unnamed the first time, then under a name derived from their text', () => {
@@ -17,7 +17,7 @@ describe('compiled statements', () => {
 
   it('never name raw SQL from a request, nor a statement too long to keep prepared', () => {
     expect(
-      named(toCompiled(sql.raw('select 1'), { usesSql: true, limit: 1, offset: 0 })).statement.name,
+      named(toCompiled(sql.raw('select 1'), { usesSql: true, limit: 1, offset: 0, reached: [] })).statement.name,
     ).toBeUndefined()
     const long = `select '${'x'.repeat(MAX_PREPARED_TEXT)}'`
     expect(named(compiled(long)).statement.name).toBeUndefined()
@@ -27,11 +27,7 @@ describe('compiled statements', () => {
   it('put the id of each request where the placeholder stood, leaving the cached values untouched', () => {
     const byId = toCompiled(
       sql`select ${'x'} where id = ${ID_PLACEHOLDER}::bigint or parent = ${ID_PLACEHOLDER}::bigint`,
-      {
-        usesSql: false,
-        limit: 1,
-        offset: 0,
-      },
+      { usesSql: false, limit: 1, offset: 0, reached: [] },
     )
     expect(byId.idAt).toEqual([1, 2])
     expect(withId(byId, '42').values).toEqual(['x', '42', '42'])

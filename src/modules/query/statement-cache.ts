@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto'
 import type { SQL } from 'drizzle-orm'
 import { PgDialect } from 'drizzle-orm/pg-core'
 import type { TextStatement } from '../../kernel/db/database.ts'
-import type { Viewer } from '../../kernel/model/index.ts'
+import type { EntityDef, Viewer } from '../../kernel/model/index.ts'
 
 const dialect = new PgDialect()
 
@@ -30,6 +30,8 @@ export interface CompiledStatement {
   readonly usesSql: boolean
   readonly limit: number
   readonly offset: number
+  /** The entities the statement reads besides its root: each caller needs their view role (or queryUser). */
+  readonly reached: readonly EntityDef[]
 }
 
 /**
@@ -37,7 +39,10 @@ export interface CompiledStatement {
  * their text, under which PostgreSQL can keep them parsed; raw SQL never does (its text is the client's, in endless
  * variety), nor does a statement longer than MAX_PREPARED_TEXT.
  */
-export function toCompiled(query: SQL, meta: { usesSql: boolean; limit: number; offset: number }): CompiledStatement {
+export function toCompiled(
+  query: SQL,
+  meta: { usesSql: boolean; limit: number; offset: number; reached: readonly EntityDef[] },
+): CompiledStatement {
   const { sql: text, params } = dialect.sqlToQuery(query)
   const idAt: number[] = []
   params.forEach((value, i) => {
