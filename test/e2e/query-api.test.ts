@@ -934,3 +934,33 @@ describe('row security through joins; sets combined by OR', () => {
     expect((await get('/api/v1/query/customer/1?fields=&depth=')).body.data.code).toBe('CUST_001')
   })
 })
+
+describe('joins never change which rows exist', () => {
+  const sellers = async (query: string) =>
+    codesOf((await get(`/api/v1/query/seller?fields=code&${query}`)).body as { data: { code: string }[] })
+
+  it('sorts by a relation without dropping the rows that have none, in both directions', async () => {
+    expect(await sellers('sortBy=parentSeller.code')).toEqual(['OTHER', 'MAIN'])
+    expect(await sellers('sortBy=parentSeller.code&sortOrder=DESC')).toEqual(['MAIN', 'OTHER'])
+    expect(await sellers('sortBy=parentSeller.code&joinType=INNER')).toEqual(['OTHER', 'MAIN'])
+  })
+
+  it('keeps a row matched by one branch of an OR set when another branch crosses a relation it lacks', async () => {
+    const or = async (filters: unknown) => (await sellers(`sortBy=code&filters=${q(filters)}`)).sort()
+    expect(await or({ 'likeCriterias code parentSeller.code': 'MAIN' })).toEqual(['MAIN', 'OTHER'])
+    expect(await or({ $operator: 'OR', code: 'MAIN', 'parentSeller.code': 'MAIN' })).toEqual(['MAIN', 'OTHER'])
+    expect(await or({ OR: { code: 'MAIN', 'parentSeller.code': 'NOBODY' } })).toEqual(['MAIN'])
+    expect(await or({ $filter1: { $operator: 'or', code: 'MAIN', 'parentSeller.description': '*Demo*' } })).toEqual([
+      'MAIN',
+      'OTHER',
+    ])
+  })
+
+  it('still lets joinType govern the joins of ANDed conditions', async () => {
+    expect(await sellers(`filters=${q({ 'parentSeller.code': 'MAIN' })}`)).toEqual(['OTHER'])
+    const inner = await get(`/api/v1/query/seller/count?filters=${q({ 'ne parentSeller.code': 'X' })}`)
+    expect(inner.body.total).toBe(1)
+    const left = await get(`/api/v1/query/seller/count?joinType=LEFT&filters=${q({ 'parentSeller.code': 'IS_NULL' })}`)
+    expect(left.body.total).toBe(1)
+  })
+})

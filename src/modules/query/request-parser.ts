@@ -476,8 +476,9 @@ function entityOrder(
 ): SortKey[] {
   const keys = sortBy.length === 0 && entity.fields.has('id') ? ['id'] : sortBy
   const descending = directions(keys.length, orders)
+  // Sorting never filters: the joins it needs are outer joins, so rows without the related record stay (last).
   const result: SortKey[] = keys.map((path, i) => ({
-    by: { kind: 'field', target: columnPath(registry, entity, 'sortBy', path, true).target },
+    by: { kind: 'field', target: { ...columnPath(registry, entity, 'sortBy', path, true).target, leftJoin: true } },
     descending: descending[i]!,
   }))
   const hasId = result.some(

@@ -119,8 +119,9 @@ class Scope {
     return { entity, alias }
   }
 
-  column(path: FieldPath): Column {
-    const { entity, alias } = this.reach(path.relations, path.leftJoin ?? false)
+  /** A column; `outer` asks for outer joins on its path whatever the join type (see Compiler.condition). */
+  column(path: FieldPath, outer = false): Column {
+    const { entity, alias } = this.reach(path.relations, outer || (path.leftJoin ?? false))
     const field = entity.fields.get(path.field)
     if (field) return { expr: sql`${ident(alias)}.${ident(field.column)}`, type: field.type }
     const relation = entity.relations.get(path.field)
@@ -166,36 +167,42 @@ class Compiler {
     return restriction ? sql`${restriction} and ${compiled}` : compiled
   }
 
-  condition(c: Condition, scope: Scope): SQL {
+  /**
+   * A condition's SQL. The query's join type applies to the joins of conditions ANDed at the top of the filter;
+   * inside an OR set (`optional`) every join is outer, because an inner join would drop rows that another branch
+   * of the OR matches (a seller without parent matching on its own code).
+   */
+  condition(c: Condition, scope: Scope, optional = false): SQL {
+    const at = (target: FieldPath) => scope.column(target, optional)
     switch (c.kind) {
       case 'constant':
         return c.value ? sql`true` : sql`false`
       case 'and':
       case 'or':
         return sql`(${sql.join(
-          c.items.map((i) => this.condition(i, scope)),
+          c.items.map((i) => this.condition(i, scope, optional || c.kind === 'or')),
           c.kind === 'and' ? sql` and ` : sql` or `,
         )})`
       case 'not':
-        if (c.item.kind === 'isNull') return sql`${scope.column(c.item.target).expr} is not null`
-        return sql`not (${this.condition(c.item, scope)})`
+        if (c.item.kind === 'isNull') return sql`${at(c.item.target).expr} is not null`
+        return sql`not (${this.condition(c.item, scope, optional)})`
       case 'compare': {
-        const column = scope.column(c.target)
+        const column = at(c.target)
         const value = this.param(c.value, column.type)
         if (c.ignoreCase && column.type === 'string') return sql`lower(${column.expr}) ${sql.raw(c.op)} lower(${value})`
         return sql`${column.expr} ${sql.raw(c.op)} ${value}`
       }
       case 'like': {
-        const column = scope.column(c.target)
+        const column = at(c.target)
         return c.ignoreCase
           ? sql`lower(${column.expr}) like lower(${c.pattern})`
           : sql`${column.expr} like ${c.pattern}`
       }
       case 'isNull':
-        return sql`${scope.column(c.target).expr} is null`
+        return sql`${at(c.target).expr} is null`
       case 'in': {
         if (c.values.length === 0) return sql`false`
-        const column = scope.column(c.target)
+        const column = at(c.target)
         const values = c.values.map((v) => this.param(v, column.type))
         if (c.ignoreCase && column.type === 'string') {
           return sql`lower(${column.expr}) in (${sql.join(
@@ -206,17 +213,17 @@ class Compiler {
         return sql`${column.expr} in (${sql.join(values, sql`, `)})`
       }
       case 'listContains':
-        return sql`${scope.column(c.target).expr} @> ${textArray(c.values)}`
+        return sql`${at(c.target).expr} @> ${textArray(c.values)}`
       case 'customField': {
-        const { entity, alias } = scope.reach(c.relations)
-        const column = entity.fields.get('cfValues')?.column ?? 'cf_values'
+        const { entity, alias } = scope.reach(c.relations, optional)
+        const cfColumn = entity.fields.get('cfValues')?.column ?? 'cf_values'
         const v = this.alias('cf')
         const value = sql`${ident(v)}.${ident('value')}`
         // jsonb_path_query in lax mode yields nothing for a missing code or a malformed entry: never an error.
-        return sql`exists (select 1 from jsonb_path_query(${ident(alias)}.${ident(column)} -> ${c.code}, 'lax $[*].value') as ${ident(v)}(${ident('value')}) where ${this.customFieldMatch(c.match, value)})`
+        return sql`exists (select 1 from jsonb_path_query(${ident(alias)}.${ident(cfColumn)} -> ${c.code}, 'lax $[*].value') as ${ident(v)}(${ident('value')}) where ${this.customFieldMatch(c.match, value)})`
       }
       case 'exists': {
-        const owner = scope.reach(c.relations)
+        const owner = scope.reach(c.relations, optional)
         const relation = owner.entity.relations.get(c.collection)
         if (relation?.kind !== 'oneToMany')
           throw new Error(`compiler: ${owner.entity.name}.${c.collection} is not a collection`)
@@ -233,7 +240,7 @@ class Compiler {
       case 'sql':
         return sql`(${sql.raw(c.text)})`
       case 'inSql':
-        return sql`${scope.column(c.target).expr} in (${sql.raw(c.text)})`
+        return sql`${at(c.target).expr} in (${sql.raw(c.text)})`
     }
   }
 
