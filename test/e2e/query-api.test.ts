@@ -115,7 +115,7 @@ describe('GET /api/v1/query/{entity}: the list envelope and the parameters of §
       seller: { id: 1 },
       cfValues: { CF_SEGMENT: [{ value: 'ENTERPRISE' }] },
     })
-    expect(res.body.data[0].created).toBe('2026-03-01T00:00:00Z')
+    expect(res.body.data[0].created).toBe('2026-03-01T00:00:00.000Z')
     expect(res.body.data[0]).not.toHaveProperty('customerAccounts')
   })
 
@@ -343,7 +343,9 @@ describe('filters over HTTP (§2.6, DECISIONS)', () => {
   it.runIf(onPostgres)('stops a statement at the tenant statement timeout on PostgreSQL', async () => {
     await db.current.db.execute(sql`update tenant_setting set query_statement_timeout_ms = 200`)
     forgetTenantSettings(db.current.db)
-    const slow = q({ 'inSqlList id': 'select count(*) from customer c1, customer c2, customer c3, customer c4, customer c5' })
+    const slow = q({
+      'inSqlList id': 'select count(*) from customer c1, customer c2, customer c3, customer c4, customer c5',
+    })
     const res = await get(`/api/v1/query/customer?filters=${slow}`)
     expect(res.status).toBe(503)
     expect(res.body.message).toContain('statement timeout')
@@ -962,5 +964,30 @@ describe('joins never change which rows exist', () => {
     expect(inner.body.total).toBe(1)
     const left = await get(`/api/v1/query/seller/count?joinType=LEFT&filters=${q({ 'parentSeller.code': 'IS_NULL' })}`)
     expect(left.body.total).toBe(1)
+  })
+})
+
+describe('timestamps round-trip', () => {
+  it('writes instants to the millisecond, and a value read back finds its row again', async () => {
+    await db.current.db.execute(
+      sql`update customer set updated = '2026-05-05T10:11:12.345678Z' where code = 'CUST_010'`,
+    )
+    const read = await get(`/api/v1/query/customer?fields=code,updated&filters=${q({ code: 'CUST_010' })}`)
+    const updated = read.body.data[0].updated as string
+    expect(updated).toBe('2026-05-05T10:11:12.345Z')
+    const codes = async (filters: unknown) =>
+      codesOf((await get(`/api/v1/query/customer?fields=code&sortBy=code&filters=${q(filters)}`)).body)
+    expect(await codes({ updated })).toEqual(['CUST_010'])
+    expect(await codes({ 'toRangeInclusive updated': updated, 'fromRange updated': '2026-05-05' })).toEqual([
+      'CUST_010',
+    ])
+    expect(await codes({ 'fromRangeExclusive updated': updated })).toEqual([])
+    expect(await codes({ 'toRange updated': updated, 'fromRange updated': '2026-05-05' })).toEqual([])
+    expect(await codes({ 'inList updated': [updated] })).toEqual(['CUST_010'])
+    expect(await codes({ 'minmaxRangeInclusive created updated': updated, code: 'CUST_010' })).toEqual(['CUST_010'])
+    expect(await codes({ updated: Date.parse(updated) })).toEqual(['CUST_010'])
+    const others = await get(`/api/v1/query/customer/count?filters=${q({ 'ne updated': updated })}`)
+    // CUST_001 and CUST_002: the others have never been updated (null is not "not equal").
+    expect(others.body.total).toBe(2)
   })
 })

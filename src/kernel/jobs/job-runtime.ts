@@ -1,6 +1,7 @@
 import os from 'node:os'
 import { randomUUID } from 'node:crypto'
 import { sql } from 'drizzle-orm'
+import { instantText } from '../model/json.ts'
 import { PgBoss, fromPglite } from 'pg-boss'
 import type { Logger } from 'pino'
 import { one, rows, type Database, type Db } from '../db/database.ts'
@@ -70,10 +71,10 @@ export interface ExecutionView {
 const QUEUE = 'obol-job-run'
 
 const executionColumns = sql`e.id, i.code as "jobCode", e.status, e.trigger,
-  to_char(e.fire_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "fireTime",
-  to_char(e.queued_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "queuedAt",
-  to_char(e.started_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "startedAt",
-  to_char(e.ended_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "endedAt",
+  ${instantText(sql`e.fire_time`)} as "fireTime",
+  ${instantText(sql`e.queued_at`)} as "queuedAt",
+  ${instantText(sql`e.started_at`)} as "startedAt",
+  ${instantText(sql`e.ended_at`)} as "endedAt",
   e.processed_count as "processedCount", e.failed_count as "failedCount", e.error, e.app_instance_id as instance`
 
 /** node-postgres reads int8 as a string; execution ids are JSON numbers on both drivers. */

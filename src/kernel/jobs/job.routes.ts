@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { sql } from 'drizzle-orm'
+import { instantText } from '../model/json.ts'
 import { one, rows, type Db } from '../db/database.ts'
 import { AppError } from '../errors.ts'
 import { readTenantSettings } from '../settings.ts'
@@ -38,8 +39,8 @@ const jobUpdateBody = {
 }
 
 const jobColumns = sql`code, description, job_type as "jobType", parameters, timer, active,
-  to_char(next_fire_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "nextFireAt",
-  to_char(last_fire_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "lastFireAt"`
+  ${instantText(sql`next_fire_at`)} as "nextFireAt",
+  ${instantText(sql`last_fire_at`)} as "lastFireAt"`
 
 async function getJob(db: Db, code: string) {
   const job = await one<Record<string, unknown>>(db, sql`select ${jobColumns} from job_instance where code = ${code}`)

@@ -2,14 +2,22 @@ import { sql, type SQL } from 'drizzle-orm'
 import type { FieldDef } from './registry.ts'
 
 /**
+ * The one wire format of an instant: ISO-8601 in UTC with milliseconds (`2026-03-01T09:30:00.250Z`), as JavaScript's
+ * `toISOString` writes it. A value read back and sent again in a filter names the same millisecond.
+ */
+export function instantText(expression: SQL): SQL {
+  return sql`to_char(${expression} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+}
+
+/**
  * The wire form of a column, computed by PostgreSQL so no driver's type parsing is involved: instants as
- * ISO-8601 UTC (`2026-03-01T00:00:00Z`), dates as `yyyy-MM-dd`, numerics and int8 as JSON numbers.
+ * `instantText` writes them, dates as `yyyy-MM-dd`, numerics and int8 as JSON numbers.
  */
 export function wireValue(alias: string, field: FieldDef): SQL {
   const column = sql`${sql.identifier(alias)}.${sql.identifier(field.column)}`
   switch (field.type) {
     case 'instant':
-      return sql`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`
+      return instantText(column)
     case 'date':
       return sql`to_char(${column}, 'YYYY-MM-DD')`
     default:

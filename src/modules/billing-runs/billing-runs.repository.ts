@@ -1,11 +1,11 @@
 import { sql, type SQL } from 'drizzle-orm'
 import { one, rows, type Db } from '../../kernel/db/database.ts'
 import type { ScheduleExpression } from '../../kernel/jobs/schedule-expression.ts'
-import { textArray } from '../../kernel/model/json.ts'
+import { instantText, textArray } from '../../kernel/model/json.ts'
 import type { AutoAction, ProcessType, Repeats, ScheduleState, ScheduleStatus } from './billing-runs.model.ts'
 
 /** An instant as written on the wire: ISO-8601 UTC to the second, computed by PostgreSQL. */
-const iso = (column: SQL) => sql`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`
+const iso = instantText
 const param = (date: Date | null) => sql`${date?.toISOString() ?? null}::timestamptz`
 
 const auditJson = (alias: string) => {

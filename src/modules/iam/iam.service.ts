@@ -1,8 +1,8 @@
-import { sql } from 'drizzle-orm'
+import { sql, type SQL } from 'drizzle-orm'
 import { one, rows, type Db } from '../../kernel/db/database.ts'
 import { AppError, validationError, type ErrorDetail } from '../../kernel/errors.ts'
 import { pgErrorOf } from '../../kernel/db/database-errors.ts'
-import { textArray } from '../../kernel/model/json.ts'
+import { instantText, textArray } from '../../kernel/model/json.ts'
 import { ALL_ROLES, BUILT_IN_GROUPS } from './role-catalog.ts'
 import { hashSecret, randomSecret } from './secrets.ts'
 
@@ -25,7 +25,7 @@ export interface GroupInput {
 
 const BUILT_IN_NAMES = new Set(BUILT_IN_GROUPS.map((g) => g.name))
 
-const stamp = (value: unknown) => sql`to_char(${value} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`
+const stamp = (value: SQL) => instantText(value)
 
 /** Roles, groups, users and service-account clients. Roles come to users only through groups. */
 export class IamService {

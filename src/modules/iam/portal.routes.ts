@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import cookie from '@fastify/cookie'
 import { sql } from 'drizzle-orm'
+import { instantText } from '../../kernel/model/json.ts'
 import { one, type Db } from '../../kernel/db/database.ts'
 import { AppError } from '../../kernel/errors.ts'
 import type { AuthConfig } from '../../kernel/config.ts'
@@ -109,7 +110,7 @@ export function registerPortalRoutes(
           deps.db,
           sql`insert into obol_secrets.portal_session (id_hash, user_id, csrf_hash, expires_at)
             values (${sha256(id)}, ${user.id}, ${sha256(csrf)}, now() + make_interval(secs => ${deps.config.portalSessionTtlSec}))
-            returning to_char(expires_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as expires_at`,
+            returning ${instantText(sql`expires_at`)} as expires_at`,
         )
         void reply.setCookie(SESSION_COOKIE, id, {
           httpOnly: true,

@@ -30,7 +30,7 @@ describe(buildQuery.name, () => {
     expect(Object.isFrozen(ast) && Object.isFrozen(ast.orderBy)).toBe(true)
     expect(ast.limit).toBe(1000)
     expect(ast.orderBy).toEqual([
-      { by: { kind: 'field', target: { relations: ['seller'], field: 'code' } }, descending: true },
+      { by: { kind: 'field', target: { relations: ['seller'], field: 'code', leftJoin: true } }, descending: true },
       { by: { kind: 'field', target: { relations: [], field: 'id' } }, descending: true },
     ])
   })

@@ -1,10 +1,11 @@
 import { sql, type SQL } from 'drizzle-orm'
 import type { EntityDef, EntityRegistry, FieldType, Viewer } from '../../kernel/model/index.ts'
-import { textArray, wireValue } from '../../kernel/model/json.ts'
+import { instantText, textArray, wireValue } from '../../kernel/model/json.ts'
 import { EXPANDED_COLLECTION_LIMIT, truncatedKey } from './query.model.ts'
 import type {
   AggregateExpr,
   Aggregation,
+  CompareOp,
   Condition,
   CustomFieldMatch,
   FieldPath,
@@ -44,7 +45,7 @@ function jsonKey(name: string): SQL {
 
 /** The wire form of an expression's value, as `wireValue` writes columns (instants in UTC, dates as yyyy-MM-dd). */
 function wireOf(expression: SQL, type: FieldType): SQL {
-  if (type === 'instant') return sql`to_char(${expression} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`
+  if (type === 'instant') return instantText(expression)
   if (type === 'date') return sql`to_char(${expression}, 'YYYY-MM-DD')`
   return expression
 }
@@ -56,6 +57,28 @@ function buildObject(pairs: readonly SQL[]): SQL {
   for (let i = 0; i < pairs.length; i += 50)
     chunks.push(sql`jsonb_build_object(${sql.join(pairs.slice(i, i + 50), sql`, `)})`)
   return sql`(${sql.join(chunks, sql` || `)})::json`
+}
+
+/**
+ * An instant written by a client names a millisecond, the precision of the wire format, while the database keeps
+ * microseconds: the column is compared as if truncated to its millisecond, so a value read from a response and sent
+ * back in a filter matches the row it came from. Written so an index on the column still serves it.
+ */
+function millisecondCompare(column: SQL, op: CompareOp, value: SQL): SQL {
+  const next = sql`(${value} + interval '1 millisecond')`
+  switch (op) {
+    case '=':
+      return sql`(${column} >= ${value} and ${column} < ${next})`
+    case '<>':
+      return sql`not (${column} >= ${value} and ${column} < ${next})`
+    case '<=':
+      return sql`${column} < ${next}`
+    case '>':
+      return sql`${column} >= ${next}`
+    case '<':
+    case '>=':
+      return sql`${column} ${sql.raw(op)} ${value}`
+  }
 }
 
 const direction = (key: { descending: boolean }) => (key.descending ? sql`desc` : sql`asc`)
@@ -190,6 +213,8 @@ class Compiler {
         const column = at(c.target)
         const value = this.param(c.value, column.type)
         if (c.ignoreCase && column.type === 'string') return sql`lower(${column.expr}) ${sql.raw(c.op)} lower(${value})`
+        if (column.type === 'instant' && (c.value.kind === 'instant' || c.value.kind === 'localDateTime'))
+          return millisecondCompare(column.expr, c.op, value)
         return sql`${column.expr} ${sql.raw(c.op)} ${value}`
       }
       case 'like': {

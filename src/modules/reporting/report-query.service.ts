@@ -4,7 +4,7 @@ import { pgErrorOf } from '../../kernel/db/database-errors.ts'
 import { AppError } from '../../kernel/errors.ts'
 import type { Principal } from '../../kernel/http/principal.ts'
 import { registry } from '../../kernel/model/index.ts'
-import { textArray } from '../../kernel/model/json.ts'
+import { instantText, textArray } from '../../kernel/model/json.ts'
 import {
   ADVANCED_QUERY_KEYS,
   SYNC_ROW_CAP,
@@ -338,7 +338,7 @@ export class ReportQueryService {
     const all = principal.roles.has('queryManagement')
     const data = await rows<Record<string, unknown>>(
       this.db,
-      sql`select id, executed_by as "executedBy", to_char(started_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "startedAt",
+      sql`select id, executed_by as "executedBy", ${instantText(sql`started_at`)} as "startedAt",
           duration_ms as "durationMs", row_count as "rowCount", status, error
         from report_query_execution where report_query_id = ${query.id} ${all ? sql`` : sql`and executed_by = ${principal.username}`}
         order by id desc limit 100`,
