@@ -7,9 +7,9 @@ const t = useTestApp()
 const BASE = '/api/v1/billingRunSchedules'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-const isoSeconds = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z')
+const isoSeconds = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString()
 const addDaysIso = (value: string, days: number) =>
-  new Date(new Date(value).getTime() + days * 86_400_000).toISOString().replace('.000Z', 'Z')
+  new Date(new Date(value).getTime() + days * 86_400_000).toISOString()
 
 const monthly = (name: string, extra: Record<string, unknown> = {}) => ({
   name,
@@ -35,7 +35,7 @@ async function makeDue(code: string, due: string) {
 async function firingsOf(code: string) {
   return rows<{ trigger: string; fire_time: string; runs: number }>(
     t.db.current.db,
-    sql`select f.trigger, to_char(f.fire_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as fire_time,
+    sql`select f.trigger, to_char(f.fire_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as fire_time,
         (select count(*)::int from billing_run r where r.firing_id = f.id) as runs
       from billing_run_schedule_firing f join billing_run_schedule s on s.id = f.schedule_id
       where s.code = ${code} order by f.fire_time`,
@@ -92,7 +92,7 @@ describe('billing run schedules: create and read', () => {
   it('creates a recurring schedule and reads back every field, its status and its timer', async () => {
     const created = await create(
       monthly('MONTHLY_RUN', {
-        startDate: '2030-01-15T00:00:00Z',
+        startDate: '2030-01-15T00:00:00.000Z',
         endDate: '2031-01-01',
         processType: 'FULL_AUTOMATIC',
         rejectAutoAction: 'MOVE',
@@ -107,19 +107,19 @@ describe('billing run schedules: create and read', () => {
       name: 'MONTHLY_RUN',
       repeats: 'MONTHLY',
       cron: { second: '0', minute: '0', hour: '0', dayOfMonth: '1' },
-      startDate: '2030-01-15T00:00:00Z',
-      endDate: '2031-01-01T00:00:00Z',
+      startDate: '2030-01-15T00:00:00.000Z',
+      endDate: '2031-01-01T00:00:00.000Z',
       billingCycleCodes: ['CYC_A', 'CYC_B'],
       processType: 'FULL_AUTOMATIC',
       lastTransactionDate: null,
-      invoiceDate: '2030-02-03T00:00:00Z',
+      invoiceDate: '2030-02-03T00:00:00.000Z',
       rejectAutoAction: 'MOVE',
       suspectAutoAction: 'AUTOMATIC_VALIDATION',
       generateAO: true,
       computeDatesAtValidation: true,
       active: true,
       status: 'ACTIVE',
-      nextFireDate: '2030-02-01T00:00:00Z',
+      nextFireDate: '2030-02-01T00:00:00.000Z',
       lastFireDate: null,
       createdBillingRuns: [],
     })
@@ -138,20 +138,20 @@ describe('billing run schedules: create and read', () => {
       const last = await create(
         monthly('PARIS_LAST', { cron: { dayOfMonth: 'Last', hour: '23' }, startDate: '2030-03-15' }),
       )
-      expect(last.startDate).toBe('2030-03-14T23:00:00Z')
-      expect(last.nextFireDate).toBe('2030-03-31T21:00:00Z')
+      expect(last.startDate).toBe('2030-03-14T23:00:00.000Z')
+      expect(last.nextFireDate).toBe('2030-03-31T21:00:00.000Z')
       const tuesday = await create(
         monthly('PARIS_2ND_TUE', { cron: { dayOfMonth: '2nd Tue', hour: '9', minute: '30' }, startDate: '2030-01-01' }),
       )
       // 8 January 2030 is the 2nd Tuesday (1 January is a Tuesday); 09:30 in Paris is 08:30 UTC in winter.
-      expect(tuesday.nextFireDate).toBe('2030-01-08T08:30:00Z')
+      expect(tuesday.nextFireDate).toBe('2030-01-08T08:30:00.000Z')
       const once = await create({
         name: 'PARIS_ONCE',
         repeats: 'NONE',
         startDate: '2030-07-01T06:00:00',
         billingCycleCodes: ['CYC_A'],
       })
-      expect(once).toMatchObject({ startDate: '2030-07-01T04:00:00Z', nextFireDate: '2030-07-01T04:00:00Z' })
+      expect(once).toMatchObject({ startDate: '2030-07-01T04:00:00.000Z', nextFireDate: '2030-07-01T04:00:00.000Z' })
     } finally {
       await t.request('PUT', '/api/v1/tenantSettings', { timeZone: 'UTC' })
     }
@@ -161,15 +161,15 @@ describe('billing run schedules: create and read', () => {
     const moving = await create(
       monthly('TZ_MOVING', { cron: { dayOfMonth: '2nd Tue', hour: '9', minute: '30' }, startDate: '2030-01-01' }),
     )
-    expect(moving.nextFireDate).toBe('2030-01-08T09:30:00Z')
+    expect(moving.nextFireDate).toBe('2030-01-08T09:30:00.000Z')
     await t.request('PUT', '/api/v1/tenantSettings', { timeZone: 'Europe/Paris' })
     try {
       // 09:30 in Paris is 08:30 UTC in winter.
-      expect((await t.request('GET', `${BASE}/TZ_MOVING`)).body.nextFireDate).toBe('2030-01-08T08:30:00Z')
+      expect((await t.request('GET', `${BASE}/TZ_MOVING`)).body.nextFireDate).toBe('2030-01-08T08:30:00.000Z')
     } finally {
       await t.request('PUT', '/api/v1/tenantSettings', { timeZone: 'UTC' })
     }
-    expect((await t.request('GET', `${BASE}/TZ_MOVING`)).body.nextFireDate).toBe('2030-01-08T09:30:00Z')
+    expect((await t.request('GET', `${BASE}/TZ_MOVING`)).body.nextFireDate).toBe('2030-01-08T09:30:00.000Z')
     expect((await t.request('DELETE', `${BASE}/TZ_MOVING`)).status).toBeLessThan(300)
   })
 
@@ -303,7 +303,7 @@ describe('billing run schedules: update, states and actions', () => {
     expect(updated.status, JSON.stringify(updated.body)).toBe(200)
     // 31 January 2030 minus 3 days.
     expect(updated.body).toMatchObject({
-      nextFireDate: '2030-01-28T06:00:00Z',
+      nextFireDate: '2030-01-28T06:00:00.000Z',
       processType: 'MANUAL',
       generateAO: true,
       billingCycleCodes: ['CYC_A', 'CYC_B'],
@@ -314,12 +314,12 @@ describe('billing run schedules: update, states and actions', () => {
     expect(cycles.body).toMatchObject({
       billingCycleCodes: ['CYC_B'],
       repeats: 'WEEKLY',
-      nextFireDate: '2030-01-28T06:00:00Z',
+      nextFireDate: '2030-01-28T06:00:00.000Z',
     })
     const year = await t.request('PUT', `${BASE}/PARTIAL`, {
       cron: { dayOfMonth: '29', month: 'Feb', year: '2030-2040' },
     })
-    expect(year.body.nextFireDate).toBe('2032-02-29T00:00:00Z')
+    expect(year.body.nextFireDate).toBe('2032-02-29T00:00:00.000Z')
     for (const [body, errorCode] of [
       [{ billingCycleCodes: [] }, 'MISSING_BILLING_CYCLES'],
       [{ repeats: 'YEARLY' }, 'INVALID_REPEATS'],
@@ -356,7 +356,7 @@ describe('billing run schedules: update, states and actions', () => {
     expect(again.status).toBe(200)
     expect(again.body).toEqual(paused.body)
     const resumed = await t.request('POST', `${BASE}/PAUSABLE/resume`)
-    expect(resumed.body).toMatchObject({ status: 'ACTIVE', active: true, nextFireDate: '2030-02-01T00:00:00Z' })
+    expect(resumed.body).toMatchObject({ status: 'ACTIVE', active: true, nextFireDate: '2030-02-01T00:00:00.000Z' })
     const resumedAgain = await t.request('POST', `${BASE}/PAUSABLE/resume`)
     expect(resumedAgain.status).toBe(200)
     expect(resumedAgain.body).toEqual(resumed.body)
@@ -475,13 +475,13 @@ describe('billing run schedules: update, states and actions', () => {
     expect(b.lastTransactionDate).toBe(b.fireTime)
 
     const active = await create(
-      monthly('RUN_NOW_ACTIVE', { startDate: '2030-01-15', invoiceDate: '2030-02-03T10:00:00Z' }),
+      monthly('RUN_NOW_ACTIVE', { startDate: '2030-01-15', invoiceDate: '2030-02-03T10:00:00.000Z' }),
     )
     const firedActive = await t.request('POST', `${BASE}/RUN_NOW_ACTIVE/runNow`)
     expect(firedActive.body.schedule).toMatchObject({ status: 'ACTIVE', nextFireDate: active.nextFireDate })
     expect(firedActive.body.billingRuns.map((r: { invoiceDate: string }) => r.invoiceDate)).toEqual([
-      '2030-02-03T10:00:00Z',
-      '2030-02-03T10:00:00Z',
+      '2030-02-03T10:00:00.000Z',
+      '2030-02-03T10:00:00.000Z',
     ])
     expect(paused.createdBillingRuns).toEqual([])
   })
@@ -549,7 +549,7 @@ describe('bill runs', () => {
       billingCycle: 'CYC_A',
       description: 'Catch-up run',
       processType: 'AUTOMATIC',
-      invoiceDate: '2030-05-01T00:00:00Z',
+      invoiceDate: '2030-05-01T00:00:00.000Z',
       ignoreOrders: false,
       dateAggregation: 'DAY',
       ignoreSubscriptions: false,

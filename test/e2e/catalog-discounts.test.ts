@@ -21,7 +21,7 @@ describe('discount plans', () => {
       description: 'Welcome',
       discountPlanType: 'OFFER',
       status: 'DRAFT',
-      statusDate: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+      statusDate: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       initialQuantity: 0,
       usedQuantity: 0,
       applicationLimit: 0,

@@ -51,7 +51,7 @@ describe('offer templates (v1)', () => {
       name: 'Internet offer',
       description: 'Fibre',
       validFrom: '2026-01-01',
-      validTo: '2027-01-01T00:00:00Z',
+      validTo: '2027-01-01T00:00:00.000Z',
       attributes: { speed: 1000, label: 'fast' },
       offerComponents: [
         { productCode: 'PR_A', mandatory: true, defaultQuantity: 1, minQuantity: 1, maxQuantity: 5 },
@@ -66,8 +66,8 @@ describe('offer templates (v1)', () => {
       code: 'OF_NET',
       name: 'Internet offer',
       lifeCycleStatus: 'IN_DESIGN',
-      validFrom: '2026-01-01T00:00:00Z',
-      validTo: '2027-01-01T00:00:00Z',
+      validFrom: '2026-01-01T00:00:00.000Z',
+      validTo: '2027-01-01T00:00:00.000Z',
       autoEndOfEngagement: false,
       attributes: { speed: 1000, label: 'fast' },
       offerComponents: [

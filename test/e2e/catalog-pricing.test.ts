@@ -205,7 +205,7 @@ describe('pricing versions', () => {
       chargeCode: 'CH_SETUP',
       chargeStatus: 'ACTIVE',
     })
-    expect(published.body.publishedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)
+    expect(published.body.publishedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
     expect((await t.request('GET', '/api/v1/charges/CH_SETUP')).body.status).toBe('ACTIVE')
   })
 

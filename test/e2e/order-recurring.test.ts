@@ -149,7 +149,8 @@ describe('wallet operations through the Query API (§2.8)', () => {
   it('are a huge-volume entity readable with billing.wallets.view, with the issue’s fields', async () => {
     const huge = await t.request('GET', '/api/v1/query/entities?onlyHugeEntities=true')
     expect(huge.body.entities).toContain('WalletOperation')
-    const reader = await t.tokenWithRoles(['billing.wallets.view'])
+    // Filtering by subscription code reads subscriptions too: the reader needs their view role as well.
+    const reader = await t.tokenWithRoles(['billing.wallets.view', 'accounts.subscriptions.view'])
     const stranger = await t.tokenWithRoles(['ordering.orders.view'])
     const filters = encodeURIComponent(JSON.stringify({ subscription: 'SUB_CATCH_UP' }))
     expect((await t.requestAs(stranger, 'GET', `/api/v1/query/walletOperation?filters=${filters}`)).status).toBe(403)

@@ -54,6 +54,7 @@ const FIXTURES = [
   `insert into custom_field_template (code, applies_to, field_type, storage_type, value_required, creator) values
      ('CF_SINCE', 'Customer', 'DATE', 'SINGLE', false, 'test'), ('CF_VIP', 'Customer', 'BOOLEAN', 'SINGLE', true, 'test'),
      ('CF_MANAGER', 'Customer', 'ENTITY', 'SINGLE', false, 'test'), ('CF_TAGS', 'Customer', 'STRING', 'LIST', false, 'test')`,
+  `update custom_field_template set entity_clazz = 'Seller' where code = 'CF_MANAGER'`,
   `update customer set cf_values = cf_values || '{"CF_SINCE": [{"value": "2024-05-01"}], "CF_VIP": [{"value": true}], "CF_MANAGER": [{"value": {"classname": "org.obol.model.admin.Seller", "code": "MAIN"}}], "CF_TAGS": [{"value": ["a", "b"]}]}'::jsonb where code = 'CUST_001'`,
   `update customer set cf_values = cf_values || '{"CF_VIP": [{"value": false}]}'::jsonb where code = 'CUST_002'`,
 ]
@@ -64,7 +65,7 @@ beforeAll(async () => {
   for (const statement of FIXTURES) await db.current.db.execute(sql.raw(statement))
   templates = await rows<CustomFieldTemplate>(
     db.current.db,
-    sql`select code, applies_to as "appliesTo", field_type as "fieldType", storage_type as "storageType" from custom_field_template`,
+    sql`select code, applies_to as "appliesTo", field_type as "fieldType", storage_type as "storageType", entity_clazz as "entityClazz" from custom_field_template`,
   )
   engine = createQueryEngine({ database: db.current })
 })
@@ -666,11 +667,11 @@ const CASES: GoldenCase[] = [
     codes: ['CUST_001'],
   },
   {
-    name: 'cfValues ENTITY: class name and code',
+    name: 'cfValues ENTITY: class name and code, the code ignoring case',
     entity: 'Customer',
-    filters: { cfValues: { CF_MANAGER: [{ value: { classname: 'Seller', code: 'MAIN' } }] } },
-    sql: 'select count(*)::text as "total" from "customer" "a" where exists (select 1 from jsonb_path_query("a"."cf_values" -> $1, \'lax $[*].value\') as "cf1"("value") where (coalesce("cf1"."value" ->> \'code\', "cf1"."value" #>> \'{}\') = $2 and ("cf1"."value" ->> \'classname\') in ($3, $4)))',
-    params: ['CF_MANAGER', 'MAIN', 'org.obol.model.admin.Seller', 'Seller'],
+    filters: { cfValues: { CF_MANAGER: [{ value: { classname: 'Seller', code: 'main' } }] } },
+    sql: 'select count(*)::text as "total" from "customer" "a" where exists (select 1 from jsonb_path_query("a"."cf_values" -> $1, \'lax $[*].value\') as "cf1"("value") where (lower(coalesce("cf1"."value" ->> \'code\', "cf1"."value" #>> \'{}\')) = lower($2) and ("cf1"."value" ->> \'classname\') in ($3, $4)))',
+    params: ['CF_MANAGER', 'main', 'org.obol.model.admin.Seller', 'Seller'],
     codes: ['CUST_001'],
   },
   {
@@ -832,6 +833,18 @@ describe('filter grammar: rejected filters', () => {
       'Country',
       { 'inSqlList id': '1, 2' },
       'expected a sub-select starting with SELECT',
+    ],
+    ['a number compared with a text field by range', 'Customer', { 'fromRange name': 5 }, 'expected a string'],
+    ['a boolean compared with a text field', 'Customer', { code: true }, 'expected a string'],
+    ['a number in a list of text values', 'Customer', { 'inList code': ['CUST_001', 2] }, 'expected a string'],
+    ['a number for a text field in an OR set', 'Customer', { 'likeCriterias code name': 7 }, 'expected a string'],
+    ['a number for a relation code', 'BillingAccount', { country: 2 }, 'expected the code of a Country'],
+    ['a boolean for a relation code', 'Customer', { seller: false }, 'expected the code of a Seller'],
+    [
+      'a classname other than the entity of an ENTITY custom field',
+      'Customer',
+      { cfValues: { CF_MANAGER: [{ value: { classname: 'Customer', code: 'MAIN' } }] } },
+      'is not org.obol.model.admin.Seller',
     ],
   ])('rejects %s with 400 INVALID_FILTER naming the key', async (_what, entity, filters, message) => {
     const failure = engine.runList(EXPERT, entity, { filters })

@@ -140,7 +140,7 @@ describe('plain v1 resources', () => {
       expect(created.status, JSON.stringify(created.body)).toBe(201)
       expect(created.body.code).toBe(create.code)
       expect(created.body.id).toEqual(expect.any(Number))
-      expect(created.body.auditable.created).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)
+      expect(created.body.auditable.created).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
 
       const fetched = await t.request('GET', `/api/v1/${path}/${String(create.code)}`)
       expect(fetched.status).toBe(200)

@@ -9,6 +9,11 @@ export function instantText(expression: SQL): SQL {
   return sql`to_char(${expression} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
 }
 
+/** The same wire format for an instant held in JavaScript (which keeps milliseconds, as the wire does). */
+export function isoInstant(value: Date | null): string | null {
+  return value === null ? null : value.toISOString()
+}
+
 /**
  * The wire form of a column, computed by PostgreSQL so no driver's type parsing is involved: instants as
  * `instantText` writes them, dates as `yyyy-MM-dd`, numerics and int8 as JSON numbers.

@@ -1,7 +1,7 @@
-/** Wire forms shared by the catalog resources: ISO-8601 instants without milliseconds, the audit block. */
-export function isoInstant(value: Date | null): string | null {
-  return value === null ? null : value.toISOString().replace(/\.\d{3}Z$/, 'Z')
-}
+import { isoInstant } from '../../kernel/model/json.ts'
+
+/** Wire forms shared by the catalog resources: instants in the kernel's one format, the audit block. */
+export { isoInstant }
 
 export interface AuditColumns {
   created: Date

@@ -20,6 +20,8 @@ export interface CustomFieldTemplate {
   readonly appliesTo: string
   readonly fieldType: string
   readonly storageType: string
+  /** ENTITY and CHILD_ENTITY fields: the entity the value refers to (any spelling the registry resolves). */
+  readonly entityClazz?: string | null
 }
 
 export interface FilterContext {
@@ -256,6 +258,10 @@ class FilterParser {
     if (!code)
       throw filterError(key, `${end.target.name} has no code; filter on ${relation.name}.<field> or with { "id": n }`)
     const codeType = end.target.fields.get(code)!.type
+    const values = Array.isArray(value) ? (value as unknown[]) : [value]
+    if (codeType === 'string' && values.some((v) => typeof v !== 'string' && v !== null && v !== undefined)) {
+      throw filterError(key, `expected the code of a ${end.target.name} (a string), { "id": n } or IS_NULL`)
+    }
     return this.onPath(withTarget, (relations) =>
       this.scalar(key, name, { relations, field: code, ...(leftJoin ? { leftJoin } : {}) }, codeType, value),
     )
@@ -588,6 +594,10 @@ class FilterParser {
       }
       case 'ENTITY':
       case 'CHILD_ENTITY': {
+        // The value names a record of the field's declared entity by its code, compared ignoring case like every
+        // other equality; a classname other than the declared entity's can match nothing and is refused.
+        const declared = template.entityClazz ? this.context.registry.find(template.entityClazz) : undefined
+        const classNames = declared ? [declared.fullName, declared.name] : undefined
         if (typeof raw === 'string') return { type: 'entity', code: raw, classNames: undefined }
         if (!isPlainObject(raw) || typeof raw.code !== 'string')
           throw new ValueProblem('expected a code or { "code", "classname" }')
@@ -596,7 +606,13 @@ class FilterParser {
           return { type: 'entity', code: raw.code, classNames: undefined }
         if (typeof className !== 'string') throw new ValueProblem('classname must be a string')
         const entity = this.context.registry.find(className)
-        return { type: 'entity', code: raw.code, classNames: entity ? [entity.fullName, entity.name] : [className] }
+        if (declared && entity?.name !== declared.name)
+          throw new ValueProblem(`classname ${className} is not ${declared.fullName}, the entity of this field`)
+        return {
+          type: 'entity',
+          code: raw.code,
+          classNames: entity ? [entity.fullName, entity.name] : (classNames ?? [className]),
+        }
       }
       default: {
         const text = scalarText(raw)

@@ -61,9 +61,11 @@ describe(valueFor.name, () => {
     expect(() => valueFor('integer', 1.5)).toThrow('expected an integer')
   })
 
-  it('reads booleans and text leniently, never objects', () => {
+  it('reads booleans in any case, and text from strings only', () => {
     expect(valueFor('boolean', 'TRUE')).toEqual({ kind: 'boolean', value: true })
-    expect(valueFor('string', 42)).toEqual({ kind: 'text', text: '42' })
+    expect(valueFor('string', '42')).toEqual({ kind: 'text', text: '42' })
+    expect(() => valueFor('string', 42)).toThrow('expected a string for a text field, got a number')
+    expect(() => valueFor('string', true)).toThrow('expected a string for a text field, got a boolean')
     expect(() => valueFor('string', { a: 1 })).toThrow('expected a string')
     expect(() => valueFor('json', 'x')).toThrow('cannot be compared')
   })

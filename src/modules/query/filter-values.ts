@@ -62,12 +62,11 @@ function booleanValue(raw: unknown): boolean {
   throw new ValueProblem('expected true or false')
 }
 
+/** Text fields take strings only: a number or a boolean compared as text would match by accident, or nothing. */
 function textValue(raw: unknown): string {
   if (typeof raw === 'string') return raw
-  const number = numberText(raw)
-  if (number !== undefined) return number
-  if (typeof raw === 'boolean') return String(raw)
-  throw new ValueProblem('expected a string')
+  const what = typeof raw === 'boolean' ? 'a boolean' : numberText(raw) !== undefined ? 'a number' : 'this value'
+  throw new ValueProblem(`expected a string for a text field, got ${what}`)
 }
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0')

@@ -213,7 +213,7 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
     if (!filtersText.includes('cfValues')) return byEntity
     const templates = await rows<CustomFieldTemplate>(
       database.db,
-      sql`select code, applies_to as "appliesTo", field_type as "fieldType", storage_type as "storageType" from custom_field_template`,
+      sql`select code, applies_to as "appliesTo", field_type as "fieldType", storage_type as "storageType", entity_clazz as "entityClazz" from custom_field_template`,
     )
     for (const template of templates) {
       const codes = byEntity.get(template.appliesTo) ?? new Map<string, CustomFieldTemplate>()

@@ -284,7 +284,7 @@ class Compiler {
       case 'dateOfInstant':
         return sql`left(${value} #>> '{}', 10) = to_char(${match.iso}::timestamptz at time zone ${this.options.timeZone}, 'YYYY-MM-DD')`
       case 'entity': {
-        const code = sql`coalesce(${value} ->> 'code', ${value} #>> '{}') = ${match.code}`
+        const code = sql`lower(coalesce(${value} ->> 'code', ${value} #>> '{}')) = lower(${match.code})`
         if (!match.classNames) return code
         return sql`(${code} and (${value} ->> 'classname') in (${sql.join(
           match.classNames.map((n) => sql`${n}`),
