@@ -389,9 +389,10 @@ describe('POST /api/v1/query/{entity}: the legacy body names (§4.1, §9)', () =
   })
 
   it('refuses body fields it does not know, naming them', async () => {
-    const res = await post('/api/v1/query/customer', { fields: 'code' })
+    const res = await post('/api/v1/query/customer', { colour: 'code' })
     expect(res.status).toBe(400)
-    expect(res.body.details).toEqual([{ field: 'fields', message: 'is not a known field' }])
+    expect(res.body.details[0].field).toBe('colour')
+    expect(res.body.details[0].message).toMatch(/^is not a known field/)
   })
 
   it('keeps decimals of the body exact', async () => {
@@ -989,5 +990,74 @@ describe('timestamps round-trip', () => {
     const others = await get(`/api/v1/query/customer/count?filters=${q({ 'ne updated': updated })}`)
     // CUST_001 and CUST_002: the others have never been updated (null is not "not equal").
     expect(others.body.total).toBe(2)
+  })
+})
+
+describe('consistent parameters and messages', () => {
+  it('reads booleans in any case', async () => {
+    for (const value of ['TRUE', 'True', 'true']) {
+      const res = await get(
+        `/api/v1/query/customer?limit=1&forceCount=${value}&extractList=${value.replace(/t/i, 'F').replace(/rue/i, 'alse')}`,
+      )
+      expect(res.status, value).toBe(200)
+    }
+    expect((await get('/api/v1/query/entities?onlyBusinessEntities=TRUE')).body.entities).toContain('Customer')
+  })
+
+  it('answers one code per parameter, naming it, whatever the bad value', async () => {
+    for (const value of ['-1', '50', 'x', '1.5']) {
+      const res = await get(`/api/v1/query/customer?depth=${value}`)
+      expect(res.status, value).toBe(400)
+      expect(res.body, value).toMatchObject({ errorCode: 'INVALID_PARAMETER', details: [{ field: 'depth' }] })
+    }
+    for (const value of ['-1', 'x']) {
+      const res = await get(`/api/v1/query/customer?limit=${value}`)
+      expect(res.body, value).toMatchObject({ errorCode: 'INVALID_PARAMETER', details: [{ field: 'limit' }] })
+    }
+  })
+
+  it('names the parameter the client sent in the POST dialect', async () => {
+    const deep = await post('/api/v1/query/customer', { nestedDepth: 50 })
+    expect(deep.body).toMatchObject({ errorCode: 'INVALID_PARAMETER', details: [{ field: 'nestedDepth' }] })
+    const negative = await post('/api/v1/query/customer', { nestedDepth: -1 })
+    expect(negative.body).toMatchObject({ errorCode: 'INVALID_PARAMETER', details: [{ field: 'nestedDepth' }] })
+    const nested = await post('/api/v1/query/customer', { nestedEntities: ['nope'] })
+    expect(nested.body.details[0].field).toBe('nestedEntities')
+    const fields = await post('/api/v1/query/customer', { fields: ['code'] })
+    expect(fields.status).toBe(400)
+    expect(fields.body.message).toBe("fields: is the GET parameter's name; the POST body calls it genericFields")
+  })
+
+  it('never shows JSON-schema vocabulary in a message', async () => {
+    const res = await post('/api/v1/query/customer', { genericFields: 5, sortBy: 3, limit: 'x' })
+    expect(res.status).toBe(400)
+    expect(res.body.message).not.toMatch(/anyOf|schema|must match|\$ref/)
+    expect(res.body.details).toEqual(
+      expect.arrayContaining([
+        { field: 'genericFields', message: 'expected an array or a string' },
+        { field: 'sortBy', message: 'expected a string' },
+      ]),
+    )
+  })
+
+  it('refuses type_class outside the hierarchy on every polymorphic entity', async () => {
+    for (const entity of registry.queryable().filter((e) => e.inheritance)) {
+      const res = await get(`/api/v1/query/${entity.name}?filters=${q({ type_class: 'Customer' })}`)
+      expect(res.status, entity.name).toBe(400)
+      expect(res.body.errorCode).toBe('INVALID_FILTER')
+    }
+  })
+
+  it('says which methods the legacy endpoint takes', async () => {
+    const res = await call('GET', '/api/rest/v2/generic/all/customer')
+    expect(res.status).toBe(405)
+    expect(res.headers.allow).toBe('POST')
+    expect(res.body.message).toContain('allowed: POST')
+  })
+
+  it('explains that inSqlList on a relation compares its code', async () => {
+    const res = await get(`/api/v1/query/customer?filters=${q({ 'inSqlList seller': 'select id from seller' })}`)
+    expect(res.status).toBe(400)
+    expect(res.body.message).toContain("compares the seller's code")
   })
 })

@@ -56,31 +56,92 @@ const PART_NAMES: Record<string, string> = {
   headers: 'header',
 }
 
+const TYPE_WORDS: Record<string, string> = {
+  string: 'a string',
+  integer: 'an integer',
+  number: 'a number',
+  boolean: 'true or false',
+  object: 'an object',
+  array: 'an array',
+  null: 'null',
+}
+
+/** A JSON-schema failure in words a client can act on: never the schema's own vocabulary (anyOf, $ref…). */
+function keywordMessage(e: AjvError, typesAt: ReadonlyMap<string, string[]>): string {
+  const limit = e.params.limit as number | undefined
+  switch (e.keyword) {
+    case 'required':
+      return 'is required'
+    case 'additionalProperties':
+      return 'is not a known field'
+    case 'enum':
+      return `expected one of ${(e.params.allowedValues as unknown[]).map(String).join(', ')}`
+    case 'const':
+      return `expected ${String(e.params.allowedValue)}`
+    case 'type':
+      return `expected ${String(e.params.type)
+        .split(',')
+        .map((t) => TYPE_WORDS[t] ?? t)
+        .join(' or ')}`
+    case 'minimum':
+      return `expected a number of ${limit} or more`
+    case 'maximum':
+      return `expected a number of ${limit} or less`
+    case 'exclusiveMinimum':
+      return `expected a number greater than ${limit}`
+    case 'exclusiveMaximum':
+      return `expected a number less than ${limit}`
+    case 'minLength':
+      return limit === 1 ? 'must not be empty' : `expected at least ${limit} characters`
+    case 'maxLength':
+      return `expected at most ${limit} characters`
+    case 'minItems':
+      return limit === 1 ? 'must not be empty' : `expected at least ${limit} entries`
+    case 'maxItems':
+      return `expected at most ${limit} entries`
+    case 'minProperties':
+      return 'must not be empty'
+    case 'maxProperties':
+      return `expected at most ${limit} entries`
+    case 'uniqueItems':
+      return 'expected entries without duplicates'
+    case 'format':
+      return `expected a valid ${String(e.params.format)}`
+    case 'pattern':
+      return 'does not have the expected form'
+    case 'anyOf':
+    case 'oneOf': {
+      const types = typesAt.get(e.instancePath)
+      return types && types.length > 0
+        ? `expected ${[...new Set(types)].map((t) => TYPE_WORDS[t] ?? t).join(' or ')}`
+        : 'does not have an accepted form'
+    }
+    default:
+      return 'is invalid'
+  }
+}
+
 function describeValidation(errors: AjvError[], context: string | undefined): ErrorDetail[] {
+  // The types each alternative of an anyOf accepted, by the path of the value they were tried on.
+  const typesAt = new Map<string, string[]>()
+  for (const e of errors) {
+    if (e.keyword === 'type')
+      typesAt.set(e.instancePath, [...(typesAt.get(e.instancePath) ?? []), ...String(e.params.type).split(',')])
+  }
+  const alternatives = new Set(
+    errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.instancePath),
+  )
   const seen = new Set<string>()
   const details: ErrorDetail[] = []
   for (const e of errors) {
+    // The failures inside an anyOf are summed up by the anyOf itself.
+    if (e.keyword === 'type' && alternatives.has(e.instancePath)) continue
     const base = e.instancePath.replace(/^\//, '').split('/').filter(Boolean).join('.')
     let field = base
-    let message: string
-    switch (e.keyword) {
-      case 'required':
-        field = [base, String(e.params.missingProperty)].filter(Boolean).join('.')
-        message = 'is required'
-        break
-      case 'additionalProperties':
-        field = [base, String(e.params.additionalProperty)].filter(Boolean).join('.')
-        message = 'is not a known field'
-        break
-      case 'enum':
-        message = `expected one of ${(e.params.allowedValues as unknown[]).map(String).join(', ')}`
-        break
-      case 'type':
-        message = `expected ${String(e.params.type)}`
-        break
-      default:
-        message = e.message ? `expected a value that ${e.message}` : 'is invalid'
-    }
+    if (e.keyword === 'required') field = [base, String(e.params.missingProperty)].filter(Boolean).join('.')
+    if (e.keyword === 'additionalProperties')
+      field = [base, String(e.params.additionalProperty)].filter(Boolean).join('.')
+    let message = keywordMessage(e, typesAt)
     if (!field) field = PART_NAMES[context ?? ''] ? (context ?? 'body') : 'body'
     else if (context && PART_NAMES[context]) message = `${PART_NAMES[context]} ${message}`
     const key = `${field}:${message}`
@@ -89,6 +150,17 @@ function describeValidation(errors: AjvError[], context: string | undefined): Er
     details.push({ field, message })
   }
   return details
+}
+
+/**
+ * The code of a schema failure: the Query API names a bad parameter INVALID_PARAMETER and a bad filter
+ * INVALID_FILTER whichever check found it first, the schema or the engine; elsewhere VALIDATION_FAILED.
+ */
+function validationCode(family: Family, details: readonly ErrorDetail[]): ErrorCode {
+  if (family !== 'query') return 'VALIDATION_FAILED'
+  return details.some((d) => d.field === 'filters' || d.field.startsWith('filters.'))
+    ? 'INVALID_FILTER'
+    : 'INVALID_PARAMETER'
 }
 
 function send(reply: FastifyReply, request: FastifyRequest, error: AppError) {
@@ -107,10 +179,11 @@ export function installErrorHandling(app: FastifyInstance): void {
     const error = raw as FastifyError & { validation?: AjvError[]; validationContext?: string }
     if (error.validation) {
       const details = describeValidation(error.validation, error.validationContext)
+      const code = validationCode(errorFamily(request.url), details)
       return send(
         reply,
         request,
-        new AppError('VALIDATION_FAILED', details.map((d) => `${d.field}: ${d.message}`).join('; '), { details }),
+        new AppError(code, details.map((d) => `${d.field}: ${d.message}`).join('; '), { details }),
       )
     }
     switch (error.code) {

@@ -682,6 +682,34 @@ function scalarText(value: unknown): string {
   return (v as { text: string }).text
 }
 
+/**
+ * What the client should know when its raw SQL fails to run: `inSqlList` on a relation compares the related
+ * record's code (its wire identity) with the sub-select's values, so a sub-select returning ids cannot match.
+ */
+export function rawSqlHints(registry: EntityRegistry, entity: EntityDef, filters: Record<string, unknown>): string[] {
+  const hints: string[] = []
+  const visit = (object: Record<string, unknown>) => {
+    for (const [key, value] of Object.entries(object)) {
+      if (isPlainObject(value)) visit(value)
+      const path = /^\s*inSqlList\s+(\S+)\s*$/i.exec(key)?.[1]
+      if (!path) continue
+      try {
+        const walked = walkPath(registry, entity, path)
+        if (walked.end.kind === 'relation' && walked.end.target.codeField) {
+          const name = walked.end.relation.name
+          hints.push(
+            `inSqlList ${path} compares the ${name}'s code with the sub-select's values (use ${path}.id to compare ids)`,
+          )
+        }
+      } catch {
+        // A bad path was refused before the statement ran.
+      }
+    }
+  }
+  visit(filters)
+  return hints
+}
+
 export function filterError(key: string, message: string): AppError {
   return new AppError('INVALID_FILTER', `filters: '${key}': ${message}`, {
     details: [{ field: `filters.${key}`, message }],

@@ -1,15 +1,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError } from '../../kernel/errors.ts'
 import { principalOf } from '../../kernel/http/principal.ts'
-import { parseJsonExact } from './json-text.ts'
+import { isPlainObject, parseJsonExact } from './json-text.ts'
 import type { QueryEngine } from './query.service.ts'
 import { listEnvelopeText } from './query.service.ts'
 import * as schemas from './query.schemas.ts'
-import { requestFromLegacyBody, requestFromQueryParameters } from './request-parser.ts'
+import { requestFromLegacyBody, requestFromQueryParameters, unknownBodyKey } from './request-parser.ts'
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 const tags = ['Query API']
 const entityView = { policy: { entityView: true as const } }
+const BOOLEAN_TEXT = /^(true|false)$/i
 
 type EntityParams = { entity: string }
 type EntityIdParams = { entity: string; id: string }
@@ -34,11 +35,24 @@ export function registerQueryRoutes(app: FastifyInstance, engine: QueryEngine): 
 
     // A POST without a body asks for the defaults, as an empty JSON object does; an empty query parameter
     // (`limit=`) is no parameter (DECISIONS), before the schema would read it as a malformed value.
+    // Booleans are accepted in any case (`forceCount=TRUE`), as the engine reads them.
+    // A POST body sending a GET name (`fields`) is told the legacy name before the schema calls it unknown.
     scope.addHook('preValidation', async (request) => {
       if (request.method === 'POST' && request.body === undefined) request.body = {}
+      if (request.method === 'POST' && isPlainObject(request.body))
+        for (const key of Object.keys(request.body)) unknownBodyKey(key)
       const query = request.query as Record<string, unknown>
-      if (Object.values(query).includes('')) {
-        request.query = Object.fromEntries(Object.entries(query).filter(([, value]) => value !== ''))
+      if (
+        Object.values(query).some((value) => value === '' || (typeof value === 'string' && BOOLEAN_TEXT.test(value)))
+      ) {
+        request.query = Object.fromEntries(
+          Object.entries(query)
+            .filter(([, value]) => value !== '')
+            .map(([key, value]) => [
+              key,
+              typeof value === 'string' && BOOLEAN_TEXT.test(value) ? value.toLowerCase() : value,
+            ]),
+        )
       }
     })
 

@@ -11,7 +11,7 @@ import {
   type Viewer,
 } from '../../kernel/model/index.ts'
 import { cachedTenantSettings, type TenantSettings } from '../../kernel/settings.ts'
-import type { CustomFieldTemplate } from './filter-parser.ts'
+import { rawSqlHints, type CustomFieldTemplate } from './filter-parser.ts'
 import {
   combine,
   EXPANDED_COLLECTION_LIMIT,
@@ -320,13 +320,16 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
     settings: TenantSettings,
     statement: TextStatement,
     usesSql: boolean,
+    raw?: { entity: EntityDef; request: QueryRequest },
   ): Promise<T | undefined> {
     try {
       return (await database.readOnlyQuery<T>(settings.queryStatementTimeoutMs, statement))[0]
     } catch (error) {
       const code = pgErrorOf(error)?.code
       if (usesSql && code && code !== '57014') {
-        throw new AppError('INVALID_FILTER', `filters: the SQL filter could not be run (SQLSTATE ${code})`)
+        const hints = raw?.request.filters ? rawSqlHints(registry, raw.entity, raw.request.filters) : []
+        const hint = hints.length > 0 ? `: ${hints.join('; ')}` : ''
+        throw new AppError('INVALID_FILTER', `filters: the SQL filter could not be run (SQLSTATE ${code})${hint}`)
       }
       throw error
     }
@@ -344,7 +347,15 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
     compiled: CompiledStatement,
     request: QueryRequest,
   ): Promise<ListPage> {
-    const found = await execute<{ total: string | null; data: string }>(settings, compiled.statement, compiled.usesSql)
+    const found = await execute<{ total: string | null; data: string }>(
+      settings,
+      compiled.statement,
+      compiled.usesSql,
+      {
+        entity: target.entity,
+        request,
+      },
+    )
     if ((found?.data.length ?? 0) > MAX_RESPONSE_CHARS)
       throw expansionError(request, 'the response is larger than 16 MiB')
     return {

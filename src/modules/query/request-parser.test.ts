@@ -68,7 +68,8 @@ describe('request dialects', () => {
       nested: ['seller'],
       depth: 1,
     })
-    expect(() => requestFromLegacyBody({ fields: 'code' })).toThrow('fields: is not a known field')
+    expect(() => requestFromLegacyBody({ fields: 'code' })).toThrow('the POST body calls it genericFields')
+    expect(() => requestFromLegacyBody({ colour: 'code' })).toThrow('colour: is not a known field')
   })
 
   it('reads GET parameters as text', () => {
@@ -77,7 +78,7 @@ describe('request dialects', () => {
       forceCount: true,
       fields: ['a', 'b'],
     })
-    expect(() => requestFromQueryParameters({ offset: '-1' })).toThrow('expected a non-negative integer')
+    expect(() => requestFromQueryParameters({ offset: '-1' })).toThrow('offset: expected an integer of 0 or more')
   })
 
   it.each(['ASC', 'asc', 'ascending', 'DESC', 'Descending'])('accepts sortOrder %s', (order) => {

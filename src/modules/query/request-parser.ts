@@ -115,7 +115,7 @@ function integerParameter(name: string, value: unknown, max: number): number | u
         : typeof value === 'string'
           ? value.trim()
           : ''
-  if (!/^\d+$/.test(text)) throw parameterError(name, 'expected a non-negative integer')
+  if (!/^\d+$/.test(text)) throw parameterError(name, 'expected an integer of 0 or more')
   const n = Number(text)
   return Number.isSafeInteger(n) && n <= max ? n : max
 }
@@ -186,13 +186,20 @@ export const LEGACY_BODY_KEYS = [
   'extractList',
 ] as const
 
+/** The GET names a client may send in a POST body by mistake, and the body's name for each. */
+const GET_NAMES: Record<string, string> = { fields: 'genericFields', nested: 'nestedEntities', depth: 'nestedDepth' }
+
+/** Refuses a key the POST dialect does not know, pointing at the legacy name when the GET one was sent. */
+export function unknownBodyKey(key: string): void {
+  if ((LEGACY_BODY_KEYS as readonly string[]).includes(key)) return
+  const hint = GET_NAMES[key]
+  if (hint) throw parameterError(key, `is the GET parameter's name; the POST body calls it ${hint}`)
+  throw parameterError(key, `is not a known field; expected one of ${LEGACY_BODY_KEYS.join(', ')}`)
+}
+
 /** The POST dialect: legacy names, lists as arrays (or comma strings). Unknown keys are refused. */
 export function requestFromLegacyBody(body: Record<string, unknown>): QueryRequest {
-  for (const key of Object.keys(body)) {
-    if (!(LEGACY_BODY_KEYS as readonly string[]).includes(key)) {
-      throw parameterError(key, `is not a known field; expected one of ${LEGACY_BODY_KEYS.join(', ')}`)
-    }
-  }
+  for (const key of Object.keys(body)) unknownBodyKey(key)
   return {
     filters: filtersParameter(body.filters),
     fields: listParameter('genericFields', body.genericFields),
@@ -247,8 +254,9 @@ export function buildQuery(entity: EntityDef, request: QueryRequest, context: Bu
   const registry = context.registry
   const joinType = parseJoinType(request.joinType)
   const orders = (request.sortOrder ?? []).map(parseSortOrder)
+  const names = parameterNames(request)
   const depth = request.depth ?? 0
-  if (depth > MAX_DEPTH) throw parameterError('depth', `expected at most ${MAX_DEPTH}`)
+  if (depth > MAX_DEPTH) throw parameterError(names.depth, `expected an integer from 0 to ${MAX_DEPTH}`)
   const limit = Math.min(request.limit ?? context.defaultLimit, MAX_LIMIT)
   const offset = request.offset ?? 0
   const filters = request.filters ? parseFilters(entity, request.filters, context) : undefined
@@ -263,10 +271,11 @@ export function buildQuery(entity: EntityDef, request: QueryRequest, context: Bu
   let orderBy: SortKey[]
   if (aggregate) {
     if ((request.nested?.length ?? 0) > 0)
-      throw parameterError('nested', 'cannot be combined with aggregation fields or groupBy')
+      throw parameterError(names.nested, 'cannot be combined with aggregation fields or groupBy')
     const aggregation = buildAggregation(
       registry,
       entity,
+      names.fields,
       fields,
       request.groupBy ?? [],
       request.having ?? [],
@@ -276,9 +285,9 @@ export function buildQuery(entity: EntityDef, request: QueryRequest, context: Bu
     orderBy = aggregateOrder(registry, entity, aggregation, request.sortBy ?? [], orders)
   } else {
     if ((request.having?.length ?? 0) > 0) throw parameterError('having', 'needs aggregation fields or groupBy')
-    const tree = nestTree(registry, entity, request.nested ?? [])
+    const tree = nestTree(registry, entity, names.nested, request.nested ?? [])
     let projection = request.fields
-      ? projectFields(registry, entity, fields, tree, depth)
+      ? projectFields(registry, entity, names.fields, fields, tree, depth)
       : fullProjection(registry, entity, tree, depth, true)
     for (const path of request.excluding ?? []) projection = exclude(registry, entity, projection, path)
     select = { kind: 'entities', projection }
@@ -302,11 +311,11 @@ function walk(registry: EntityRegistry, entity: EntityDef, parameter: string, pa
 type NestTree = Map<string, NestTree>
 
 /** `nested` paths as a tree of relation names; every segment must be a relation. */
-function nestTree(registry: EntityRegistry, entity: EntityDef, paths: readonly string[]): NestTree {
+function nestTree(registry: EntityRegistry, entity: EntityDef, parameter: string, paths: readonly string[]): NestTree {
   const root: NestTree = new Map()
   for (const path of paths) {
-    const walked = walk(registry, entity, 'nested', path)
-    if (walked.end.kind !== 'relation') throw parameterError('nested', `${path} is a field, not a relation`)
+    const walked = walk(registry, entity, parameter, path)
+    if (walked.end.kind !== 'relation') throw parameterError(parameter, `${path} is a field, not a relation`)
     let node = root
     for (const name of [...walked.hops.map((h) => h.relation.name), walked.end.relation.name]) {
       let child = node.get(name)
@@ -362,6 +371,7 @@ interface Draft {
 function projectFields(
   registry: EntityRegistry,
   entity: EntityDef,
+  parameter: string,
   fields: readonly string[],
   tree: NestTree,
   depth: number,
@@ -376,7 +386,7 @@ function projectFields(
     })
   }
   for (const path of fields) {
-    const walked = walk(registry, entity, 'fields', path)
+    const walked = walk(registry, entity, parameter, path)
     let draft: Draft | undefined = root
     for (const hop of walked.hops) {
       const existing: DraftRelation | undefined = draft.relations.get(hop.relation.name)
@@ -532,6 +542,7 @@ export function parseAggregate(
 function buildAggregation(
   registry: EntityRegistry,
   entity: EntityDef,
+  parameter: string,
   fields: readonly string[],
   groupBy: readonly string[],
   having: readonly string[],
@@ -545,18 +556,18 @@ function buildAggregation(
     if (seen.has(entry)) continue
     seen.add(entry)
     if (isAggregateExpression(entry)) {
-      columns.push({ key: entry, kind: 'aggregate', expr: parseAggregate(registry, entity, 'fields', entry).expr })
+      columns.push({ key: entry, kind: 'aggregate', expr: parseAggregate(registry, entity, parameter, entry).expr })
       continue
     }
-    const { target } = columnPath(registry, entity, 'fields', entry, true)
+    const { target } = columnPath(registry, entity, parameter, entry, true)
     if (!grouped.has(pathKey(target)))
-      throw parameterError('fields', `${entry} must be listed in groupBy, or aggregated`)
+      throw parameterError(parameter, `${entry} must be listed in groupBy, or aggregated`)
     columns.push({ key: entry, kind: 'field', target })
   }
   if (columns.length === 0) {
     for (const [i, target] of groups.entries()) columns.push({ key: groupBy[i]!, kind: 'field', target })
   }
-  if (columns.length > 50) throw parameterError('fields', 'expected at most 50 fields in an aggregation')
+  if (columns.length > 50) throw parameterError(parameter, 'expected at most 50 fields in an aggregation')
   const kept = columns.filter((c) => !excluding.includes(c.key))
   return { columns: kept, groupBy: groups, having: having.map((h) => parseHaving(registry, entity, h)) }
 }

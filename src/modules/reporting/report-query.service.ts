@@ -270,7 +270,9 @@ export class ReportQueryService {
     if (mode !== undefined && mode.toLowerCase() !== 'sync') {
       throw invalid(
         'mode',
-        `mode ${mode} is not supported: async execution is not yet available, only sync is supported`,
+        mode.toLowerCase() === 'async'
+          ? 'mode async is not supported: async execution is not yet available, only sync is supported'
+          : `mode must be sync (the only execution mode available), got '${mode}'`,
       )
     }
     const query = await this.visible(principal, code)
