@@ -1061,3 +1061,14 @@ describe('consistent parameters and messages', () => {
     expect(res.body.message).toContain("compares the seller's code")
   })
 })
+
+describe('compact JSON', () => {
+  it('writes lists and objects without spaces between tokens, like the rest of the API', async () => {
+    const headers = { [PRINCIPAL_HEADER]: JSON.stringify(ADMIN) }
+    const list = await server.inject({ method: 'GET', url: '/api/v1/query/customer?limit=2&nested=seller', headers })
+    expect(list.body).toMatch(/^\{"total":52,"limit":2,"offset":0,"data":\[\{"id":1,"code":"CUST_001",/)
+    expect(list.body).not.toMatch(/" : |, "|\n/)
+    const one = await server.inject({ method: 'GET', url: '/api/v1/query/customer/1?fields=code', headers })
+    expect(one.body).toBe('{"data":{"id":1,"code":"CUST_001"}}')
+  })
+})

@@ -51,3 +51,36 @@ export function parseFiltersText(text: string): Record<string, unknown> {
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !isExactNumber(value)
 }
+
+const isSpace = (c: number) => c === 32 || c === 10 || c === 13 || c === 9
+
+/**
+ * JSON text without the whitespace PostgreSQL writes between tokens (`{"id" : 4}` → `{"id":4}`), so the Query
+ * API's JSON looks like the rest of the API. Strings are copied as they are; one pass, no parsing into values (the
+ * numbers keep their exact digits).
+ */
+export function compactJson(text: string): string {
+  const n = text.length
+  let out = ''
+  let start = 0
+  let i = 0
+  while (i < n) {
+    const c = text.charCodeAt(i)
+    if (c === 34) {
+      i++
+      while (i < n) {
+        const d = text.charCodeAt(i)
+        if (d === 92) i += 2
+        else if (d === 34) break
+        else i++
+      }
+      i++
+    } else if (isSpace(c)) {
+      out += text.slice(start, i)
+      i++
+      while (i < n && isSpace(text.charCodeAt(i))) i++
+      start = i
+    } else i++
+  }
+  return start === 0 ? text : out + text.slice(start)
+}

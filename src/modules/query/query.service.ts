@@ -12,6 +12,7 @@ import {
 } from '../../kernel/model/index.ts'
 import { cachedTenantSettings, type TenantSettings } from '../../kernel/settings.ts'
 import { rawSqlHints, type CustomFieldTemplate } from './filter-parser.ts'
+import { compactJson } from './json-text.ts'
 import {
   combine,
   EXPANDED_COLLECTION_LIMIT,
@@ -363,7 +364,7 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
       limit: compiled.limit,
       offset: compiled.offset,
       filters: request.filters,
-      dataJson: found?.data ?? '[]',
+      dataJson: found ? compactJson(found.data) : '[]',
       extractList: request.extractList ?? inList(settings.extractListEntities, target.entity),
     }
   }
@@ -462,7 +463,7 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
       )
       if (!found) throw new AppError('NOT_FOUND', `entity ${shorten(entityToken)} with id ${shorten(id)} not found`)
       if (found.data.length > MAX_RESPONSE_CHARS) throw expansionError(request, 'the response is larger than 16 MiB')
-      return found.data
+      return compactJson(found.data)
     },
 
     /**
