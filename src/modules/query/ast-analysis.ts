@@ -1,5 +1,5 @@
 import type { EntityDef, EntityRegistry } from '../../kernel/model/index.ts'
-import { type AggregateExpr, type Condition, type FieldPath, type Projection, type QueryAst } from './query.model.ts'
+import type { AggregateExpr, Condition, Expr, FieldPath, Projection, QueryAst } from './query.model.ts'
 
 /**
  * The entities a query reads besides its root: every relation crossed by a filter, a sort key, a grouping or an
@@ -23,9 +23,30 @@ export function entitiesReached(registry: EntityRegistry, ast: QueryAst): Entity
     }
     return current
   }
-  const path = (from: EntityDef, target: FieldPath) => follow(from, target.relations)
+  const path = (from: EntityDef, target: FieldPath) =>
+    follow(target.from === undefined ? from : startOf(target), target.relations)
+  // The entity each explicit join (Deep queries) starts at, by alias.
+  const joined = new Map<string, EntityDef>([['a', root]])
+  for (const join of ast.joins ?? []) {
+    const parent = joined.get(join.parent)
+    const relation = parent?.relations.get(join.relation)
+    if (!parent || !relation) throw new Error(`analysis: unknown join ${join.parent}.${join.relation}`)
+    const target = registry.get(relation.target)
+    add(target)
+    joined.set(join.alias, target)
+  }
+  const startOf = (target: FieldPath) => {
+    const start = joined.get(target.from ?? 'a')
+    if (!start) throw new Error(`analysis: unknown join alias ${target.from ?? ''}`)
+    return start
+  }
   const aggregate = (from: EntityDef, expr: AggregateExpr) => {
     if (expr.arg) path(from, expr.arg)
+  }
+  const expression = (e: Expr): void => {
+    if (e.kind === 'column') path(root, e.target)
+    else if (e.kind === 'aggregate') aggregate(root, e.expr)
+    else if (e.kind === 'call') for (const arg of e.args) expression(arg)
   }
   const condition = (from: EntityDef, c: Condition): void => {
     switch (c.kind) {
@@ -56,6 +77,21 @@ export function entitiesReached(registry: EntityRegistry, ast: QueryAst): Entity
         condition(target, c.where)
         return
       }
+      case 'exprCompare':
+        expression(c.left)
+        expression(c.right)
+        return
+      case 'exprLike':
+        expression(c.expr)
+        expression(c.pattern)
+        return
+      case 'exprIn':
+        expression(c.expr)
+        for (const v of c.values) expression(v)
+        return
+      case 'exprNull':
+        expression(c.expr)
+        return
       case 'constant':
       case 'sql':
         return
@@ -80,10 +116,15 @@ export function entitiesReached(registry: EntityRegistry, ast: QueryAst): Entity
   condition(root, ast.where)
   for (const key of ast.orderBy) {
     if (key.by.kind === 'field') path(root, key.by.target)
-    else aggregate(root, key.by.expr)
+    else if (key.by.kind === 'aggregate') aggregate(root, key.by.expr)
+    else expression(key.by.expr)
   }
   if (ast.select.kind === 'entities') projection(root, ast.select.projection)
-  else {
+  else if (ast.select.kind === 'rows') {
+    for (const column of ast.select.rows.columns) expression(column.expr)
+    for (const group of ast.select.rows.groupBy) expression(group)
+    if (ast.select.rows.having) condition(root, ast.select.rows.having)
+  } else {
     const aggregation = ast.select.aggregation
     for (const column of aggregation.columns) {
       if (column.kind === 'field') path(root, column.target)

@@ -13,7 +13,9 @@ export {
   type ListResult,
   type FieldMapping,
 } from './query.service.ts'
+export { ValueProblem, valueFor } from './filter-values.ts'
 export {
+  entityProjection,
   buildQuery,
   requestFromLegacyBody,
   requestFromQueryParameters,

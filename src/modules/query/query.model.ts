@@ -19,6 +19,8 @@ export interface FieldPath {
   readonly relations: readonly string[]
   readonly field: string
   readonly leftJoin?: boolean
+  /** The explicit join (`QueryAst.joins`) the path starts from; the root entity when absent. */
+  readonly from?: string
 }
 
 /**
@@ -76,6 +78,11 @@ export type Condition =
       readonly collection: string
       readonly where: Condition
     }
+  /** Comparisons of expressions (Deep queries: functions, two columns, aggregates in `having`). */
+  | { readonly kind: 'exprCompare'; readonly left: Expr; readonly op: CompareOp; readonly right: Expr }
+  | { readonly kind: 'exprLike'; readonly expr: Expr; readonly pattern: Expr }
+  | { readonly kind: 'exprIn'; readonly expr: Expr; readonly values: readonly Expr[] }
+  | { readonly kind: 'exprNull'; readonly expr: Expr }
   /** Raw SQL, vetted by `raw-sql.ts`, allowed to queryExpert holders only; the root entity's alias is `a`. */
   | { readonly kind: 'sql'; readonly text: string }
   | { readonly kind: 'inSql'; readonly target: FieldPath; readonly text: string }
@@ -109,6 +116,32 @@ export interface AggregateExpr {
   readonly arg: FieldPath | undefined
   /** `COALESCE(SUM(x), <coalesce>)`: the decimal text used when the sum is null. */
   readonly coalesce: string | undefined
+  /** `COUNT(DISTINCT x)`. */
+  readonly distinct?: boolean
+}
+
+/** Functions of an expression (Deep queries): text case, the first non-null value, text concatenation, date parts. */
+export type ScalarFn = 'LOWER' | 'UPPER' | 'COALESCE' | 'CONCAT' | 'YEAR' | 'MONTH'
+
+/** A value computed per row (or per group, with aggregates): what Deep queries select, compare and sort by. */
+export type Expr =
+  | { readonly kind: 'column'; readonly target: FieldPath }
+  /** A literal or parameter, already converted to the type it is compared with; null is SQL NULL. */
+  | { readonly kind: 'value'; readonly value: Value | null }
+  | { readonly kind: 'call'; readonly fn: ScalarFn; readonly args: readonly Expr[] }
+  | { readonly kind: 'aggregate'; readonly expr: AggregateExpr }
+
+/**
+ * A join written in a Deep query: the rows of a relation (many-to-one or one-to-many) of the root or of another
+ * join, under its own alias. A one-to-many join gives one row per element, as in HQL.
+ */
+export interface ExplicitJoin {
+  /** SQL alias, referred to by `FieldPath.from`. */
+  readonly alias: string
+  /** The alias it starts from: the root (`a`) or an earlier join. */
+  readonly parent: string
+  readonly relation: string
+  readonly outer: boolean
 }
 
 export type OutputColumn =
@@ -129,7 +162,17 @@ export interface Aggregation {
 }
 
 export type SortTarget =
-  { readonly kind: 'field'; readonly target: FieldPath } | { readonly kind: 'aggregate'; readonly expr: AggregateExpr }
+  | { readonly kind: 'field'; readonly target: FieldPath }
+  | { readonly kind: 'aggregate'; readonly expr: AggregateExpr }
+  | { readonly kind: 'expr'; readonly expr: Expr }
+
+/** Rows of chosen expressions (Deep `select`), keyed as written, grouped when there is a `group by`. */
+export interface RowsSelect {
+  readonly columns: readonly { readonly key: string; readonly expr: Expr }[]
+  readonly groupBy: readonly Expr[]
+  readonly having: Condition | undefined
+  readonly distinct: boolean
+}
 
 export interface SortKey {
   readonly by: SortTarget
@@ -145,6 +188,9 @@ export interface QueryAst {
   readonly select:
     | { readonly kind: 'entities'; readonly projection: Projection }
     | { readonly kind: 'aggregate'; readonly aggregation: Aggregation }
+    | { readonly kind: 'rows'; readonly rows: RowsSelect }
+  /** Deep queries' explicit joins, in order; the Query API never has any. */
+  readonly joins?: readonly ExplicitJoin[]
   readonly orderBy: readonly SortKey[]
   readonly offset: number
   readonly limit: number

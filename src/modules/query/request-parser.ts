@@ -329,6 +329,11 @@ function nestTree(registry: EntityRegistry, entity: EntityDef, parameter: string
   return root
 }
 
+/** An entity as a list writes it by default: every field, many-to-ones as `{ "id": n }`, no collections. */
+export function entityProjection(registry: EntityRegistry, entity: EntityDef): Projection {
+  return fullProjection(registry, entity, new Map(), 0, true)
+}
+
 /**
  * An entity written in full (DECISIONS "Relations not listed in nested"): every field; relations listed in
  * `nested` in full; below a listed relation, `remaining` further levels of relations and collections in full;

@@ -6,6 +6,9 @@ import type {
   AggregateExpr,
   Aggregation,
   CompareOp,
+  ExplicitJoin,
+  Expr,
+  RowsSelect,
   Condition,
   CustomFieldMatch,
   FieldPath,
@@ -104,12 +107,47 @@ class Scope {
   private readonly compiler: Compiler
   private readonly joinType: JoinKind
   private readonly joins = new Map<string, Join>()
+  /** Deep queries' explicit joins, by alias, each a scope of its own; rendered after this scope's implicit joins. */
+  private readonly explicit = new Map<string, { scope: Scope; clause: SQL }>()
 
   constructor(compiler: Compiler, entity: EntityDef, alias: string, joinType: JoinKind) {
     this.compiler = compiler
     this.entity = entity
     this.alias = alias
     this.joinType = joinType
+  }
+
+  /**
+   * Adds an explicit join (root scope only): the rows of a relation of the root or of an earlier join. Rows the
+   * caller may not see are never joined (the restriction is part of the join condition).
+   */
+  addExplicitJoin(join: ExplicitJoin): void {
+    const parent = join.parent === this.alias ? this : this.explicit.get(join.parent)?.scope
+    if (!parent) throw new Error(`compiler: unknown join alias ${join.parent}`)
+    const relation = parent.entity.relations.get(join.relation)
+    if (!relation) throw new Error(`compiler: ${parent.entity.name} has no relation ${join.relation}`)
+    const target = this.compiler.registry.get(relation.target)
+    const alias = join.alias
+    const link =
+      relation.kind === 'manyToOne'
+        ? sql`${ident(alias)}.${ident(idColumn(target))} = ${ident(parent.alias)}.${ident(relation.column!)}`
+        : sql`${ident(alias)}.${ident(target.relations.get(relation.mappedBy!)!.column!)} = ${ident(parent.alias)}.${ident(idColumn(parent.entity))}`
+    const restriction = this.compiler.restriction(target, alias)
+    const on = restriction ? sql`${link} and ${restriction}` : link
+    const clause = sql` ${join.outer ? sql`left` : sql`inner`} join ${tableOf(target)} ${ident(alias)} on ${on}`
+    // Relations reached from an outer join are outer too: they cannot drop the rows the join kept.
+    this.explicit.set(alias, {
+      scope: new Scope(this.compiler, target, alias, join.outer ? 'LEFT' : this.joinType),
+      clause,
+    })
+  }
+
+  /** The scope a path starts from: this one, or the explicit join it names. */
+  private start(path: FieldPath): Scope {
+    if (path.from === undefined || path.from === this.alias) return this
+    const found = this.explicit.get(path.from)
+    if (!found) throw new Error(`compiler: unknown join alias ${path.from}`)
+    return found.scope
   }
 
   /** The entity and alias at the end of a many-to-one chain, joining what is missing. */
@@ -144,6 +182,8 @@ class Scope {
 
   /** A column; `outer` asks for outer joins on its path whatever the join type (see Compiler.condition). */
   column(path: FieldPath, outer = false): Column {
+    const start = this.start(path)
+    if (start !== this) return start.column({ ...path, from: undefined }, outer)
     const { entity, alias } = this.reach(path.relations, outer || (path.leftJoin ?? false))
     const field = entity.fields.get(path.field)
     if (field) return { expr: sql`${ident(alias)}.${ident(field.column)}`, type: field.type }
@@ -160,6 +200,7 @@ class Scope {
     const rendered = [...this.joins.values()].map(
       (j) => sql` ${sql.raw(j.kind.toLowerCase())} join ${j.source} ${ident(j.alias)} on ${j.on}`,
     )
+    for (const { scope, clause } of this.explicit.values()) rendered.push(clause, scope.renderJoins())
     return sql.join(rendered, sql``)
   }
 }
@@ -262,6 +303,24 @@ class Compiler {
         const filters = [link, ...(restriction ? [restriction] : []), ...(where ? [where] : [])]
         return sql`exists (select 1 from ${tableOf(target)} ${ident(e)}${inner.renderJoins()} where ${sql.join(filters, sql` and `)})`
       }
+      case 'exprCompare': {
+        const [left, right] = this.operands(c.left, c.right, scope, optional)
+        if (left.type === 'instant' && c.right.kind === 'value' && c.right.value !== null)
+          return millisecondCompare(left.expr, c.op, right.expr)
+        return sql`${left.expr} ${sql.raw(c.op)} ${right.expr}`
+      }
+      case 'exprLike': {
+        const [value, pattern] = this.operands(c.expr, c.pattern, scope, optional)
+        return sql`${value.expr}::text like ${pattern.expr}::text`
+      }
+      case 'exprIn': {
+        if (c.values.length === 0) return sql`false`
+        const value = this.expression(c.expr, scope, undefined, optional)
+        const values = c.values.map((v) => this.expression(v, scope, value.type, optional).expr)
+        return sql`${value.expr} in (${sql.join(values, sql`, `)})`
+      }
+      case 'exprNull':
+        return sql`${this.expression(c.expr, scope, undefined, optional).expr} is null`
       case 'sql':
         return sql`(${sql.raw(c.text)})`
       case 'inSql':
@@ -417,12 +476,65 @@ class Compiler {
     return sql`(select case when ${more} then (left("o"."v"::text, -1) || ${markers} || '}')::json else "o"."v" end from (select ${object} as "v") "o")`
   }
 
+  /** Two sides of a comparison: a literal or parameter takes the type of the other side. */
+  private operands(left: Expr, right: Expr, scope: Scope, optional: boolean): [Column, Column] {
+    if (left.kind === 'value' && right.kind !== 'value') {
+      const r = this.expression(right, scope, undefined, optional)
+      return [this.expression(left, scope, r.type, optional), r]
+    }
+    const l = this.expression(left, scope, undefined, optional)
+    return [l, this.expression(right, scope, l.type, optional)]
+  }
+
+  /**
+   * An expression's SQL and type. A value is cast to `hint`, the type of what it is compared with (text when
+   * nothing says otherwise); YEAR and MONTH of an instant are taken in the tenant time zone.
+   */
+  expression(e: Expr, scope: Scope, hint?: FieldType, optional = false): Column {
+    switch (e.kind) {
+      case 'column':
+        return scope.column(e.target, optional)
+      case 'aggregate':
+        return this.aggregate(e.expr, scope)
+      case 'value': {
+        const type = hint ?? 'string'
+        if (e.value === null) return { expr: sql`null`, type }
+        return { expr: this.param(e.value, type), type }
+      }
+      case 'call': {
+        switch (e.fn) {
+          case 'LOWER':
+          case 'UPPER': {
+            const arg = this.expression(e.args[0]!, scope, 'string', optional)
+            return { expr: sql`${sql.raw(e.fn.toLowerCase())}(${arg.expr}::text)`, type: 'string' }
+          }
+          case 'CONCAT': {
+            const args = e.args.map((a) => this.expression(a, scope, 'string', optional).expr)
+            return { expr: sql`concat(${sql.join(args, sql`, `)})`, type: 'string' }
+          }
+          case 'COALESCE': {
+            const typed = e.args.find((a) => a.kind !== 'value')
+            const type = typed ? this.expression(typed, scope, hint, optional).type : (hint ?? 'string')
+            const args = e.args.map((a) => this.expression(a, scope, type, optional).expr)
+            return { expr: sql`coalesce(${sql.join(args, sql`, `)})`, type }
+          }
+          case 'YEAR':
+          case 'MONTH': {
+            const arg = this.expression(e.args[0]!, scope, 'instant', optional)
+            const local = arg.type === 'instant' ? sql`(${arg.expr} at time zone ${this.options.timeZone})` : arg.expr
+            return { expr: sql`extract(${sql.raw(e.fn.toLowerCase())} from ${local})::integer`, type: 'integer' }
+          }
+        }
+      }
+    }
+  }
+
   aggregate(expr: AggregateExpr, scope: Scope): Column {
     if (!expr.arg) return { expr: sql`count(*)`, type: 'long' }
     const column = scope.column(expr.arg)
     switch (expr.fn) {
       case 'COUNT':
-        return { expr: sql`count(${column.expr})`, type: 'long' }
+        return { expr: expr.distinct ? sql`count(distinct ${column.expr})` : sql`count(${column.expr})`, type: 'long' }
       case 'SUM':
         return {
           expr:
@@ -447,7 +559,12 @@ function sortColumns(
   orderBy: readonly SortKey[],
 ): { expr: SQL; name: string; descending: boolean }[] {
   return orderBy.map((key, i) => ({
-    expr: key.by.kind === 'field' ? scope.column(key.by.target).expr : compiler.aggregate(key.by.expr, scope).expr,
+    expr:
+      key.by.kind === 'field'
+        ? scope.column(key.by.target).expr
+        : key.by.kind === 'aggregate'
+          ? compiler.aggregate(key.by.expr, scope).expr
+          : compiler.expression(key.by.expr, scope).expr,
     name: `__s${i + 1}`,
     descending: key.descending,
   }))
@@ -474,9 +591,10 @@ export interface ListOptions {
 export function compileList(registry: EntityRegistry, ast: QueryAst, options: CompileOptions & ListOptions): SQL {
   const compiler = new Compiler(registry, options)
   const entity = registry.get(ast.entity)
-  const root = new Scope(compiler, entity, 'a', ast.joinType)
+  const root = rootScope(compiler, entity, ast)
   if (ast.select.kind === 'aggregate')
     return compileAggregation(compiler, root, ast, ast.select.aggregation, options.count)
+  if (ast.select.kind === 'rows') return compileRows(compiler, root, ast, ast.select.rows, options.count)
   const where = compiler.where(ast.where, root)
   const keys = sortColumns(compiler, root, ast.orderBy)
   const from = sql`${tableOf(entity)} "a"${root.renderJoins()}`
@@ -487,6 +605,46 @@ export function compileList(registry: EntityRegistry, ast: QueryAst, options: Co
   const json = compiler.objectJson(entity, 'a', ast.select.projection, laterals)
   const outer = orderClause(keys.map((k) => ({ expr: sql`"a".${ident(k.name)}`, descending: k.descending })))
   const data = sql`(select coalesce(json_agg(${json}${outer}), '[]'::json)::text from (${page}) "a"${sql.join(laterals, sql``)})`
+  return sql`select ${total} as "total", ${data} as "data"`
+}
+
+/** The root entity under `a`, with the explicit joins of a Deep query. */
+function rootScope(compiler: Compiler, entity: EntityDef, ast: QueryAst): Scope {
+  const root = new Scope(compiler, entity, 'a', ast.joinType)
+  for (const join of ast.joins ?? []) root.addExplicitJoin(join)
+  return root
+}
+
+/**
+ * Rows of chosen expressions (Deep `select`): the expressions are computed in an inner query (grouped, distinct,
+ * sorted and cut there), then each row becomes an object keyed by the expressions as written.
+ */
+function compileRows(compiler: Compiler, root: Scope, ast: QueryAst, rows: RowsSelect, count: boolean): SQL {
+  const where = compiler.where(ast.where, root)
+  const columns = rows.columns.map((column, i) => {
+    const value = compiler.expression(column.expr, root)
+    return { key: column.key, name: `c${i}`, expr: wireOf(value.expr, value.type) }
+  })
+  const groups = rows.groupBy.map((e) => compiler.expression(e, root).expr)
+  const having = rows.having ? compiler.condition(rows.having, root) : undefined
+  const keys = sortColumns(compiler, root, ast.orderBy)
+  const selected = [
+    ...columns.map((c) => sql`${c.expr} as ${ident(c.name)}`),
+    ...keys.map((k) => sql`${k.expr} as ${ident(k.name)}`),
+  ]
+  const groupClause = groups.length > 0 ? sql` group by ${sql.join(groups, sql`, `)}` : sql``
+  const havingClause = having ? sql` having ${having}` : sql``
+  const body = sql`from ${tableOf(root.entity)} "a"${root.renderJoins()} where ${where}${groupClause}${havingClause}`
+  const distinct = rows.distinct ? sql`distinct ` : sql``
+  const inner = sql`select ${distinct}${sql.join(selected, sql`, `)} ${body}`
+  const page = sql`${inner}${orderClause(keys)} limit ${ast.limit} offset ${ast.offset}`
+  const object = sql`json_build_object(${sql.join(
+    columns.map((c) => sql`${c.key}::text, "q".${ident(c.name)}`),
+    sql`, `,
+  )})`
+  const outer = orderClause(keys.map((k) => ({ expr: sql`"q".${ident(k.name)}`, descending: k.descending })))
+  const data = sql`(select coalesce(json_agg(${object}${outer}), '[]'::json)::text from (${page}) "q")`
+  const total = count ? sql`(select count(*) from (${inner}) "t")::text` : sql`null`
   return sql`select ${total} as "total", ${data} as "data"`
 }
 
@@ -529,7 +687,8 @@ function compileAggregation(
 export function compileCount(registry: EntityRegistry, ast: QueryAst, options: CompileOptions): SQL {
   const compiler = new Compiler(registry, options)
   const entity = registry.get(ast.entity)
-  const root = new Scope(compiler, entity, 'a', ast.joinType)
+  const root = rootScope(compiler, entity, ast)
+  if (ast.select.kind === 'rows') throw new Error('compiler: rows are counted through compileList')
   if (ast.select.kind === 'aggregate') {
     const where = compiler.where(ast.where, root)
     const groups = ast.select.aggregation.groupBy.map((p) => root.column(p).expr)
@@ -550,7 +709,7 @@ export function compileObject(registry: EntityRegistry, ast: QueryAst, options: 
   if (ast.select.kind !== 'entities') throw new Error('compiler: an object query selects entities')
   const compiler = new Compiler(registry, options)
   const entity = registry.get(ast.entity)
-  const root = new Scope(compiler, entity, 'a', ast.joinType)
+  const root = rootScope(compiler, entity, ast)
   const where = compiler.where(ast.where, root)
   const row = sql`select "a".* from ${tableOf(entity)} "a"${root.renderJoins()} where ${where} limit 1`
   const laterals: SQL[] = []
