@@ -280,7 +280,7 @@ class Translator {
         return { build: () => ({ kind: 'aggregate', expr }), type, aggregate: true }
       }
     }
-    throw new HqlError('Unsupported expression', e.at)
+    throw new HqlError('Unsupported expression')
   }
 
   /** A literal or parameter as the type it is compared with (text when nothing says otherwise). */
