@@ -6,6 +6,7 @@ import type { Database } from './kernel/db/database.ts'
 import type { Clock } from './kernel/clock.ts'
 import { installErrorHandling } from './kernel/http/error-handler.ts'
 import { validatorCompiler } from './kernel/http/validation.ts'
+import { documentDecimals } from './kernel/decimal-json.ts'
 import { installJsonBodyParser } from './kernel/http/json-body.ts'
 import { installMetrics } from './kernel/http/metrics.ts'
 import { installRoutePolicy, type PolicyEntry } from './kernel/http/route-policy.ts'
@@ -85,6 +86,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
       security: [{ bearer: [] }],
     },
+    transformObject: (documents) =>
+      'openapiObject' in documents ? documentDecimals(documents.openapiObject) : documents.swaggerObject,
   })
   await server.register(swaggerUi, { routePrefix: '/api/docs', uiConfig: { docExpansion: 'list' } })
   server.get('/api/openapi.json', { config: { policy: { public: true } }, schema: { hide: true } }, async () =>

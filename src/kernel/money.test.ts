@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { roundAmount, money, isDecimalString } from './money.ts'
+import { formatDecimal, roundAmount, money, isDecimalString } from './money.ts'
 
 describe(roundAmount.name, () => {
   it.each([
@@ -28,4 +28,21 @@ describe(roundAmount.name, () => {
     ['0.1234567890123', false],
     ['', false],
   ])('recognizes %s as a decimal string: %s', (value, expected) => expect(isDecimalString(value)).toBe(expected))
+})
+
+describe(formatDecimal.name, () => {
+  it.each([
+    ['1.000000000000', '1'],
+    ['1.500000000000', '1.5'],
+    ['0.25', '0.25'],
+    ['-3.10', '-3.1'],
+    ['1e-7', '0.0000001'],
+    ['123456789012345678.123456789012', '123456789012345678.123456789012'],
+  ])('writes %s as %s', (value, written) => expect(formatDecimal(value)).toBe(written))
+
+  it('multiplies 30-digit quantities and prices exactly before the one rounding (checked with Python decimal)', () => {
+    const product = money('123456789012345678.123456789012').times('987654321098765432.987654321098')
+    expect(product.decimalPlaces()).toBe(24)
+    expect(roundAmount(product).toString()).toBe('121932631137021794566377074494610576.62')
+  })
 })

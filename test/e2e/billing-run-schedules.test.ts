@@ -271,6 +271,27 @@ describe('billing run schedules: create and read', () => {
     if (code) expect((await t.request('GET', `${BASE}/${encodeURIComponent(code)}`)).status).toBe(404)
   })
 
+  it.each(['second', 'minute', 'hour', 'dayOfMonth', 'month', 'dayOfWeek', 'year'])(
+    'refuses an empty cron %s (or blanks) with INVALID_CRON naming it, on create and on PUT',
+    async (field) => {
+      for (const empty of ['', '  ']) {
+        const name = `EMPTY_${field}_${empty.length}`
+        const response = await t.request('POST', BASE, monthly(name, { cron: { [field]: empty } }))
+        expect(response.status, JSON.stringify(response.body)).toBe(400)
+        expect(response.body).toMatchObject({ errorCode: 'INVALID_CRON' })
+        expect(response.body.details[0]).toMatchObject({ field: `cron.${field}` })
+        expect(response.body.details[0].message).toContain('is empty')
+        expect((await t.request('GET', `${BASE}/${name}`)).status).toBe(404)
+      }
+      const code = `EMPTY_PUT_${field}`
+      const before = await create(monthly(code, { startDate: '2030-01-15' }))
+      const refused = await t.request('PUT', `${BASE}/${code}`, { cron: { ...before.cron, [field]: '' } })
+      expect(refused.status, JSON.stringify(refused.body)).toBe(400)
+      expect(refused.body).toMatchObject({ errorCode: 'INVALID_CRON', details: [{ field: `cron.${field}` }] })
+      expect((await t.request('GET', `${BASE}/${code}`)).body).toEqual(before)
+    },
+  )
+
   it('refuses a second schedule with the same name (409 SCHEDULE_EXISTS), also when requests race', async () => {
     await create(monthly('DUPLICATE'))
     const again = await t.request('POST', BASE, monthly('DUPLICATE'))
@@ -293,6 +314,23 @@ describe('billing run schedules: create and read', () => {
       expect(response.status, `${method} ${path}`).toBe(404)
       expect(response.body.errorCode).toBe('SCHEDULE_NOT_FOUND')
     }
+  })
+})
+
+describe('billing run schedules: the list', () => {
+  it('returns every schedule by default (130 and more), and pages only when asked', async () => {
+    for (let i = 0; i < 130; i++) await create(monthly(`LIST_${String(i).padStart(3, '0')}`))
+    const all = await t.request('GET', BASE)
+    expect(all.status).toBe(200)
+    expect(all.body.total).toBeGreaterThanOrEqual(130)
+    expect(all.body.data).toHaveLength(all.body.total)
+    expect(all.body).not.toHaveProperty('limit')
+    const codes = all.body.data.map((s: { code: string }) => s.code)
+    expect(codes.filter((c: string) => c.startsWith('LIST_'))).toHaveLength(130)
+    expect([...codes].sort()).toEqual(codes)
+    const page = await t.request('GET', `${BASE}?offset=100&limit=20`)
+    expect(page.body).toMatchObject({ total: all.body.total, offset: 100, limit: 20 })
+    expect(page.body.data.map((s: { code: string }) => s.code)).toEqual(codes.slice(100, 120))
   })
 })
 

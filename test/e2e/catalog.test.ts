@@ -159,7 +159,7 @@ describe('products and versions', () => {
     const noStart = await t.request('PUT', '/api/v1/products/PR_NET/versions/2/status?status=PUBLISHED')
     expect(noStart.status).toBe(409)
     expect(noStart.body.message).toBe(
-      'Cannot publish version 2 of product PR_NET: version 2 has no start date (validFrom)',
+      'Cannot publish version 2 of product PR_NET: version 2 has no start date (validFrom), so it cannot follow published version 1',
     )
     for (const validFrom of ['2026-01-01', '2025-12-01']) {
       expect((await t.request('PUT', '/api/v1/products/PR_NET/versions/2', { validFrom })).status).toBe(200)
@@ -169,6 +169,37 @@ describe('products and versions', () => {
     }
     expect((await t.request('PUT', '/api/v1/products/PR_NET/versions/2/status?status=DRAFT')).status).toBe(400)
     expect((await t.request('PUT', '/api/v1/products/PR_NET/versions/2/status')).status).toBe(400)
+  })
+
+  it('starts a first version published without a start date on the publish day, in the tenant time zone', async () => {
+    // Kiritimati is UTC+14: its day differs from the UTC day for 14 hours of every day.
+    const zone = 'Pacific/Kiritimati'
+    expect((await t.request('PUT', '/api/v1/tenantSettings', { timeZone: zone })).status).toBe(200)
+    try {
+      await created(t, 'POST', '/api/v1/products', { code: 'PR_UNDATED', name: 'Undated' })
+      await created(t, 'POST', '/api/v1/products/PR_UNDATED/versions', { shortDescription: 'first, undated' })
+      const today = new Intl.DateTimeFormat('en-CA', { timeZone: zone, dateStyle: 'short' }).format(new Date())
+      const published = await t.request('PUT', '/api/v1/products/PR_UNDATED/versions/1/status?status=PUBLISHED')
+      expect(published.status, JSON.stringify(published.body)).toBe(200)
+      expect(published.body).toMatchObject({ version: 1, status: 'PUBLISHED', validFrom: today, validTo: null })
+      // A later version still needs its own start date.
+      await created(t, 'POST', '/api/v1/products/PR_UNDATED/versions', { shortDescription: 'second, undated' })
+      const second = await t.request('PUT', '/api/v1/products/PR_UNDATED/versions/2/status?status=PUBLISHED')
+      expect(second.status).toBe(409)
+      expect(second.body.message).toContain('has no start date (validFrom), so it cannot follow published version 1')
+      // A first version without start that has already ended cannot start today.
+      await created(t, 'POST', '/api/v1/products', { code: 'PR_ENDED', name: 'Ended' })
+      await created(t, 'POST', '/api/v1/products/PR_ENDED/versions', { validTo: '2020-01-01' })
+      const ended = await t.request('PUT', '/api/v1/products/PR_ENDED/versions/1/status?status=PUBLISHED')
+      expect(ended.status).toBe(409)
+      expect(ended.body.message).toContain('ends on 2020-01-01')
+      expect((await t.request('GET', '/api/v1/products/PR_ENDED/versions/1')).body).toMatchObject({
+        status: 'DRAFT',
+        validFrom: null,
+      })
+    } finally {
+      expect((await t.request('PUT', '/api/v1/tenantSettings', { timeZone: 'UTC' })).status).toBe(200)
+    }
   })
 
   it('publishes successive versions on an end-exclusive timeline without overlap', async () => {

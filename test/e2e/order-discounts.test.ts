@@ -2,7 +2,14 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { onPostgres } from '../support/test-database.ts'
 import { useTestApp } from '../support/test-app.ts'
 import { created } from './catalog-fixtures.ts'
-import { orderOf, place, seedOrderCatalog, walletOperationsOf } from './order-fixtures.ts'
+import {
+  endedMonthlyPeriods,
+  orderOf,
+  place,
+  runRecurringJob,
+  seedOrderCatalog,
+  walletOperationsOf,
+} from './order-fixtures.ts'
 
 const t = useTestApp()
 
@@ -200,5 +207,72 @@ describe('usedQuantity under concurrency', () => {
     )
     expect(discounted.sort()).toEqual([1, 1, 1, 2])
     expect(await plan('DP_AUTO_RACE')).toMatchObject({ status: 'EXPIRED', usedQuantity: 1 })
+  })
+})
+
+describe('applicationLimit counts per plan and subscription, whatever the levels listing the plan', () => {
+  beforeAll(async () => {
+    await created(t, 'POST', '/api/v1/discountPlans', { code: 'DP_TWO_LEVELS', applicationLimit: 1 })
+    await created(t, 'POST', '/api/v1/discountPlans/DP_TWO_LEVELS/items', {
+      code: 'HALF',
+      discountPlanItemType: 'PERCENTAGE',
+      discountValue: 50,
+      accountingArticle: 'ART_DISCOUNT',
+    })
+    await created(t, 'PUT', '/api/v1/discountPlans/DP_TWO_LEVELS/activate', undefined, 200)
+    await created(t, 'POST', '/api/v1/products/PR_LICENSE/discountPlans/DP_TWO_LEVELS', undefined, 200)
+  })
+
+  const discountLines = (preview: any): unknown[] =>
+    (preview.offers[0].lines as any[])
+      .filter((l) => l.discountPlanCode !== null)
+      .map((l): unknown => [l.chargeCode, l.discountPlanCode, l.amountWithoutTax, l.amountWithTax])
+
+  it.each<[string, Record<string, unknown>]>([
+    [
+      'listed for the offer and for a product',
+      orderOf([
+        {
+          subscriptionCode: 'LIMIT_OFFER_PRODUCT',
+          offerTemplateCode: 'OF_SIMPLE',
+          subscriptionDate: '2026-09-15',
+          discountPlanCodes: ['DP_TWO_LEVELS'],
+          orderProducts: [
+            { productCode: 'PR_PRORATA' },
+            { productCode: 'PR_LICENSE', discountPlanCodes: ['DP_TWO_LEVELS'] },
+          ],
+        },
+      ]),
+    ],
+    [
+      'listed for the order and for the offer',
+      orderOf(
+        [
+          {
+            subscriptionCode: 'LIMIT_ORDER_OFFER',
+            offerTemplateCode: 'OF_SIMPLE',
+            subscriptionDate: '2026-09-15',
+            discountPlanCodes: ['DP_TWO_LEVELS'],
+            orderProducts: [{ productCode: 'PR_LICENSE' }, { productCode: 'PR_PRORATA' }],
+          },
+        ],
+        { discountPlanCodes: ['DP_TWO_LEVELS'] },
+      ),
+    ],
+  ])('a plan limited to one line, %s, discounts one line of the subscription', async (_case, body) => {
+    const preview = await t.request('POST', '/api/v1/orders/preview', body)
+    expect(preview.status, JSON.stringify(preview.body)).toBe(200)
+    // The first level in cascade (product, then offer, then order) takes the license's 10.00: 50 % = 5.00 (6.00
+    // with tax). The other level and the prorated recurring line (16.53, then 31.00 a month) get nothing.
+    expect(discountLines(preview.body)).toEqual([['CH_LICENSE', 'DP_TWO_LEVELS', -5, -6]])
+    const order = await place(t, body)
+    expect((await runRecurringJob(t)).status).toBe('SUCCESS')
+    const operations = await walletOperationsOf(t, order.orderOffers[0].subscriptionCode)
+    const discounts = operations.filter((wo) => wo.discountPlan !== null)
+    expect(discounts.map((wo): unknown => [wo.code, wo.amountWithoutTax, wo.amountWithTax])).toEqual([['HALF', -5, -6]])
+    const charges = operations.filter((wo) => wo.discountPlan === null && wo.code === 'CH_PRORATA')
+    expect(charges.map((wo): unknown => wo.amountWithoutTax)).toEqual(
+      endedMonthlyPeriods('2026-09-15').map((_p, i) => (i === 0 ? 16.53 : 31)),
+    )
   })
 })

@@ -232,3 +232,52 @@ export async function place(t: TestApp, body: unknown): Promise<any> {
   expect(response.body.status).toBe('VALIDATED')
   return response.body
 }
+
+/** The monthly periods from a subscription date whose end has passed by today (UTC): [start, end). */
+export function endedMonthlyPeriods(
+  subscriptionDate: string,
+  today = new Date().toISOString().slice(0, 10),
+): [string, string][] {
+  const periods: [string, string][] = []
+  let start = subscriptionDate
+  for (;;) {
+    const d = new Date(`${start}T00:00:00Z`)
+    const end = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1)).toISOString().slice(0, 10)
+    if (end > today) return periods
+    periods.push([start, end])
+    start = end
+  }
+}
+
+/**
+ * On top of `seedOrderCatalog`: CH_HUNDRED (ONESHOT, FLAT 100, NORMAL 20 %) and CH_MONTH30 (RECURRING monthly, FLAT
+ * 30, not prorated) in PR_B2C v1 (from 2020-01-01, linked to DP_PROD_5), sold by OF_B2C (ACTIVE, plan DP_OFFER_10).
+ */
+export async function seedHundredOffer(t: TestApp): Promise<void> {
+  const post = (path: string, body: unknown, status = 201) => created(t, 'POST', `/api/v1/${path}`, body, status)
+  for (const [code, type, price] of [
+    ['CH_HUNDRED', 'ONESHOT', 100],
+    ['CH_MONTH30', 'RECURRING', 30],
+  ] as const) {
+    await post('charges', charge(code, type, { description: code }))
+    await created(t, 'PUT', `/api/v1/charges/${code}/pricing/draft`, {
+      pricingModel: 'FLAT',
+      currency: 'EUR',
+      validFrom: '2020-01-01',
+      price,
+    })
+    await post(`charges/${code}/pricing/publish`, {}, 200)
+  }
+  await post('products', { code: 'PR_B2C', name: 'PR_B2C' })
+  await post('products/PR_B2C/versions', { shortDescription: 'v1', validFrom: '2020-01-01' })
+  for (const c of ['CH_HUNDRED', 'CH_MONTH30']) await post(`products/PR_B2C/versions/1/charges/${c}`, {}, 200)
+  await created(t, 'PUT', '/api/v1/products/PR_B2C/versions/1/status?status=PUBLISHED', undefined, 200)
+  await post('products/PR_B2C/discountPlans/DP_PROD_5', undefined, 200)
+  await post('offerTemplates', {
+    code: 'OF_B2C',
+    name: 'OF_B2C',
+    lifeCycleStatus: 'ACTIVE',
+    offerComponents: [{ productCode: 'PR_B2C' }],
+    discountPlans: ['DP_OFFER_10'],
+  })
+}

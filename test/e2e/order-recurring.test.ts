@@ -2,29 +2,20 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { rateDueRecurringCharges } from '../../src/modules/ordering/index.ts'
 import { useTestApp } from '../support/test-app.ts'
 import { charge, created } from './catalog-fixtures.ts'
-import { orderOf, place, runRecurringJob, seedOrderCatalog, walletOperationsOf } from './order-fixtures.ts'
+import {
+  endedMonthlyPeriods,
+  orderOf,
+  place,
+  runRecurringJob,
+  seedOrderCatalog,
+  walletOperationsOf,
+} from './order-fixtures.ts'
 
 const t = useTestApp()
 
 beforeAll(async () => {
   await seedOrderCatalog(t)
 })
-
-/** The monthly periods from a subscription date whose end has passed by today (UTC): [start, end). */
-function endedMonthlyPeriods(
-  subscriptionDate: string,
-  today = new Date().toISOString().slice(0, 10),
-): [string, string][] {
-  const periods: [string, string][] = []
-  let start = subscriptionDate
-  for (;;) {
-    const d = new Date(`${start}T00:00:00Z`)
-    const end = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1)).toISOString().slice(0, 10)
-    if (end > today) return periods
-    periods.push([start, end])
-    start = end
-  }
-}
 
 const prorataOrder = (subscriptionCode: string, subscriptionDate: string, plans: string[] = []) =>
   orderOf(

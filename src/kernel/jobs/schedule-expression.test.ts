@@ -458,8 +458,8 @@ describe('API', () => {
     expect(SCHEDULE_FIELDS).toEqual(['second', 'minute', 'hour', 'dayOfMonth', 'month', 'dayOfWeek', 'year'])
   })
 
-  it('normalizes the expression: defaults for absent or blank fields, values trimmed', () => {
-    const schedule = compileSchedule({ minute: ' 5 ', hour: '  ', dayOfWeek: 'Mon ' }, 'Europe/Paris')
+  it('normalizes the expression: defaults for absent fields, values trimmed', () => {
+    const schedule = compileSchedule({ minute: ' 5 ', hour: undefined, dayOfWeek: 'Mon ' }, 'Europe/Paris')
     expect(schedule.timeZone).toBe('Europe/Paris')
     expect(schedule.expression).toEqual({
       second: '0',
@@ -470,6 +470,14 @@ describe('API', () => {
       dayOfWeek: 'Mon',
       year: '*',
     })
+  })
+
+  it.each(SCHEDULE_FIELDS)('refuses an empty or blank %s, naming it', (field) => {
+    for (const empty of ['', '   ']) {
+      const attempt = () => compileSchedule({ [field]: empty }, 'UTC')
+      expect(attempt).toThrow(ScheduleExpressionError)
+      expect(attempt).toThrow(`${field}: is empty; expected`)
+    }
   })
 
   it.each<[number, number]>([

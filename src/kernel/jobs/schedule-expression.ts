@@ -476,7 +476,9 @@ export function compileSchedule(expression: ScheduleExpression, timeZone: string
       throw new ScheduleExpressionError(field, `must be a string; expected ${EXPECTED[field]}`)
     }
     const value = raw.trim()
-    if (value !== '') normalized[field] = value
+    // An absent field takes its EJB default; an empty one is a mistake (`"minute": ""`), refused like any bad value.
+    if (value === '') throw new ScheduleExpressionError(field, `is empty; expected ${EXPECTED[field]}`)
+    normalized[field] = value
   }
   return new Schedule(Object.freeze(normalized), timeZone)
 }

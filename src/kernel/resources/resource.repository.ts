@@ -2,6 +2,7 @@ import { sql, type SQL } from 'drizzle-orm'
 import { rows, type Db } from '../db/database.ts'
 import type { EntityDef, FieldDef } from '../model/index.ts'
 import { registry } from '../model/index.ts'
+import { parseDatabaseJson } from '../decimal-json.ts'
 import { wireValue } from '../model/json.ts'
 
 export type WireRecord = Record<string, unknown>
@@ -52,7 +53,8 @@ async function selectRecords(db: Db, entity: EntityDef, where: SQL, tail: SQL = 
     db,
     sql`select (${json})::text as j from ${ident(entity.tableName)} t${joins} where ${where}${tail}`,
   )
-  return found.map((r) => JSON.parse(r.j) as WireRecord)
+  // Decimals a double cannot hold stay exact JSON numbers (the record schema writes them verbatim).
+  return found.map((r) => parseDatabaseJson(r.j) as WireRecord)
 }
 
 export async function findByCode(db: Db, entity: EntityDef, code: string): Promise<WireRecord | undefined> {

@@ -1,3 +1,4 @@
+import { decimalOut, nullableDecimalOut } from '../decimal-json.ts'
 import type { FieldDef } from '../model/index.ts'
 import { CODE_PATTERN, type Resource } from './resource.model.ts'
 
@@ -91,8 +92,10 @@ export function recordSchema(resource: Resource): JsonSchema {
   const properties: Record<string, JsonSchema> = { id: { type: 'integer' } }
   for (const field of resource.def.fields.values()) {
     if (['id', 'created', 'updated', 'creator', 'updater'].includes(field.name)) continue
-    const schema = field.type === 'decimal' ? { type: 'number' } : fieldSchema(field, undefined)
-    properties[field.name] = field.nullable ? nullable(schema) : schema
+    // Decimals are written from their decimal text (`decimalOut`), never through a double.
+    if (field.type === 'decimal') properties[field.name] = field.nullable ? nullableDecimalOut : decimalOut
+    else
+      properties[field.name] = field.nullable ? nullable(fieldSchema(field, undefined)) : fieldSchema(field, undefined)
   }
   for (const rel of resource.def.relations.values()) {
     if (rel.kind === 'manyToOne')

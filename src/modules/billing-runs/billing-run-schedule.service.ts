@@ -86,14 +86,18 @@ export class BillingRunScheduleService {
     return found
   }
 
+  /**
+   * Every schedule, by code (the document: "all schedules"); `offset` and `limit` (at most 1000) page only when sent,
+   * and `limit` is echoed only then.
+   */
   async list(query: { offset?: number; limit?: number }) {
-    const limit = Math.min(query.limit ?? (await readTenantSettings(this.db)).defaultListLimit, MAX_LIMIT)
+    const limit = query.limit === undefined ? undefined : Math.min(query.limit, MAX_LIMIT)
     const offset = query.offset ?? 0
     const page = await this.db.transaction((tx) => repo.listSchedules(tx, { offset, limit }), {
       isolationLevel: 'repeatable read',
       accessMode: 'read only',
     })
-    return { total: page.total, offset, limit, data: page.data }
+    return { total: page.total, offset, ...(limit === undefined ? {} : { limit }), data: page.data }
   }
 
   /** Partial: only the fields sent change; the next firing is recomputed from now. COMPLETED → 409. */

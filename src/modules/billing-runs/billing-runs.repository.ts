@@ -119,12 +119,10 @@ export async function lockSchedule(db: Db, code: string): Promise<ScheduleView |
   return locked ? findScheduleById(db, Number(locked.id)) : undefined
 }
 
-export async function listSchedules(db: Db, page: { offset: number; limit: number }) {
-  const data = await selectSchedules(
-    db,
-    sql`true`,
-    sql` order by s.code, s.id limit ${page.limit} offset ${page.offset}`,
-  )
+/** Schedules by code; all of them when no limit is given. */
+export async function listSchedules(db: Db, page: { offset: number; limit?: number | undefined }) {
+  const limit = page.limit === undefined ? sql`all` : sql`${page.limit}`
+  const data = await selectSchedules(db, sql`true`, sql` order by s.code, s.id limit ${limit} offset ${page.offset}`)
   const total = await one<{ n: string }>(db, sql`select count(*)::text as n from billing_run_schedule`)
   return { total: Number(total?.n ?? 0), data }
 }

@@ -51,7 +51,7 @@ export function registerBillingRunRoutes(
       config: VIEW,
       schema: {
         tags,
-        summary: 'List billing run schedules',
+        summary: 'List every billing run schedule, by code (offset and limit page only when sent)',
         querystring: scheduleListQuery,
         response: { 200: scheduleList },
       },

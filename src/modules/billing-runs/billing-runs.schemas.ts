@@ -171,7 +171,7 @@ export const runNowView: JsonSchema = {
 
 const pageProperties = {
   offset: { type: 'integer', minimum: 0, default: 0 },
-  limit: { type: 'integer', minimum: 1 },
+  limit: { type: 'integer', minimum: 1, description: 'at most 1000; schedules: absent means all' },
 }
 
 export const scheduleListQuery: JsonSchema = { type: 'object', additionalProperties: false, properties: pageProperties }

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import type { Clock } from '../../kernel/clock.ts'
+import { systemClock, type Clock } from '../../kernel/clock.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import { registry } from '../../kernel/model/index.ts'
 import { readTenantSettings } from '../../kernel/settings.ts'
@@ -49,7 +49,7 @@ export function createCatalogModule(deps: { db: Db; actorOf: ActorOf; clock?: Cl
     db: deps.db,
     records: records('ChargeTemplate', 'charges', 'catalog.charges', 'charge'),
   })
-  const products = createProductService({ db: deps.db })
+  const products = createProductService({ db: deps.db, clock: deps.clock ?? systemClock })
   const offers = createOfferTemplateService({
     db: deps.db,
     records: records('OfferTemplate', 'offerTemplates', 'catalog.offers', 'offer template'),

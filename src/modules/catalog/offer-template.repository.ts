@@ -13,6 +13,7 @@ import {
   sellers,
   serviceTemplates,
 } from '../../kernel/db/schema/index.ts'
+import type { DecimalJson } from '../../kernel/decimal-json.ts'
 import { decimalWire } from '../pricing/index.ts'
 
 export interface ComponentRow {
@@ -35,9 +36,9 @@ export interface OfferLinks {
   offerComponents: {
     productCode: string
     mandatory: boolean
-    defaultQuantity: number
-    minQuantity: number | null
-    maxQuantity: number | null
+    defaultQuantity: DecimalJson
+    minQuantity: DecimalJson | null
+    maxQuantity: DecimalJson | null
     sequence: number
   }[]
   offerServiceTemplates: { serviceTemplateCode: string; mandatory: boolean; sequence: number }[]

@@ -1,3 +1,4 @@
+import type { Clock } from '../../kernel/clock.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import { AppError, validationError } from '../../kernel/errors.ts'
 import { registry } from '../../kernel/model/index.ts'
@@ -47,7 +48,7 @@ function checkValidity(validFrom: string | null, validTo: string | null): void {
  * Product versions: DRAFT (attributes and charges can be linked) then PUBLISHED on a timeline where no two published
  * versions overlap: publishing closes the open-ended predecessor at the new version's start.
  */
-export function createProductService(deps: { db: Db }) {
+export function createProductService(deps: { db: Db; clock: Clock }) {
   async function productId(db: Db, code: string, lock: boolean): Promise<number> {
     const id = lock ? await records.lockIdOfCode(db, PRODUCT(), code) : await records.idOfCode(db, PRODUCT(), code)
     if (id === undefined) throw new AppError('ENTITY_NOT_FOUND', `Product ${code} not found`)
@@ -163,7 +164,8 @@ export function createProductService(deps: { db: Db }) {
 
     /**
      * DRAFT → PUBLISHED. The version needs a start after the latest published version's start (else 409); the
-     * open-ended predecessor is closed at that start.
+     * open-ended predecessor is closed at that start. The product's first version may have no start: it then starts
+     * on the publish day in the tenant time zone (a later one without start stays a 409).
      */
     async publish(productCode: string, number: number, actor: string) {
       return deps.db.transaction(async (tx) => {
@@ -174,7 +176,8 @@ export function createProductService(deps: { db: Db }) {
           throw new AppError('INVALID_STATE', `Version ${number} of product ${productCode} is ${row.status}, not DRAFT`)
         }
         const latest = await repo.latestPublished(tx, id)
-        const plan = planPublication(row, latest, { requireStart: true })
+        const publishDay = dayOf(deps.clock.now().toISOString(), (await readTenantSettings(tx)).timeZone)!
+        const plan = planPublication(row, latest, { firstStartsOn: publishDay })
         if (!plan.ok) {
           throw new AppError(
             'INVALID_STATE',
@@ -184,7 +187,12 @@ export function createProductService(deps: { db: Db }) {
         if (latest && plan.closePredecessorAt) {
           await repo.updateVersion(tx, latest.id, { validTo: plan.closePredecessorAt }, actor)
         }
-        await repo.updateVersion(tx, row.id, { status: 'PUBLISHED', publishedAt: new Date() }, actor)
+        await repo.updateVersion(
+          tx,
+          row.id,
+          { status: 'PUBLISHED', publishedAt: deps.clock.now(), ...(plan.startAt ? { validFrom: plan.startAt } : {}) },
+          actor,
+        )
         return wire(tx, productCode, await version(tx, productCode, id, number))
       })
     },

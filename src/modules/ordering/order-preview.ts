@@ -1,4 +1,5 @@
 import type { Decimal } from 'decimal.js'
+import { decimalJson, type DecimalJson } from '../../kernel/decimal-json.ts'
 import { money } from '../../kernel/money.ts'
 import type { DiscountLine } from '../rating/index.ts'
 import { startOfDay } from './business-day.ts'
@@ -9,8 +10,8 @@ export interface PreviewLine {
   chargeCode: string
   chargeType: string
   label: string
-  amountWithoutTax: number | null
-  amountWithTax: number | null
+  amountWithoutTax: DecimalJson | null
+  amountWithTax: DecimalJson | null
   overridden: boolean
   discountPlanCode: string | null
   servicePeriodStart?: number
@@ -18,10 +19,10 @@ export interface PreviewLine {
 }
 
 interface Totals {
-  totalOneTime: number
-  totalRecurring: number
-  totalTax: number
-  totalWithTax: number
+  totalOneTime: DecimalJson
+  totalRecurring: DecimalJson
+  totalTax: DecimalJson
+  totalWithTax: DecimalJson
 }
 
 export type PreviewOffer = {
@@ -35,8 +36,8 @@ export interface ChargeItem {
   productCode: string | null
   chargeCode: string
   chargeType: string
-  quantity: number
-  unitPrice: number | null
+  quantity: DecimalJson
+  unitPrice: DecimalJson | null
   pricingVersion: number | null
 }
 
@@ -64,10 +65,10 @@ class Sums {
 
   wire(): Totals {
     return {
-      totalOneTime: this.oneTime.toNumber(),
-      totalRecurring: this.recurring.toNumber(),
-      totalTax: this.tax.toNumber(),
-      totalWithTax: this.withTax.toNumber(),
+      totalOneTime: decimalJson(this.oneTime),
+      totalRecurring: decimalJson(this.recurring),
+      totalTax: decimalJson(this.tax),
+      totalWithTax: decimalJson(this.withTax),
     }
   }
 }
@@ -77,6 +78,7 @@ class Sums {
  * each billed line followed by its discounts (negative, tagged with their plan); recurring lines carry their first
  * service period in epoch milliseconds (tenant time zone); usage lines have null amounts, and an offer with one has
  * no totals, nor has the order. Totals are net of discounts; a discount counts in the total of the line it discounts.
+ * Every amount, quantity and unit price is written from its decimal text.
  */
 export function previewOf(rating: OrderRating): OrderPreview {
   const { order } = rating
@@ -109,8 +111,8 @@ export function previewOf(rating: OrderRating): OrderPreview {
         chargeCode: charge.code,
         chargeType: line.chargeType,
         label: charge.description ?? charge.code,
-        amountWithoutTax: rated ? rated.amountWithoutTax.toNumber() : null,
-        amountWithTax: rated ? rated.amountWithTax.toNumber() : null,
+        amountWithoutTax: rated ? decimalJson(rated.amountWithoutTax) : null,
+        amountWithTax: rated ? decimalJson(rated.amountWithTax) : null,
         overridden: rated?.overridden ?? line.resolved.unitPriceOverride !== null,
         discountPlanCode: null,
         ...periodFields,
@@ -122,8 +124,8 @@ export function previewOf(rating: OrderRating): OrderPreview {
           chargeCode: charge.code,
           chargeType: line.chargeType,
           label: discount.item.description ?? discount.instance.planDescription ?? discount.instance.planCode,
-          amountWithoutTax: discount.amountWithoutTax.toNumber(),
-          amountWithTax: discount.amountWithTax.toNumber(),
+          amountWithoutTax: decimalJson(discount.amountWithoutTax),
+          amountWithTax: decimalJson(discount.amountWithTax),
           overridden: false,
           discountPlanCode: discount.instance.planCode,
           ...periodFields,
@@ -144,8 +146,8 @@ export function previewOf(rating: OrderRating): OrderPreview {
     productCode: line.productCode,
     chargeCode: line.resolved.charge.code,
     chargeType: line.chargeType,
-    quantity: line.resolved.quantity.toNumber(),
-    unitPrice: line.billing === 'USAGE' || !line.rated ? null : line.rated.unitPrice.toNumber(),
+    quantity: decimalJson(line.resolved.quantity),
+    unitPrice: line.billing === 'USAGE' || !line.rated ? null : decimalJson(line.rated.unitPrice),
     pricingVersion: line.resolved.pricing?.version ?? null,
   }))
   return {

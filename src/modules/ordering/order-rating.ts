@@ -91,7 +91,7 @@ export function discountInstances(order: ResolvedOrder): DiscountInstance[] {
 
 const discountable = (line: OrderLine): DiscountableLine => ({
   key: line.key,
-  amountWithoutTax: line.rated!.amountWithoutTax,
+  amount: line.rated!.amount,
   scopes: {
     ORDER: 'order',
     OFFER: `offer:${line.offerPosition}`,
@@ -101,8 +101,9 @@ const discountable = (line: OrderLine): DiscountableLine => ({
 })
 
 /**
- * Rates a resolved order: every one-shot subscription charge and every recurring charge's first period through the
- * rating engine, then discounts in two passes that together equal one (one-shot lines first, then recurring): the
+ * Rates a resolved order with the tenant's `pricesIncludeTax` read at resolution (the setting in force when rating
+ * runs): every one-shot subscription charge and every recurring charge's first period through the rating engine, then
+ * discounts in two passes that together equal one (one-shot lines first, then recurring): the
  * first is what validation bills, the second what the recurring job bills at the end of the first periods.
  * Usage lines carry no amount. Pure: the same for preview and placement.
  */
@@ -141,6 +142,7 @@ export function rateOrder(order: ResolvedOrder, previous: ReadonlyMap<string, Di
                 unitPriceOverride: charge.unitPriceOverride,
                 tax: charge.tax,
                 minorUnits: order.currency.minorUnits,
+                pricesIncludeTax: order.pricesIncludeTax,
                 ...(charge.period ? { period: charge.period } : {}),
                 context: { ...context, ...(productCode ? { product: { code: productCode } } : {}) },
               }),
@@ -154,17 +156,18 @@ export function rateOrder(order: ResolvedOrder, previous: ReadonlyMap<string, Di
     }
   }
   const instances = discountInstances(order)
+  const rules = { minorUnits: order.currency.minorUnits, pricesIncludeTax: order.pricesIncludeTax }
   const activation = applyDiscounts(
     lines.filter((l) => l.billing === 'ACTIVATION').map(discountable),
     instances,
     previous,
-    order.currency.minorUnits,
+    rules,
   )
   const firstPeriods = applyDiscounts(
     lines.filter((l) => l.billing === 'RECURRING').map(discountable),
     instances,
     activation.states,
-    order.currency.minorUnits,
+    rules,
   )
   return { order, lines, instances, activation, firstPeriods }
 }

@@ -1,6 +1,7 @@
 import type { Decimal } from 'decimal.js'
 import type { Db } from '../../kernel/db/database.ts'
 import { AppError, validationError, type ErrorDetail } from '../../kernel/errors.ts'
+import { formatDecimal } from '../../kernel/money.ts'
 import { cachedTenantSettings } from '../../kernel/settings.ts'
 import { readDecimal } from '../pricing/index.ts'
 import { firstServicePeriod, selectTax, type DiscountLevel, type TaxRate } from '../rating/index.ts'
@@ -63,7 +64,7 @@ interface ChargeSeed {
  * document's VALIDATE_FAILED. Creates nothing: preview, creation and validation all start here.
  */
 export async function resolveOrder(db: Db, input: OrderInput, options: ResolveOptions): Promise<ResolvedOrder> {
-  const { timeZone } = await cachedTenantSettings(db)
+  const { timeZone, pricesIncludeTax } = await cachedTenantSettings(db)
   const today = dayIn(options.now, timeZone)
   const problems: ErrorDetail[] = []
 
@@ -184,7 +185,7 @@ export async function resolveOrder(db: Db, input: OrderInput, options: ResolveOp
       ) {
         problems.push({
           field: `${pField}.quantity`,
-          message: `offer ${offer.code} takes product ${product.code} in quantities from ${component.minQuantity ?? 0} to ${component.maxQuantity ?? 'any'}`,
+          message: `offer ${offer.code} takes product ${product.code} in quantities from ${formatDecimal(component.minQuantity ?? 0)} to ${component.maxQuantity === null ? 'any' : formatDecimal(component.maxQuantity)}`,
         })
       }
       let version: catalog.ProductVersionRow | undefined
@@ -447,6 +448,7 @@ export async function resolveOrder(db: Db, input: OrderInput, options: ResolveOp
   return {
     input,
     timeZone,
+    pricesIncludeTax,
     seller: seller!,
     billingAccount: { id: billingAccount!.id, code: billingAccount!.code, countryId: billingAccount!.countryId },
     userAccount: { id: userAccount!.id, code: userAccount!.code },

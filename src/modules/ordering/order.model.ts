@@ -1,4 +1,5 @@
 import type { Decimal } from 'decimal.js'
+import { formatDecimal } from '../../kernel/money.ts'
 import type { DiscountLevel, PricingSnapshot, ServicePeriod, TaxRate } from '../rating/index.ts'
 import type { AttributeRow, ChargeRow, DiscountPlanRow } from './order-catalog.repository.ts'
 
@@ -6,7 +7,7 @@ import type { AttributeRow, ChargeRow, DiscountPlanRow } from './order-catalog.r
 export interface OrderAttributeInput {
   attributeCode: string
   stringValue?: string | null
-  doubleValue?: number | null
+  doubleValue?: number | string | null
   booleanValue?: boolean | null
   dateValue?: string | null
 }
@@ -103,6 +104,8 @@ export interface ResolvedPlan {
 export interface ResolvedOrder {
   readonly input: OrderInput
   readonly timeZone: string
+  /** The tenant setting read when the order was resolved: unit prices are amounts with tax. */
+  readonly pricesIncludeTax: boolean
   readonly seller: { readonly id: number; readonly code: string; readonly countryId: number | null }
   readonly billingAccount: { readonly id: number; readonly code: string; readonly countryId: number }
   readonly userAccount: { readonly id: number; readonly code: string }
@@ -121,7 +124,7 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/
 /** The value of an order attribute as text: the one typed value sent. */
 export function attributeValue(input: OrderAttributeInput): string | null | undefined {
   if (input.stringValue !== undefined && input.stringValue !== null) return input.stringValue
-  if (input.doubleValue !== undefined && input.doubleValue !== null) return input.doubleValue.toString()
+  if (input.doubleValue !== undefined && input.doubleValue !== null) return formatDecimal(input.doubleValue)
   if (input.booleanValue !== undefined && input.booleanValue !== null) return String(input.booleanValue)
   if (input.dateValue !== undefined && input.dateValue !== null) return input.dateValue
   return null

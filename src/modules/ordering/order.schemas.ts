@@ -1,3 +1,4 @@
+import { decimalOut, nullableDecimalOut } from '../../kernel/decimal-json.ts'
 import { decimalSchema } from '../pricing/index.ts'
 
 const code = { type: 'string', minLength: 1, maxLength: 255 }
@@ -14,7 +15,10 @@ const orderAttribute = object(
   {
     attributeCode: code,
     stringValue: { type: ['string', 'null'], maxLength: 2000 },
-    doubleValue: { type: ['number', 'null'] },
+    doubleValue: {
+      anyOf: [{ type: 'number' }, { type: 'string', maxLength: 100, pattern: '^-?\\d+(\\.\\d+)?$' }, { type: 'null' }],
+      description: 'a number, as a JSON number or a decimal string',
+    },
     booleanValue: { type: ['boolean', 'null'] },
     dateValue: { type: ['string', 'null'], maxLength: 40 },
   },
@@ -91,12 +95,12 @@ export const codeParams = object({ code }, ['code'])
 
 export const openObject = { type: 'object', additionalProperties: true }
 
-const amount = { type: ['number', 'null'] }
+const amount = nullableDecimalOut
 const totals = {
-  totalOneTime: { type: 'number' },
-  totalRecurring: { type: 'number' },
-  totalTax: { type: 'number' },
-  totalWithTax: { type: 'number' },
+  totalOneTime: decimalOut,
+  totalRecurring: decimalOut,
+  totalTax: decimalOut,
+  totalWithTax: decimalOut,
 }
 
 /** The preview of §2.7: totals are absent when a line has no amount (usage). */
@@ -144,7 +148,7 @@ export const previewResponse = {
           productCode: { type: ['string', 'null'] },
           chargeCode: { type: 'string' },
           chargeType: { type: 'string' },
-          quantity: { type: 'number' },
+          quantity: decimalOut,
           unitPrice: amount,
           pricingVersion: { type: ['integer', 'null'] },
         },

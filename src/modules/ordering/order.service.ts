@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto'
 import type { Clock } from '../../kernel/clock.ts'
 import type { Db } from '../../kernel/db/database.ts'
+import { decimalJson } from '../../kernel/decimal-json.ts'
 import { AppError, validationError } from '../../kernel/errors.ts'
 import { lockDiscountPlans, recordDiscountPlanUses } from '../discounts/index.ts'
 import { resolveOrder } from './order-resolution.ts'
 import { planInstanceKey, rateOrder, type OrderRating } from './order-rating.ts'
 import { previewOf } from './order-preview.ts'
-import { USABLE_PLAN_STATUSES, type OrderInput } from './order.model.ts'
+import { USABLE_PLAN_STATUSES, type OrderInput, type OrderProductInput } from './order.model.ts'
 import * as repo from './order.repository.ts'
 import { chargeOperation, discountOperation, type OperationOwner } from './wallet-operation.model.ts'
 import {
@@ -25,7 +26,29 @@ export interface Caller {
   readonly sellerCodes: readonly string[] | null
 }
 
-/** The order as answered (DECISIONS "Orders"): the request echoed, with id, status and each offer's subscription. */
+const decimalEcho = <T extends number | string | null | undefined>(value: T) =>
+  value === undefined || value === null ? value : decimalJson(value)
+
+/** An ordered product as echoed: its quantity, override prices and numeric attribute values as exact JSON numbers. */
+const productEcho = (product: OrderProductInput) => ({
+  ...product,
+  ...(product.quantity === undefined ? {} : { quantity: decimalEcho(product.quantity) }),
+  ...(product.chargeOverrides
+    ? { chargeOverrides: product.chargeOverrides.map((o) => ({ ...o, unitPrice: decimalEcho(o.unitPrice) })) }
+    : {}),
+  ...(product.orderAttributes
+    ? {
+        orderAttributes: product.orderAttributes.map((a) =>
+          a.doubleValue === undefined ? a : { ...a, doubleValue: decimalEcho(a.doubleValue) },
+        ),
+      }
+    : {}),
+})
+
+/**
+ * The order as answered (DECISIONS "Orders"): the request echoed, with id, status and each offer's subscription.
+ * Decimals are written from the text kept, never through a double.
+ */
 async function orderWire(db: Db, order: repo.OrderRow) {
   const offers = await repo.orderOffersOf(db, order.id)
   const { code: _code, orderOffers, ...request } = order.request as unknown as OrderInput
@@ -36,6 +59,7 @@ async function orderWire(db: Db, order: repo.OrderRow) {
     status: order.status,
     orderOffers: orderOffers.map((offer, i) => ({
       ...offer,
+      ...(offer.orderProducts ? { orderProducts: offer.orderProducts.map(productEcho) } : {}),
       subscription: {
         code: offers[i]?.subscriptionCode ?? offer.subscriptionCode ?? null,
         status: offers[i]?.subscriptionStatus ?? null,

@@ -166,9 +166,9 @@ function billOrder(
   due: readonly DueCharge[],
   instances: readonly PlanInstanceRow[],
   cache: RunCache,
-  today: string,
-  actor: string,
+  run: { today: string; actor: string; pricesIncludeTax: boolean },
 ): OrderBilling {
+  const { today, actor, pricesIncludeTax } = run
   interface Line {
     due: DueCharge
     charge: catalog.ChargeRow
@@ -203,6 +203,7 @@ function billOrder(
         unitPriceOverride: d.unitPriceOverride === null ? null : money(d.unitPriceOverride),
         tax,
         minorUnits: order.minorUnits,
+        pricesIncludeTax,
         period,
         context: {
           subscription: { code: d.subscriptionCode, date: d.subscriptionDate },
@@ -249,7 +250,7 @@ function billOrder(
   const keyed = lines.map((line, i) => ({ line, key: `l:${i}` }))
   const discountable: DiscountableLine[] = keyed.map(({ line, key }) => ({
     key,
-    amountWithoutTax: line.rated.amountWithoutTax,
+    amount: line.rated.amount,
     scopes: {
       ORDER: 'order',
       OFFER: `sub:${line.due.subscriptionId}`,
@@ -261,7 +262,7 @@ function billOrder(
     discountable,
     discountInstances,
     new Map(instances.map((row) => [`dpi:${row.id}`, row.state])),
-    order.minorUnits,
+    { minorUnits: order.minorUnits, pricesIncludeTax },
   )
 
   const ownerOf = (line: Line): OperationOwner => ({
@@ -435,7 +436,8 @@ async function persist(db: Db, billings: readonly OrderBilling[], actor: string)
 
 /**
  * Rates recurring charges in arrears (DECISIONS "Recurring"): every ACTIVE recurring charge instance whose next
- * period has ended by today (tenant time zone) gets one wallet operation per ended period, with its discounts.
+ * period has ended by today (tenant time zone) gets one wallet operation per ended period, with its discounts, rated
+ * with the tenant's `pricesIncludeTax` as it is when the run starts.
  * Orders are claimed with `for no key update skip locked`, so concurrent runs (several instances, a manual run during the
  * timer's) never bill a period twice. A failing order (no price, no tax) is rolled back alone, counted as failed
  * and left due; the others proceed.
@@ -444,7 +446,9 @@ export async function rateDueRecurringCharges(options: RecurringRatingOptions): 
   const { db } = options
   const actor = options.actor ?? 'RecurringRatingJob'
   const batchSize = options.batchSize ?? 100
-  const today = dayIn(options.now, (await readTenantSettings(db)).timeZone)
+  // The settings in force when the run starts: its time zone and whether prices include tax.
+  const settings = await readTenantSettings(db)
+  const today = dayIn(options.now, settings.timeZone)
   const cache = new RunCache()
   /** Orders handed to a worker in this run (billed, failed, or claimed by another run). */
   const excluded = new Set<number>()
@@ -471,8 +475,7 @@ export async function rateDueRecurringCharges(options: RecurringRatingOptions): 
         due.filter((d) => d.orderId === id),
         instances.filter((i) => i.orderId === id),
         cache,
-        today,
-        actor,
+        { today, actor, pricesIncludeTax: settings.pricesIncludeTax },
       ),
     )
     const written = await persist(tx, billings, actor)

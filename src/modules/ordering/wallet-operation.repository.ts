@@ -16,6 +16,7 @@ const COLUMNS: readonly [keyof WalletOperationValues, string, string][] = [
   ['endDate', 'end_date', 'date'],
   ['quantity', 'quantity', 'numeric'],
   ['unitAmountWithoutTax', 'unit_amount_without_tax', 'numeric'],
+  ['unitAmountWithTax', 'unit_amount_with_tax', 'numeric'],
   ['amountWithoutTax', 'amount_without_tax', 'numeric'],
   ['amountTax', 'amount_tax', 'numeric'],
   ['amountWithTax', 'amount_with_tax', 'numeric'],

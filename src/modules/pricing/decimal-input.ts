@@ -1,6 +1,7 @@
 import type { Decimal } from 'decimal.js'
+import { decimalJson, type DecimalJson } from '../../kernel/decimal-json.ts'
 import type { ErrorDetail } from '../../kernel/errors.ts'
-import { Money, UNIT_PRICE_SCALE } from '../../kernel/money.ts'
+import { formatDecimal, Money, UNIT_PRICE_SCALE } from '../../kernel/money.ts'
 
 /** A decimal on the wire: a JSON number or a decimal string (never parsed through binary floating point twice). */
 export const decimalSchema = {
@@ -36,21 +37,21 @@ export function readDecimal(
     return undefined
   }
   if (bounds.min !== undefined && parsed.lt(bounds.min)) {
-    problems.push({ field, message: `expected a value of at least ${bounds.min.toString()}` })
+    problems.push({ field, message: `expected a value of at least ${formatDecimal(bounds.min)}` })
     return undefined
   }
   if (bounds.minExclusive !== undefined && parsed.lte(bounds.minExclusive)) {
-    problems.push({ field, message: `expected a value greater than ${bounds.minExclusive.toString()}` })
+    problems.push({ field, message: `expected a value greater than ${formatDecimal(bounds.minExclusive)}` })
     return undefined
   }
   if (bounds.max !== undefined && parsed.gt(bounds.max)) {
-    problems.push({ field, message: `expected a value of at most ${bounds.max.toString()}` })
+    problems.push({ field, message: `expected a value of at most ${formatDecimal(bounds.max)}` })
     return undefined
   }
   return parsed
 }
 
-/** A stored numeric (string from the driver) as a JSON number, as the v1 resources write decimals. */
-export function decimalWire(value: string): number {
-  return new Money(value).toNumber()
+/** A stored numeric (text from the driver) as an exact JSON number (response schemas declare it `decimalOut`). */
+export function decimalWire(value: string): DecimalJson {
+  return decimalJson(value)
 }

@@ -1,3 +1,4 @@
+import { decimalOut } from '../../kernel/decimal-json.ts'
 import { decimalSchema } from './decimal-input.ts'
 import { MATRIX_COLUMN_TYPES } from './models/index.ts'
 
@@ -92,7 +93,7 @@ const versionSchema = {
     currency: { type: 'string' },
     validFrom: { type: ['string', 'null'], description: 'yyyy-MM-dd' },
     validTo: { type: ['string', 'null'], description: 'exclusive end (yyyy-MM-dd); null while open-ended' },
-    price: { type: 'number' },
+    price: decimalOut,
     price_fx: { type: 'string' },
     columns: { type: 'array', items: { type: 'object', additionalProperties: true } },
     rows: { type: 'array', items: { type: 'object', additionalProperties: true } },
@@ -144,8 +145,8 @@ export const evaluateResponse = {
     version: { type: 'integer' },
     pricingModel: { type: 'string' },
     currency: { type: 'string' },
-    quantity: { type: 'number' },
-    unitPrice: { type: 'number' },
+    quantity: decimalOut,
+    unitPrice: decimalOut,
     explanation: { type: 'string' },
   },
 }

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm'
 import type { Db } from '../../kernel/db/database.ts'
+import { decimalJson } from '../../kernel/decimal-json.ts'
 import { AppError, validationError, type ErrorDetail } from '../../kernel/errors.ts'
 import { money } from '../../kernel/money.ts'
 import type { Clock } from '../../kernel/clock.ts'
@@ -234,7 +235,7 @@ export function createPricingService(deps: { db: Db; clock: Clock }) {
         const draft = await repo.findDraft(tx, id)
         if (!draft) throw new AppError('INVALID_STATE', `Charge ${code} has no draft pricing version to publish`)
         const latest = await repo.latestPublished(tx, id)
-        const plan = planPublication(draft, latest, { requireStart: false })
+        const plan = planPublication(draft, latest, { firstStartsOn: null })
         if (!plan.ok) {
           throw new AppError(
             'INVALID_STATE',
@@ -310,8 +311,8 @@ export function createPricingService(deps: { db: Db; clock: Clock }) {
         status: stored.version.status,
         pricingModel: stored.version.pricingModel,
         currency: stored.version.currencyCode,
-        quantity: quantity!.toNumber(),
-        unitPrice: priced.unitPrice.toNumber(),
+        quantity: decimalJson(quantity!),
+        unitPrice: decimalJson(priced.unitPrice),
         explanation: priced.explanation,
       }
     },

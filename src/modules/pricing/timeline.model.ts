@@ -10,29 +10,41 @@ export type PublicationPlan =
       ok: true
       /** The predecessor's new end (the candidate's start), or null when it already ends before the candidate. */
       closePredecessorAt: string | null
+      /** The start given to a first version published without one, when it starts on a day (products). */
+      startAt?: string
     }
   | { ok: false; reason: string }
 
 /**
  * Whether `candidate` may be published after `latest` (the published version starting last), and how the
  * predecessor is closed so that no two published versions overlap (end-exclusive timeline). A candidate must start
- * strictly after the latest start; without a start date it may only be the first (pricing) or never (products).
+ * strictly after the latest start. Without a start date it may only be the first: a pricing version then applies from
+ * the beginning (`firstStartsOn` null), a product version from `firstStartsOn` (the publish day), which its end, if
+ * any, must follow.
  */
 export function planPublication(
   candidate: TimelineVersion,
   latest: TimelineVersion | undefined,
-  options: { requireStart: boolean },
+  options: { firstStartsOn: string | null },
 ): PublicationPlan {
-  if (candidate.validFrom === null && options.requireStart) {
-    return { ok: false, reason: `version ${candidate.version} has no start date (validFrom)` }
-  }
-  if (!latest) return { ok: true, closePredecessorAt: null }
-  if (candidate.validFrom === null) {
+  if (candidate.validFrom === null && latest) {
     return {
       ok: false,
       reason: `version ${candidate.version} has no start date (validFrom), so it cannot follow published version ${latest.version}`,
     }
   }
+  if (candidate.validFrom === null) {
+    const start = options.firstStartsOn
+    if (start === null) return { ok: true, closePredecessorAt: null }
+    if (candidate.validTo !== null && candidate.validTo <= start) {
+      return {
+        ok: false,
+        reason: `version ${candidate.version} has no start date (validFrom) and ends on ${candidate.validTo}: published today it would start on ${start}, not before its end`,
+      }
+    }
+    return { ok: true, closePredecessorAt: null, startAt: start }
+  }
+  if (!latest) return { ok: true, closePredecessorAt: null }
   if (latest.validFrom !== null && candidate.validFrom <= latest.validFrom) {
     return {
       ok: false,

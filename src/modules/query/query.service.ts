@@ -1,4 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm'
+import { parseDatabaseJson } from '../../kernel/decimal-json.ts'
 import { rows, type Database, type TextStatement } from '../../kernel/db/database.ts'
 import { pgErrorOf } from '../../kernel/db/database-errors.ts'
 import { AppError } from '../../kernel/errors.ts'
@@ -390,7 +391,8 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
         limit: page.limit,
         offset: page.offset,
         filters: page.filters,
-        data: JSON.parse(page.dataJson) as unknown[],
+        // Decimals a double cannot hold stay exact JSON numbers (saved report executions write them verbatim).
+        data: parseDatabaseJson(page.dataJson) as unknown[],
       }
     },
 
@@ -436,7 +438,8 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
         limit: page.limit,
         offset: page.offset,
         filters: undefined,
-        data: JSON.parse(page.dataJson) as unknown[],
+        // Decimals a double cannot hold stay exact JSON numbers (saved report executions write them verbatim).
+        data: parseDatabaseJson(page.dataJson) as unknown[],
       }
     },
 

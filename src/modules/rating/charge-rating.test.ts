@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { AppError } from '../../kernel/errors.ts'
 import { money } from '../../kernel/money.ts'
 import { parsePriceFormula, type PricingDefinition } from '../pricing/index.ts'
-import { rateCharge, taxOf } from './charge-rating.ts'
+import { rateCharge } from './charge-rating.ts'
 import type { ChargeRatingInput, ServicePeriod, TaxRate } from './rating.model.ts'
 
 const TAX_20: TaxRate = { id: 1, code: 'TAX_20', percent: money(20) }
@@ -63,9 +63,18 @@ function input(
     attributes,
     tax: TAX_20,
     minorUnits: 2,
+    pricesIncludeTax: false,
     ...extra,
   }
 }
+
+/** The same input with prices including tax (tenant setting `pricesIncludeTax`). */
+const gross = (
+  definition: PricingDefinition,
+  quantity: string,
+  tax: TaxRate = TAX_20,
+  extra: Partial<ChargeRatingInput> = {},
+): ChargeRatingInput => input(definition, quantity, {}, { tax, pricesIncludeTax: true, ...extra })
 
 describe(rateCharge.name, () => {
   it.each<[string, ChargeRatingInput, string, string, string, string]>([
@@ -184,15 +193,89 @@ describe(rateCharge.name, () => {
   })
 })
 
-describe(taxOf.name, () => {
-  it.each([
-    ['10', '20', '2'],
-    ['0.02', '20', '0'],
-    ['0.03', '20', '0.01'],
-    ['-5', '20', '-1'],
-    ['-0.05', '5.5', '0'],
-    ['-0.1', '5', '-0.01'],
-  ])('tax on %s at %s %% is %s (HALF_UP, symmetric)', (amount, percent, expected) => {
-    expect(taxOf(money(amount), { percent: money(percent) }, 2).toString()).toBe(expected)
+describe(`${rateCharge.name} with prices including tax`, () => {
+  // Hand-computed: with tax = round(q × unit); tax = round(with tax × p / (100 + p)); without tax = the difference.
+  it.each<[string, ChargeRatingInput, string, string, string]>([
+    // name, input, amount with tax, tax, amount without tax
+    ['100 at 20 %: 2000/120 = 16.666…', gross(flat('100'), '1'), '100', '16.67', '83.33'],
+    ['120 at 20 %: exactly 20', gross(flat('120'), '1'), '120', '20', '100'],
+    ['100 at 5.5 %: 550/105.5 = 5.2132…', gross(flat('100'), '1', TAX_5_5), '100', '5.21', '94.79'],
+    ['100 at 0 %', gross(flat('100'), '1', TAX_0), '100', '0', '100'],
+    ['0.01 at 20 %: 0.0016… rounds to 0', gross(flat('0.01'), '1'), '0.01', '0', '0.01'],
+    ['0.01 at 5.5 %', gross(flat('0.01'), '1', TAX_5_5), '0.01', '0', '0.01'],
+    ['0.05 at 20 %: 0.0083… rounds to 0.01', gross(flat('0.05'), '1'), '0.05', '0.01', '0.04'],
+    ['0.05 at 5.5 %: 0.0026… rounds to 0', gross(flat('0.05'), '1', TAX_5_5), '0.05', '0', '0.05'],
+    ['0.06 at 20 %: exactly 0.01', gross(flat('0.06'), '1'), '0.06', '0.01', '0.05'],
+    ['99.99 at 20 %: 99.99/6 = 16.665, half up', gross(flat('99.99'), '1'), '99.99', '16.67', '83.32'],
+    ['99.99 at 5.5 %: 5.2127…', gross(flat('99.99'), '1', TAX_5_5), '99.99', '5.21', '94.78'],
+    ['99.99 at 0 %', gross(flat('99.99'), '1', TAX_0), '99.99', '0', '99.99'],
+    ['2.5 × 9.99 = 24.975 rounds to 24.98 first', gross(flat('9.99'), '2.5'), '24.98', '4.16', '20.82'],
+    ['0.333 × 10 = 3.33: 0.555 half up', gross(flat('10'), '0.333'), '3.33', '0.56', '2.77'],
+    ['12-decimal unit × 3', gross(flat('0.333333333333'), '3'), '1', '0.17', '0.83'],
+    [
+      'an override is a price with tax too: 2 × 12.345 = 24.69, tax 4.115 half up',
+      gross(flat('49.99'), '2', TAX_20, { unitPriceOverride: money('12.345') }),
+      '24.69',
+      '4.12',
+      '20.57',
+    ],
+    [
+      'MATRIX row price with tax',
+      input(INTERNET, '1', { TIER: 'GOLD', REGION: 'EU' }, { pricesIncludeTax: true }),
+      '59.99',
+      '10',
+      '49.99',
+    ],
+    [
+      '18 integer digits: 12345678901234.5678 × 100, tax exactly a sixth',
+      gross(flat('100'), '12345678901234.5678'),
+      '1234567890123456.78',
+      '205761315020576.13',
+      '1028806575102880.65',
+    ],
+  ])('%s', (_name, rating, amountWithTax, amountTax, amountWithoutTax) => {
+    const rated = rateCharge(rating)
+    expect(rated.amount.toString()).toBe(amountWithTax)
+    expect(rated.amountWithTax.toString()).toBe(amountWithTax)
+    expect(rated.amountTax.toString()).toBe(amountTax)
+    expect(rated.amountWithoutTax.toString()).toBe(amountWithoutTax)
+    expect(rated.amountWithoutTax.plus(rated.amountTax).eq(rated.amountWithTax)).toBe(true)
+  })
+
+  it('keeps net prices as they were: the same inputs without the setting add the tax', () => {
+    const rated = rateCharge(input(flat('100'), '12345678901234.5678'))
+    expect([rated.amountWithoutTax, rated.amountTax, rated.amountWithTax].map(String)).toEqual([
+      '1234567890123456.78',
+      '246913578024691.36',
+      '1481481468148148.14',
+    ])
+    expect(rated.amount.toString()).toBe('1234567890123456.78')
+  })
+
+  it('prorates the amount with tax: 30 × 17/31 = 16.45, tax 2.7416… → 2.74', () => {
+    const period: ServicePeriod = { start: '2026-01-15', end: '2026-02-01', prorata: { days: 17, periodDays: 31 } }
+    const rated = rateCharge({ ...gross(flat('30'), '1'), charge: { code: 'CH', type: 'RECURRING' }, period })
+    expect([rated.amountWithTax, rated.amountTax, rated.amountWithoutTax].map(String)).toEqual([
+      '16.45',
+      '2.74',
+      '13.71',
+    ])
+  })
+
+  it.each<[string, ChargeRatingInput, string, string]>([
+    ['a net price: with tax derived', input(flat('49.99'), '1'), '49.99', '59.988'],
+    ['a gross price: without tax derived, 12 decimals', gross(flat('100'), '1'), '83.333333333333', '100'],
+    ['a gross price at 5.5 %', gross(flat('10.55'), '1', TAX_5_5), '10', '10.55'],
+    ['a gross price at 0 %', gross(flat('7'), '1', TAX_0), '7', '7'],
+  ])('gives unit amounts without and with tax: %s', (_name, rating, withoutTax, withTax) => {
+    const rated = rateCharge(rating)
+    expect(rated.unitAmountWithoutTax.toString()).toBe(withoutTax)
+    expect(rated.unitAmountWithTax.toString()).toBe(withTax)
+  })
+
+  it('says in the explanation that the price includes the tax', () => {
+    expect(rateCharge(gross(flat('100'), '1')).explanation).toBe(
+      'pricing version 1: flat price 100; 1 × 100 = 100.00 with tax; tax TAX_20 20 % included = 16.67; without tax 83.33',
+    )
   })
 })

@@ -5,11 +5,14 @@ import type { DiscountableLine, DiscountInstance, DiscountItem, DiscountLevel, D
 
 const TAX_20 = { id: 1, code: 'TAX_20', percent: money(20) }
 const TAX_5_5 = { id: 2, code: 'TAX_05_5', percent: money('5.5') }
+const TAX_0 = { id: 3, code: 'TAX_00', percent: money(0) }
+const NET = { minorUnits: 2, pricesIncludeTax: false }
+const GROSS = { minorUnits: 2, pricesIncludeTax: true }
 
 function line(key: string, amount: string, product: string | null = 'P1', subscription = 'S1'): DiscountableLine {
   return {
     key,
-    amountWithoutTax: money(amount),
+    amount: money(amount),
     scopes: { ORDER: 'O', OFFER: subscription, PRODUCT: product },
     subscription,
   }
@@ -19,6 +22,9 @@ function item(code: string, type: 'PERCENTAGE' | 'FIXED', value: string, tax = T
   return { id: 1, code, description: null, type, value: money(value), articleId: 9, articleCode: 'ART_DISCOUNT', tax }
 }
 
+/** Plan ids by code: instances of one plan at several levels share it. */
+const planIds = new Map<string, number>()
+
 function plan(
   code: string,
   level: DiscountLevel,
@@ -26,9 +32,10 @@ function plan(
   options: { sequence?: number; scope?: string; applicationLimit?: number } = {},
 ): DiscountInstance {
   const scope = options.scope ?? (level === 'ORDER' ? 'O' : level === 'OFFER' ? 'S1' : 'P1')
+  if (!planIds.has(code)) planIds.set(code, planIds.size + 1)
   return {
-    key: `${code}@${scope}`,
-    planId: 1,
+    key: `${code}@${level}:${scope}`,
+    planId: planIds.get(code)!,
     planCode: code,
     planDescription: null,
     sequence: options.sequence ?? 0,
@@ -43,8 +50,13 @@ const SETUP = line('setup', '49.99')
 const MONTHLY = line('monthly', '59.99')
 
 /** The discounts as [line, plan, item, amount without tax, tax, amount with tax]. */
-function amounts(lines: DiscountableLine[], plans: DiscountInstance[], states = new Map<string, DiscountState>()) {
-  return applyDiscounts(lines, plans, states, 2).discounts.map((d) => [
+function amounts(
+  lines: DiscountableLine[],
+  plans: DiscountInstance[],
+  states = new Map<string, DiscountState>(),
+  rules = NET,
+) {
+  return applyDiscounts(lines, plans, states, rules).discounts.map((d) => [
     d.lineKey,
     d.instance.planCode,
     d.item.code,
@@ -156,7 +168,7 @@ describe(applyDiscounts.name, () => {
   it('carries FIXED amounts granted and lines counted from one rating to the next', () => {
     const limited = plan('DP10', 'OFFER', [item('I10', 'PERCENTAGE', '10')], { applicationLimit: 1 })
     const fixed = plan('DP60', 'PRODUCT', [item('F60', 'FIXED', '60')], { sequence: 1 })
-    const first = applyDiscounts([SETUP], [fixed, limited], new Map(), 2)
+    const first = applyDiscounts([SETUP], [fixed, limited], new Map(), NET)
     expect(first.states.get(limited.key)).toEqual({ applied: { S1: 1 }, fixedUsed: {} })
     expect(first.states.get(fixed.key)).toEqual({ applied: { S1: 1 }, fixedUsed: { F60: '44.99' } })
     expect(first.netAmounts.get('setup')?.toString()).toBe('0')
@@ -173,9 +185,130 @@ describe(applyDiscounts.name, () => {
     ]
     const lines = [SETUP, line('setup2', '3.5'), MONTHLY]
     const once = amounts(lines, plans)
-    const first = applyDiscounts(lines.slice(0, 2), plans, new Map(), 2)
+    const first = applyDiscounts(lines.slice(0, 2), plans, new Map(), NET)
     const split = [...amounts(lines.slice(0, 2), plans), ...amounts(lines.slice(2), plans, first.states)]
     expect(split.sort()).toEqual([...once].sort())
+  })
+
+  it.each<[string, DiscountableLine[], DiscountInstance[], string[][]]>([
+    [
+      'a plan at product and offer level discounts one line of the subscription, at the first level in cascade',
+      [line('a', '10', 'P1'), line('b', '20', 'P2')],
+      [
+        plan('DP50', 'OFFER', [item('I50', 'PERCENTAGE', '50')], { applicationLimit: 1 }),
+        plan('DP50', 'PRODUCT', [item('I50', 'PERCENTAGE', '50')], { scope: 'P2', applicationLimit: 1 }),
+      ],
+      [['b', 'DP50', 'I50', '-10', '-2', '-12']],
+    ],
+    [
+      'a plan at order and offer level with a limit of 2: two lines, not two per level',
+      [line('a', '10'), line('b', '20'), line('c', '30')],
+      [
+        plan('DP10', 'ORDER', [item('I10', 'PERCENTAGE', '10')], { applicationLimit: 2 }),
+        plan('DP10', 'OFFER', [item('I10', 'PERCENTAGE', '10')], { applicationLimit: 2 }),
+      ],
+      [
+        ['a', 'DP10', 'I10', '-1', '-0.2', '-1.2'],
+        ['b', 'DP10', 'I10', '-2', '-0.4', '-2.4'],
+      ],
+    ],
+    [
+      'another plan with the same limit counts apart',
+      [line('a', '10'), line('b', '20')],
+      [
+        plan('DP_X', 'OFFER', [item('X10', 'PERCENTAGE', '10')], { applicationLimit: 1 }),
+        plan('DP_Y', 'ORDER', [item('Y10', 'PERCENTAGE', '10')], { applicationLimit: 1 }),
+      ],
+      [
+        ['a', 'DP_X', 'X10', '-1', '-0.2', '-1.2'],
+        ['a', 'DP_Y', 'Y10', '-0.9', '-0.18', '-1.08'],
+      ],
+    ],
+  ])('applicationLimit per plan and subscription: %s', (_name, lines, plans, expected) => {
+    expect(amounts(lines, plans)).toEqual(expected)
+  })
+
+  it('counts the lines of all the levels of a plan from one rating to the next', () => {
+    const product = plan('DP50', 'PRODUCT', [item('I50', 'PERCENTAGE', '50')], { scope: 'P2', applicationLimit: 2 })
+    const offer = plan('DP50', 'OFFER', [item('I50', 'PERCENTAGE', '50')], { applicationLimit: 2 })
+    const first = applyDiscounts([line('b', '20', 'P2')], [product, offer], new Map(), NET)
+    // Both levels discounted line b (product first in cascade): two discounted lines counted for DP50 in S1.
+    expect(first.discounts.map((d) => d.amountWithoutTax.toString())).toEqual(['-10', '-5'])
+    expect(first.states.get(product.key)).toEqual({ applied: { S1: 1 }, fixedUsed: {} })
+    expect(first.states.get(offer.key)).toEqual({ applied: { S1: 1 }, fixedUsed: {} })
+    // The limit of 2 is reached: the next rating discounts nothing more.
+    expect(amounts([line('c', '30', 'P1')], [product, offer], first.states)).toEqual([])
+  })
+
+  it.each<[string, DiscountableLine[], DiscountInstance[], string[][]]>([
+    // Lines are amounts with tax; each discount is an amount with tax whose tax is round(d × p / (100 + p)).
+    [
+      '10 % of 120.00 with tax: 12.00, of which 2.00 tax',
+      [line('l', '120')],
+      [plan('DP10', 'ORDER', [item('I10', 'PERCENTAGE', '10')])],
+      [['l', 'DP10', 'I10', '-10', '-2', '-12']],
+    ],
+    [
+      'FIXED 5 with tax: 5/6 = 0.833… tax',
+      [line('l', '59.99')],
+      [plan('DP5', 'ORDER', [item('F5', 'FIXED', '5')])],
+      [['l', 'DP5', 'F5', '-4.17', '-0.83', '-5']],
+    ],
+    [
+      'FIXED 100 with tax across two lines, never below zero',
+      [SETUP, MONTHLY],
+      [plan('DP100', 'PRODUCT', [item('F100', 'FIXED', '100')])],
+      [
+        ['setup', 'DP100', 'F100', '-41.66', '-8.33', '-49.99'],
+        ['monthly', 'DP100', 'F100', '-41.67', '-8.34', '-50.01'],
+      ],
+    ],
+    [
+      'the cascade on amounts with tax: 10 % (sequence 1), then 5 fixed on 44.99',
+      [SETUP, MONTHLY],
+      [
+        plan('DP5', 'PRODUCT', [item('F5', 'FIXED', '5')], { sequence: 2 }),
+        plan('DP10', 'OFFER', [item('I10', 'PERCENTAGE', '10')], { sequence: 1 }),
+      ],
+      [
+        ['setup', 'DP10', 'I10', '-4.17', '-0.83', '-5'],
+        ['monthly', 'DP10', 'I10', '-5', '-1', '-6'],
+        ['setup', 'DP5', 'F5', '-4.17', '-0.83', '-5'],
+      ],
+    ],
+    [
+      'a discount at the article’s 5.5 %: 5.00 with tax, 0.26 tax',
+      [SETUP],
+      [plan('DP10', 'ORDER', [item('I10', 'PERCENTAGE', '10', TAX_5_5)])],
+      [['setup', 'DP10', 'I10', '-4.74', '-0.26', '-5']],
+    ],
+    [
+      'a discount at 0 %',
+      [SETUP],
+      [plan('DP10', 'ORDER', [item('I10', 'PERCENTAGE', '10', TAX_0)])],
+      [['setup', 'DP10', 'I10', '-5', '0', '-5']],
+    ],
+    [
+      'half a cent of tax rounds up: 10 % of 99.99 = 10.00, tax 1.666… → 1.67',
+      [line('l', '99.99')],
+      [plan('DP10', 'ORDER', [item('I10', 'PERCENTAGE', '10')])],
+      [['l', 'DP10', 'I10', '-8.33', '-1.67', '-10']],
+    ],
+  ])('with prices including tax: %s', (_name, lines, plans, expected) => {
+    expect(amounts(lines, plans, new Map(), GROSS)).toEqual(expected)
+  })
+
+  it('explains a discount of an amount with tax', () => {
+    const applied = applyDiscounts(
+      [line('l', '120')],
+      [plan('DP10', 'ORDER', [item('I10', 'PERCENTAGE', '10')])],
+      new Map(),
+      GROSS,
+    )
+    expect(applied.discounts[0]?.explanation).toBe(
+      'discount plan DP10 (ORDER) item I10: 10 % of 120.00 with tax = -12.00 with tax; tax TAX_20 20 % included = -2.00; without tax -10.00',
+    )
+    expect(applied.netAmounts.get('l')?.toString()).toBe('108')
   })
 
   it('orders instances by sequence, level, then code', () => {

@@ -1,7 +1,14 @@
 import type { Decimal } from 'decimal.js'
-import { Money, roundAmount } from '../../kernel/money.ts'
-import { taxOf } from './charge-rating.ts'
-import type { DiscountableLine, DiscountInstance, DiscountLevel, DiscountLine, DiscountState } from './rating.model.ts'
+import { formatDecimal, Money, roundAmount } from '../../kernel/money.ts'
+import { taxedAmounts } from './tax.ts'
+import type {
+  AmountRules,
+  DiscountableLine,
+  DiscountInstance,
+  DiscountLevel,
+  DiscountLine,
+  DiscountState,
+} from './rating.model.ts'
 
 const LEVEL_RANK: Record<DiscountLevel, number> = { PRODUCT: 0, OFFER: 1, ORDER: 2 }
 const HUNDRED = new Money(100)
@@ -23,7 +30,7 @@ export interface AppliedDiscounts {
   readonly discounts: DiscountLine[]
   /** The state of every instance after these lines (instances without a previous state start empty). */
   readonly states: Map<string, DiscountState>
-  /** Each line's amount once discounted. */
+  /** Each line's amount once discounted (with tax when prices include tax). */
   readonly netAmounts: Map<string, Decimal>
 }
 
@@ -32,26 +39,40 @@ export interface AppliedDiscounts {
  * order given (callers pass one-shot lines before recurring ones); instances apply in cascade order, each on the
  * line's already-discounted amount, items in item order. PERCENTAGE takes that percentage of the line; FIXED grants
  * its value once per instance across lines and ratings (what was granted is in the state), never below zero. Each
- * discount amount is rounded; its tax is the item article's. `applicationLimit` > 0 caps the lines a plan
- * discounts per subscription, also across ratings. Lines at zero or below are not discounted.
+ * discount amount is rounded; its tax is the item article's. Discounts apply to the lines' `amount`: without tax, or
+ * with tax when prices include tax, and then a discount is an amount with tax too (`taxedAmounts`). A plan's
+ * `applicationLimit` > 0 caps the lines it discounts per subscription, across ratings and across the levels listing
+ * the plan (its instances count together). Lines at zero or below are not discounted.
  */
 export function applyDiscounts(
   lines: readonly DiscountableLine[],
   instances: readonly DiscountInstance[],
   previous: ReadonlyMap<string, DiscountState>,
-  minorUnits: number,
+  rules: AmountRules,
 ): AppliedDiscounts {
-  const net = new Map(lines.map((line) => [line.key, line.amountWithoutTax]))
+  const { minorUnits, pricesIncludeTax } = rules
+  const net = new Map(lines.map((line) => [line.key, line.amount]))
   const states = new Map<string, DiscountState>()
   const discounts: DiscountLine[] = []
+  // Lines each plan discounted per subscription, all its instances together, previous ratings included.
+  const planCounts = new Map<string, number>()
+  const countKey = (planId: number, subscription: string) => `${planId}\u0000${subscription}`
+  for (const instance of instances) {
+    for (const [subscription, count] of Object.entries(previous.get(instance.key)?.applied ?? {})) {
+      const key = countKey(instance.planId, subscription)
+      planCounts.set(key, (planCounts.get(key) ?? 0) + count)
+    }
+  }
+  const amountText = (value: Decimal) => `${value.toFixed(minorUnits)}${pricesIncludeTax ? ' with tax' : ''}`
   for (const instance of [...instances].sort(cascadeOrder)) {
     const before = previous.get(instance.key) ?? EMPTY_DISCOUNT_STATE
     const applied: Record<string, number> = { ...before.applied }
     const fixedUsed: Record<string, string> = { ...before.fixedUsed }
     for (const line of lines) {
       if (line.scopes[instance.level] !== instance.scope) continue
-      const count = applied[line.subscription] ?? 0
-      if (instance.applicationLimit > 0 && count >= instance.applicationLimit) continue
+      const planKey = countKey(instance.planId, line.subscription)
+      const planCount = planCounts.get(planKey) ?? 0
+      if (instance.applicationLimit > 0 && planCount >= instance.applicationLimit) continue
       let discounted = false
       for (const item of instance.items) {
         const base = net.get(line.key)!
@@ -60,32 +81,36 @@ export function applyDiscounts(
         let how: string
         if (item.type === 'PERCENTAGE') {
           amount = roundAmount(base.times(item.value).div(HUNDRED), minorUnits)
-          how = `${item.value.toString()} % of ${base.toFixed(minorUnits)}`
+          how = `${formatDecimal(item.value)} % of ${amountText(base)}`
         } else {
           const remaining = item.value.minus(fixedUsed[item.code] ?? 0)
           amount = remaining.lte(ZERO) ? ZERO : roundAmount(Money.min(remaining, base), minorUnits)
-          how = `fixed ${item.value.toString()} (${remaining.toString()} left) on ${base.toFixed(minorUnits)}`
-          fixedUsed[item.code] = new Money(fixedUsed[item.code] ?? 0).plus(amount).toString()
+          how = `fixed ${formatDecimal(item.value)} (${formatDecimal(remaining)} left) on ${amountText(base)}`
+          fixedUsed[item.code] = formatDecimal(new Money(fixedUsed[item.code] ?? 0).plus(amount))
         }
         if (amount.lte(ZERO)) continue
         net.set(line.key, base.minus(amount))
         discounted = true
-        const amountWithoutTax = amount.negated()
-        const amountTax = taxOf(amountWithoutTax, item.tax, minorUnits)
+        const amounts = taxedAmounts(amount.negated(), item.tax, pricesIncludeTax, minorUnits)
+        const tax = `tax ${item.tax.code} ${formatDecimal(item.tax.percent)} %`
         discounts.push({
           lineKey: line.key,
           instance,
           item,
-          amountWithoutTax,
+          ...amounts,
           taxPercent: item.tax.percent,
-          amountTax,
-          amountWithTax: amountWithoutTax.plus(amountTax),
           explanation:
             `discount plan ${instance.planCode} (${instance.level}) item ${item.code}: ${how} = ` +
-            `${amountWithoutTax.toFixed(minorUnits)}; tax ${item.tax.code} ${item.tax.percent.toString()} % = ${amountTax.toFixed(minorUnits)}`,
+            (pricesIncludeTax
+              ? `${amountText(amounts.amountWithTax)}; ${tax} included = ${amounts.amountTax.toFixed(minorUnits)}; ` +
+                `without tax ${amounts.amountWithoutTax.toFixed(minorUnits)}`
+              : `${amounts.amountWithoutTax.toFixed(minorUnits)}; ${tax} = ${amounts.amountTax.toFixed(minorUnits)}`),
         })
       }
-      if (discounted) applied[line.subscription] = count + 1
+      if (discounted) {
+        applied[line.subscription] = (applied[line.subscription] ?? 0) + 1
+        planCounts.set(planKey, planCount + 1)
+      }
     }
     states.set(instance.key, { applied, fixedUsed })
   }

@@ -4,7 +4,15 @@
  * placement and recurring rating all call these; nothing else computes a price.
  */
 export type * from './rating.model.ts'
-export { rateCharge, taxOf } from './charge-rating.ts'
+export { rateCharge } from './charge-rating.ts'
 export { applyDiscounts, cascadeOrder, EMPTY_DISCOUNT_STATE, type AppliedDiscounts } from './discounts.ts'
 export { daysBetween, firstServicePeriod, nextServicePeriod, servicePeriodFrom } from './service-period.ts'
-export { selectTax, type TaxMapping } from './tax.ts'
+export {
+  includedTaxOf,
+  selectTax,
+  taxedAmounts,
+  taxOf,
+  unitAmounts,
+  type TaxMapping,
+  type TaxedAmounts,
+} from './tax.ts'

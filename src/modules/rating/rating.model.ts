@@ -39,6 +39,8 @@ export interface ChargeRatingInput {
   readonly tax: TaxRate
   /** Decimals of the currency's minor unit (2 for EUR): amounts are rounded HALF_UP to it. */
   readonly minorUnits: number
+  /** The tenant setting in force when rating runs: unit prices (and overrides) are amounts with tax (B2C). */
+  readonly pricesIncludeTax: boolean
   /** Recurring charges: the period rated. */
   readonly period?: ServicePeriod
   /** What a formula may read besides quantity and attributes. */
@@ -52,7 +54,12 @@ export interface ChargeRatingInput {
 /** A rated charge: unit price (12 decimals), amounts rounded to the minor unit, and how they were obtained. */
 export interface RatedCharge {
   readonly quantity: Decimal
+  /** The unit price as priced: with tax when prices include tax, else without. */
   readonly unitPrice: Decimal
+  readonly unitAmountWithoutTax: Decimal
+  readonly unitAmountWithTax: Decimal
+  /** Quantity × unit price, rounded: the amount discounts apply to (with tax when prices include tax). */
+  readonly amount: Decimal
   readonly amountWithoutTax: Decimal
   readonly taxPercent: Decimal
   readonly amountTax: Decimal
@@ -89,7 +96,7 @@ export interface DiscountInstance {
   readonly level: DiscountLevel
   /** The scope key a line must carry at `level` to be discounted. */
   readonly scope: string
-  /** > 0: the most lines the plan discounts per subscription. */
+  /** > 0: the most lines the plan discounts per subscription, all its instances (levels) together. */
   readonly applicationLimit: number
   /** In item order. */
   readonly items: readonly DiscountItem[]
@@ -98,17 +105,27 @@ export interface DiscountInstance {
 /** A priced line as discounts see it. */
 export interface DiscountableLine {
   readonly key: string
-  readonly amountWithoutTax: Decimal
+  /** The rated charge's `amount`: without tax, or with tax when prices include tax. */
+  readonly amount: Decimal
   /** The line's scope key at each level (no product for legacy service charges). */
   readonly scopes: { readonly ORDER: string; readonly OFFER: string; readonly PRODUCT: string | null }
   /** applicationLimit counts lines per subscription. */
   readonly subscription: string
 }
 
-/** What an instance remembers between ratings: lines discounted per subscription, FIXED amounts granted per item. */
+/**
+ * What an instance remembers between ratings: lines it discounted per subscription (a plan's `applicationLimit`
+ * caps the sum over its instances), FIXED amounts granted per item.
+ */
 export interface DiscountState {
   readonly applied: Readonly<Record<string, number>>
   readonly fixedUsed: Readonly<Record<string, string>>
+}
+
+/** How amounts are made for one rating: the currency's minor unit and the tenant's `pricesIncludeTax`. */
+export interface AmountRules {
+  readonly minorUnits: number
+  readonly pricesIncludeTax: boolean
 }
 
 /** One discount of one line by one plan item: negative amounts. */

@@ -1,3 +1,5 @@
+import type { Decimal } from 'decimal.js'
+import { Money, roundAmount, UNIT_PRICE_SCALE } from '../../kernel/money.ts'
 import type { TaxRate } from './rating.model.ts'
 
 /** A tax mapping: a tax class, optionally narrowed to a seller country and a billing country, gives a tax. */
@@ -31,4 +33,67 @@ export function selectTax(
   )
   applicable.sort((a, b) => specificity(b) - specificity(a) || b.priority - a.priority || a.id - b.id)
   return applicable[0]?.tax
+}
+
+const HUNDRED = new Money(100)
+
+/** The tax on an amount without tax: `round(amount × percent / 100)` HALF_UP to the minor unit (DECISIONS "Tax"). */
+export function taxOf(amountWithoutTax: Decimal, tax: Pick<TaxRate, 'percent'>, minorUnits: number): Decimal {
+  return roundAmount(amountWithoutTax.times(tax.percent).div(HUNDRED), minorUnits)
+}
+
+/**
+ * The tax included in an amount with tax: `round(amount × rate / (1 + rate))` with rate = percent / 100, that is
+ * `round(amount × percent / (100 + percent))`, HALF_UP to the minor unit (DECISIONS "General", prices including tax).
+ */
+export function includedTaxOf(amountWithTax: Decimal, tax: Pick<TaxRate, 'percent'>, minorUnits: number): Decimal {
+  return roundAmount(amountWithTax.times(tax.percent).div(HUNDRED.plus(tax.percent)), minorUnits)
+}
+
+export interface TaxedAmounts {
+  readonly amountWithoutTax: Decimal
+  readonly amountTax: Decimal
+  readonly amountWithTax: Decimal
+}
+
+/**
+ * The three amounts of a priced amount already rounded to the minor unit: the only place that decides what a price
+ * means. Net prices (default, B2B): the amount is without tax, the tax is added. Prices including tax (tenant setting
+ * `pricesIncludeTax`, B2C): the amount is with tax, the tax is the part of it `includedTaxOf` gives, and the amount
+ * without tax is the difference. Either way `amountWithTax = amountWithoutTax + amountTax` exactly.
+ */
+export function taxedAmounts(
+  amount: Decimal,
+  tax: Pick<TaxRate, 'percent'>,
+  pricesIncludeTax: boolean,
+  minorUnits: number,
+): TaxedAmounts {
+  if (pricesIncludeTax) {
+    const amountTax = includedTaxOf(amount, tax, minorUnits)
+    return { amountWithoutTax: amount.minus(amountTax), amountTax, amountWithTax: amount }
+  }
+  const amountTax = taxOf(amount, tax, minorUnits)
+  return { amountWithoutTax: amount, amountTax, amountWithTax: amount.plus(amountTax) }
+}
+
+/**
+ * A unit price without and with tax, 12 decimals HALF_UP: the price as given on its side, the other side by the rate
+ * (`× (100 + percent) / 100` or `× 100 / (100 + percent)`). Informative only: amounts are always computed from the
+ * quantity and the price as given, never from these.
+ */
+export function unitAmounts(
+  unitPrice: Decimal,
+  tax: Pick<TaxRate, 'percent'>,
+  pricesIncludeTax: boolean,
+): { readonly withoutTax: Decimal; readonly withTax: Decimal } {
+  const factor = HUNDRED.plus(tax.percent)
+  return pricesIncludeTax
+    ? {
+        withoutTax: unitPrice.times(HUNDRED).div(factor).toDecimalPlaces(UNIT_PRICE_SCALE, Money.ROUND_HALF_UP),
+        withTax: unitPrice,
+      }
+    : {
+        withoutTax: unitPrice,
+        withTax: unitPrice.times(factor).div(HUNDRED).toDecimalPlaces(UNIT_PRICE_SCALE, Money.ROUND_HALF_UP),
+      }
 }

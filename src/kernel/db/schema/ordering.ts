@@ -326,7 +326,8 @@ export const discountPlanInstances = pgTable(
 /**
  * A rated line waiting to be invoiced: a charge's amount for a quantity (and, for recurring charges, a service
  * period), or a discount of one (negative, referencing its plan). Amounts are rounded to the currency's minor unit;
- * `amount_with_tax = amount_without_tax + amount_tax`. Huge-volume: partition by month beyond one primary.
+ * `amount_with_tax = amount_without_tax + amount_tax`. The unit price rated is on one side (with tax when the tenant's
+ * prices include tax), the other side is derived from it at the tax rate. Huge-volume: partition by month beyond one primary.
  */
 export const walletOperations = pgTable(
   'wallet_operation',
@@ -341,6 +342,8 @@ export const walletOperations = pgTable(
     endDate: day('end_date'),
     quantity: decimal('quantity').notNull(),
     unitAmountWithoutTax: decimal('unit_amount_without_tax').notNull(),
+    /** The unit price with tax (12 decimals); null on operations rated before it was recorded. */
+    unitAmountWithTax: decimal('unit_amount_with_tax'),
     amountWithoutTax: decimal('amount_without_tax').notNull(),
     amountTax: decimal('amount_tax').notNull(),
     amountWithTax: decimal('amount_with_tax').notNull(),

@@ -1,5 +1,5 @@
 import type { Decimal } from 'decimal.js'
-import { Money, UNIT_PRICE_SCALE } from '../../../kernel/money.ts'
+import { formatDecimal, Money, UNIT_PRICE_SCALE } from '../../../kernel/money.ts'
 import type { PricedUnit } from './pricing-model.ts'
 
 /** One fixed unit price. */
@@ -10,5 +10,5 @@ export interface FlatPricing {
 
 export function flatUnitPrice(pricing: FlatPricing): PricedUnit {
   const unitPrice = new Money(pricing.price).toDecimalPlaces(UNIT_PRICE_SCALE, Money.ROUND_HALF_UP)
-  return { unitPrice, explanation: `flat price ${unitPrice.toString()}` }
+  return { unitPrice, explanation: `flat price ${formatDecimal(unitPrice)}` }
 }

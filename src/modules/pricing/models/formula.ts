@@ -1,4 +1,4 @@
-import { Money, UNIT_PRICE_SCALE } from '../../../kernel/money.ts'
+import { formatDecimal, Money, UNIT_PRICE_SCALE } from '../../../kernel/money.ts'
 import { evaluatePriceFormula, type Formula } from '../el/index.ts'
 import type { PricedUnit, RatingInput } from './pricing-model.ts'
 
@@ -21,6 +21,6 @@ export function formulaUnitPrice(pricing: FormulaPricing, input: RatingInput): P
   const unitPrice = new Money(value).toDecimalPlaces(UNIT_PRICE_SCALE, Money.ROUND_HALF_UP)
   return {
     unitPrice,
-    explanation: `formula ${pricing.formula.source} with quantity ${input.quantity.toString()}: ${unitPrice.toString()}`,
+    explanation: `formula ${pricing.formula.source} with quantity ${formatDecimal(input.quantity)}: ${formatDecimal(unitPrice)}`,
   }
 }

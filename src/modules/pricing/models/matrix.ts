@@ -1,5 +1,5 @@
 import type { Decimal } from 'decimal.js'
-import { Money, UNIT_PRICE_SCALE } from '../../../kernel/money.ts'
+import { formatDecimal, Money, UNIT_PRICE_SCALE } from '../../../kernel/money.ts'
 import type { PricedUnit, RatingInput } from './pricing-model.ts'
 
 export const MATRIX_COLUMN_TYPES = ['String', 'Long', 'Double', 'Boolean', 'Range_Numeric', 'Range_Date'] as const
@@ -107,6 +107,6 @@ export function matrixUnitPrice(
   return {
     unitPrice,
     matchedRow: row.priority,
-    explanation: `matrix row ${row.priority} (${describeMatrixInput(pricing, input.attributes)}): ${unitPrice.toString()}`,
+    explanation: `matrix row ${row.priority} (${describeMatrixInput(pricing, input.attributes)}): ${formatDecimal(unitPrice)}`,
   }
 }
