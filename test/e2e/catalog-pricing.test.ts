@@ -102,7 +102,7 @@ describe('charges', () => {
     [{ inputUnitOfMeasure: 'MB' }, 'inputUnitOfMeasure', 'only USAGE charges take an input unit of measure'],
     [{ subscriptionProrata: true }, 'subscriptionProrata', 'only RECURRING charges take subscriptionProrata'],
     [{ billingCalendar: 'MONTHLY' }, 'billingCalendar', 'only RECURRING charges take a billing calendar'],
-    [{ code: 'bad code' }, 'code', 'expected a value that must match pattern'],
+    [{ code: 'bad code' }, 'code', 'does not have the expected form'],
   ])('refuses %j with a 400 naming the field', async (extra, field, message) => {
     const response = await t.request('POST', '/api/v1/charges', charge('CH_BAD', 'ONESHOT', extra))
     expect(response.status).toBe(400)
@@ -507,7 +507,7 @@ describe('pricing versions', () => {
       'a price with 13 decimals',
       { pricingModel: 'FLAT', currency: 'EUR', price: '0.1234567890123' },
       'price',
-      'expected a value that must match pattern',
+      'does not have the expected form',
     ],
     [
       'an unknown field',

@@ -50,10 +50,10 @@ describe('attributes', () => {
     [
       { code: 'L4', attributeType: 'LIST_TEXT', allowedValues: ['A', 'A'] },
       'allowedValues',
-      'must NOT have duplicate items',
+      'expected entries without duplicates',
     ],
     [{ code: 'L5', attributeType: 'COLOUR' }, 'attributeType', 'expected one of'],
-    [{ code: 'L6', attributeType: 'TEXT', unitNbDecimal: 13 }, 'unitNbDecimal', 'must be <= 12'],
+    [{ code: 'L6', attributeType: 'TEXT', unitNbDecimal: 13 }, 'unitNbDecimal', 'expected a number of 12 or less'],
     [{ code: 'L7', attributeType: 'TEXT', shade: 'blue' }, 'shade', 'is not a known field'],
   ])('refuses %j naming the field', async (body, field, message) => {
     const response = await t.request('POST', '/api/v1/attributes', body)

@@ -177,7 +177,7 @@ describe('decimals on the wire are written from their decimal text (never throug
     expect(integer.status).toBe(400)
     expect(integer.body.details).toContainEqual({
       field: 'orderOffers.0.orderProducts.0.productVersion',
-      message: 'expected integer',
+      message: 'expected an integer',
     })
   })
 

@@ -108,7 +108,7 @@ function keywordMessage(e: AjvError, typesAt: ReadonlyMap<string, string[]>): st
     case 'format':
       return `expected a valid ${String(e.params.format)}`
     case 'pattern':
-      return 'does not have the expected form'
+      return `does not have the expected form (${String(e.params.pattern)})`
     case 'anyOf':
     case 'oneOf': {
       const types = typesAt.get(e.instancePath)
