@@ -1,8 +1,23 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError, ERROR_CODES, type ErrorCode, type ErrorDetail } from '../errors.ts'
 import { translateDatabaseError } from '../db/database-errors.ts'
+import { describeValidation, type AjvError } from './validation.ts'
 
-type Family = 'default' | 'v1' | 'query' | 'oauth'
+export type Family = 'default' | 'v1' | 'query' | 'oauth' | 'offers'
+
+/**
+ * The offer interface under `/v1/catalog/offers` answers in the catalog document's own codes: the generic codes its
+ * requests can meet (schema validation, a malformed body, an unknown or taken offer code, a unique violation) are
+ * written as their OFFER_* counterpart, with the same HTTP status.
+ */
+const FAMILY_CODES: Partial<Record<Family, Partial<Record<ErrorCode, ErrorCode>>>> = {
+  offers: {
+    VALIDATION_FAILED: 'OFFER_VALIDATION_FAILED',
+    MALFORMED_JSON: 'OFFER_VALIDATION_FAILED',
+    ENTITY_NOT_FOUND: 'OFFER_NOT_FOUND',
+    ENTITY_ALREADY_EXISTS: 'OFFER_ALREADY_EXISTS',
+  },
+}
 
 /** The route family decides the error body shape (DECISIONS "Every error is JSON"). */
 export function errorFamily(url: string): Family {
@@ -15,16 +30,18 @@ export function errorFamily(url: string): Family {
     return 'v1'
   if (path.startsWith('/api/v1/query') || path.startsWith('/api/rest/v2/generic')) return 'query'
   if (path.startsWith('/auth/realms/')) return 'oauth'
+  if (path === '/v1/catalog/offers' || path.startsWith('/v1/catalog/offers/')) return 'offers'
   return 'default'
 }
 
 export function errorBody(
   family: Family,
-  code: ErrorCode,
+  generic: ErrorCode,
   message: string,
   details?: ErrorDetail[],
   requestId?: string,
 ) {
+  const code = FAMILY_CODES[family]?.[generic] ?? generic
   if (family === 'v1') return { status: 'FAIL', message, error_code: ERROR_CODES[code].v1 }
   if (family === 'oauth') {
     const error =
@@ -43,54 +60,6 @@ export function errorBody(
   }
 }
 
-interface AjvError {
-  instancePath: string
-  keyword: string
-  message?: string
-  params: Record<string, unknown>
-}
-
-const PART_NAMES: Record<string, string> = {
-  querystring: 'query parameter',
-  params: 'path parameter',
-  headers: 'header',
-}
-
-function describeValidation(errors: AjvError[], context: string | undefined): ErrorDetail[] {
-  const seen = new Set<string>()
-  const details: ErrorDetail[] = []
-  for (const e of errors) {
-    const base = e.instancePath.replace(/^\//, '').split('/').filter(Boolean).join('.')
-    let field = base
-    let message: string
-    switch (e.keyword) {
-      case 'required':
-        field = [base, String(e.params.missingProperty)].filter(Boolean).join('.')
-        message = 'is required'
-        break
-      case 'additionalProperties':
-        field = [base, String(e.params.additionalProperty)].filter(Boolean).join('.')
-        message = 'is not a known field'
-        break
-      case 'enum':
-        message = `expected one of ${(e.params.allowedValues as unknown[]).map(String).join(', ')}`
-        break
-      case 'type':
-        message = `expected ${String(e.params.type)}`
-        break
-      default:
-        message = e.message ? `expected a value that ${e.message}` : 'is invalid'
-    }
-    if (!field) field = PART_NAMES[context ?? ''] ? (context ?? 'body') : 'body'
-    else if (context && PART_NAMES[context]) message = `${PART_NAMES[context]} ${message}`
-    const key = `${field}:${message}`
-    if (seen.has(key)) continue
-    seen.add(key)
-    details.push({ field, message })
-  }
-  return details
-}
-
 function send(reply: FastifyReply, request: FastifyRequest, error: AppError) {
   const family = errorFamily(request.url)
   for (const [k, v] of Object.entries(error.headers ?? {})) void reply.header(k, v)
@@ -100,40 +69,48 @@ function send(reply: FastifyReply, request: FastifyRequest, error: AppError) {
     .send(errorBody(family, error.code, error.message, error.details, request.id))
 }
 
+/**
+ * A failure as the AppError a client sees: ours as they are; schema validation, body parsing and the database
+ * failures a client can cause mapped to their codes. Undefined for anything else (a fault of ours).
+ */
+export function asAppError(raw: unknown): AppError | undefined {
+  if (raw instanceof AppError) return raw
+  const error = raw as FastifyError & { validation?: AjvError[]; validationContext?: string }
+  if (error.validation) {
+    const details = describeValidation(error.validation, error.validationContext)
+    return new AppError('VALIDATION_FAILED', details.map((d) => `${d.field}: ${d.message}`).join('; '), { details })
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('MALFORMED_JSON', 'The request body is not valid JSON')
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('PAYLOAD_TOO_LARGE', 'The request body exceeds the 1 MiB limit')
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('VALIDATION_FAILED', 'Content-Length does not match the body')
+    default:
+  }
+  return translateDatabaseError(error)
+}
+
+/** The status and body a failure gets in a route family (a bulk request reports each operation's failure so). */
+export function errorResponse(family: Family, error: AppError): { status: number; body: Record<string, unknown> } {
+  return { status: error.status, body: errorBody(family, error.code, error.message, error.details) }
+}
+
 /** Maps every failure to the AppError table; nothing internal reaches a client. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((raw: FastifyError | AppError | Error, request, reply) => {
-    if (raw instanceof AppError) return send(reply, request, raw)
-    const error = raw as FastifyError & { validation?: AjvError[]; validationContext?: string }
-    if (error.validation) {
-      const details = describeValidation(error.validation, error.validationContext)
+    if ((raw as FastifyError).code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
       return send(
         reply,
         request,
-        new AppError('VALIDATION_FAILED', details.map((d) => `${d.field}: ${d.message}`).join('; '), { details }),
+        new AppError('UNSUPPORTED_MEDIA_TYPE', `Content type ${request.headers['content-type'] ?? ''} is not accepted`),
       )
     }
-    switch (error.code) {
-      case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-        return send(reply, request, new AppError('MALFORMED_JSON', 'The request body is not valid JSON'))
-      case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return send(reply, request, new AppError('PAYLOAD_TOO_LARGE', 'The request body exceeds the 1 MiB limit'))
-      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        return send(
-          reply,
-          request,
-          new AppError(
-            'UNSUPPORTED_MEDIA_TYPE',
-            `Content type ${request.headers['content-type'] ?? ''} is not accepted`,
-          ),
-        )
-      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-        return send(reply, request, new AppError('VALIDATION_FAILED', 'Content-Length does not match the body'))
-      default:
-    }
-    const translated = translateDatabaseError(error)
-    if (translated) return send(reply, request, translated)
+    const known = asAppError(raw)
+    if (known) return send(reply, request, known)
+    const error = raw as FastifyError
     if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
       request.log.info({ err: error }, 'client error')
       return send(reply, request, new AppError('VALIDATION_FAILED', 'The request could not be processed as sent'))
