@@ -882,6 +882,26 @@ describe('bulk', () => {
     for (const code of ['BK_BAD', 'BK_UNKNOWN_PLAN']) expect((await api('GET', `${BASE}/${code}`)).status).toBe(404)
   })
 
+  it('keeps the order of the operations naming one offer, while others run beside them', async () => {
+    const perOffer = (code: string) => [
+      { action: 'create', body: { code, name: 'first' } },
+      { action: 'upsert', code, body: { newCode: `${code}_R`, name: 'renamed' } },
+      { action: 'create', body: { code, name: 'second' } },
+      { action: 'delete', code: `${code}_R` },
+      { action: 'upsert', code, body: { description: 'last' } },
+    ]
+    const operations = Array.from({ length: 12 }, (_, i) => perOffer(`BK_SEQ_${i}`)).flat()
+    const response = await api('POST', `${BASE}/bulk`, { operations })
+    expect(response.status).toBe(200)
+    const results: { index: number; status: number }[] = response.body.results
+    expect(results.map((r) => r.index)).toEqual(operations.map((_, i) => i))
+    expect(results.map((r) => r.status)).toEqual(operations.map((_, i) => [201, 200, 201, 204, 200][i % 5]))
+    for (let i = 0; i < 12; i++) {
+      expect((await api('GET', `${BASE}/BK_SEQ_${i}`)).body).toMatchObject({ name: 'second', description: 'last' })
+      expect((await api('GET', `${BASE}/BK_SEQ_${i}_R`)).status).toBe(404)
+    }
+  })
+
   it('refuses a bulk without operations, or with more than 1000', async () => {
     expectError(await api('POST', `${BASE}/bulk`, { operations: [] }), 400, 'OFFER_VALIDATION_FAILED')
     expectError(await api('POST', `${BASE}/bulk`, {}), 400, 'OFFER_VALIDATION_FAILED')

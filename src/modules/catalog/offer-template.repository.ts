@@ -139,11 +139,13 @@ export interface OfferValues {
   attributes?: Record<string, unknown>
 }
 
+export const isDateOnly = (value: string): boolean => /^\d{4}-\d{2}-\d{2}$/.test(value)
+
 /** Validity bounds as SQL: a date-only value is the start of that day in the tenant time zone. */
-export function instantSql(value: string, timeZone: string): SQL {
-  return /^\d{4}-\d{2}-\d{2}$/.test(value)
-    ? sql`(${value}::timestamp at time zone ${timeZone})`
-    : sql`${value}::timestamptz`
+export function instantSql(value: string, timeZone: string | undefined): SQL {
+  if (!isDateOnly(value)) return sql`${value}::timestamptz`
+  if (timeZone === undefined) throw new Error(`the date ${value} needs the tenant time zone`)
+  return sql`(${value}::timestamp at time zone ${timeZone})`
 }
 
 export async function insertOffer(db: Db, values: OfferValues & { code: string }, validity: Validity, actor: string) {

@@ -255,14 +255,17 @@ async function validity(
   current: records.WireRecord | undefined,
   dialect: OfferDialect,
 ): Promise<repo.Validity> {
-  const zone = (await readTenantSettings(tx)).timeZone
+  const from = input.validFrom === undefined ? (current?.validFrom as string | null | undefined) : input.validFrom
+  const to = input.validTo === undefined ? (current?.validTo as string | null | undefined) : input.validTo
+  // Only a date-only bound needs the tenant time zone (the start of that day there).
+  const zone = [from, to].some((v) => typeof v === 'string' && repo.isDateOnly(v))
+    ? (await readTenantSettings(tx)).timeZone
+    : undefined
   const result: repo.Validity = {}
   if (input.validFrom !== undefined)
     result.validFrom = input.validFrom === null ? null : repo.instantSql(input.validFrom, zone)
   if (input.validTo !== undefined) result.validTo = input.validTo === null ? null : repo.instantSql(input.validTo, zone)
-  const from = input.validFrom === undefined ? (current?.validFrom as string | null | undefined) : input.validFrom
-  const to = input.validTo === undefined ? (current?.validTo as string | null | undefined) : input.validTo
-  if (from && to) {
+  if (from && to && (input.validFrom !== undefined || input.validTo !== undefined)) {
     const order = await one<{ ok: boolean }>(
       tx,
       sql`select ${repo.instantSql(to, zone)} > ${repo.instantSql(from, zone)} as ok`,
@@ -294,7 +297,8 @@ async function lockOffer(tx: Db, code: string): Promise<{ id: number; current: r
 
 /**
  * Creates an offer inside `tx` and returns its id. A new offer starts in IN_STUDY, IN_DESIGN (the default),
- * IN_TEST, ACTIVE or LAUNCHED. A concurrent create of the same code loses on the unique code: 409, never two rows.
+ * IN_TEST, ACTIVE or LAUNCHED. A taken code, even by a create running at the same time, fails on the unique code:
+ * 409, never two rows.
  */
 export async function createOffer(
   tx: Db,
@@ -302,9 +306,6 @@ export async function createOffer(
   actor: string,
   dialect: OfferDialect,
 ): Promise<number> {
-  if ((await records.idOfCode(tx, OFFER(), input.code)) !== undefined) {
-    throw new AppError('ENTITY_ALREADY_EXISTS', `Offer ${input.code} already exists`)
-  }
   const status = input.status === undefined ? DEFAULT_STATUS : dialect.readStatus(input.status, undefined)
   if (status === undefined) throw validationError([{ field: dialect.field.status, message: dialect.statusExpected }])
   if (!INITIAL_STATUSES.includes(status)) {

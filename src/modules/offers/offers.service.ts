@@ -60,6 +60,12 @@ export type BulkOutcome = { index: number; action: string | null; code: string |
   { ok: true; status: 200 | 201 | 204; record?: OfferRecord } | { ok: false; error: unknown }
 )
 
+/**
+ * How many operations of one bulk run at once: enough to overlap database round trips, few enough to leave the
+ * connection pool to other requests.
+ */
+const BULK_PARALLELISM = 4
+
 const validCreate = bodyValidator(CreateOfferBody)
 const validUpsert = bodyValidator(UpsertOfferBody)
 const validOperation = bodyValidator(BulkOperation)
@@ -265,25 +271,55 @@ export function createOffersService(deps: { db: Db; clock: Clock }) {
       deps.db.transaction((tx) => removeOfferProduct(tx, code, productCode, actor)),
 
     /**
-     * Runs each operation in order, each in its own transaction: one failing changes nothing of the others. The
+     * Runs every operation, each in its own transaction: one failing changes nothing of the others. Operations on
+     * different offers run up to BULK_PARALLELISM at a time; an operation waits for every earlier one naming one of
+     * its codes (code, body code, newCode), so a create then a delete of one offer happen in that order. The
      * outcomes keep the order of the operations.
      */
     async bulk(operations: readonly unknown[], actor: string): Promise<BulkOutcome[]> {
       const outcomes: BulkOutcome[] = []
-      for (const [index, raw] of operations.entries()) {
+      const slot = limiter(BULK_PARALLELISM)
+      const lastOf = new Map<string, Promise<void>>()
+      const runs = operations.map((raw, index) => {
         const op = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>
+        const body = (typeof op.body === 'object' && op.body !== null ? op.body : {}) as Record<string, unknown>
         const action = typeof op.action === 'string' ? op.action : null
-        const body = op.body as { code?: unknown } | undefined
-        const named = op.code ?? (action === 'create' ? body?.code : undefined)
+        const named = op.code ?? (action === 'create' ? body.code : undefined)
         const code = typeof named === 'string' ? named : null
-        try {
-          outcomes.push({ index, action, code, ok: true, ...(await runOperation(raw, actor)) })
-        } catch (error) {
-          outcomes.push({ index, action, code, ok: false, error })
-        }
-      }
+        const codes = [op.code, body.code, body.newCode].filter((c): c is string => typeof c === 'string')
+        const earlier = codes.flatMap((c) => lastOf.get(c) ?? [])
+        const run = Promise.all(earlier).then(() =>
+          slot(async () => {
+            try {
+              outcomes[index] = { index, action, code, ok: true, ...(await runOperation(raw, actor)) }
+            } catch (error) {
+              outcomes[index] = { index, action, code, ok: false, error }
+            }
+          }),
+        )
+        for (const c of codes) lastOf.set(c, run)
+        return run
+      })
+      await Promise.all(runs)
       return outcomes
     },
+  }
+}
+
+/** At most `size` tasks at once; the others wait their turn, first come first served. */
+function limiter(size: number) {
+  let running = 0
+  const waiting: (() => void)[] = []
+  return async <T>(task: () => Promise<T>): Promise<T> => {
+    if (running >= size) await new Promise<void>((resolve) => waiting.push(resolve))
+    else running++
+    try {
+      return await task()
+    } finally {
+      const next = waiting.shift()
+      if (next) next()
+      else running--
+    }
   }
 }
 
