@@ -671,6 +671,13 @@ describe('upsert, rename and partial update', () => {
     expectError(await api('GET', `${BASE}/OF_GHOST`), 404, 'OFFER_NOT_FOUND')
   })
 
+  it('creates through an upsert only under a well-formed code', async () => {
+    const response = await api('POST', `${BASE}/${encodeURIComponent('bad code')}`, { name: 'x' })
+    expectError(response, 400, 'OFFER_VALIDATION_FAILED')
+    expect(response.body.details).toEqual([{ field: 'code', message: expect.stringContaining('expected a code') }])
+    expectError(await api('GET', `${BASE}/${encodeURIComponent('bad code')}`), 404, 'OFFER_NOT_FOUND')
+  })
+
   it('changes only the fields a PUT sends; lists replace their set, products keep their settings', async () => {
     await created(t, 'POST', BASE, {
       code: 'OF_PART',

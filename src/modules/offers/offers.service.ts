@@ -2,6 +2,7 @@ import type { Clock } from '../../kernel/clock.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import { AppError, validationError } from '../../kernel/errors.ts'
 import { bodyValidator } from '../../kernel/http/validation.ts'
+import { CODE_PATTERN } from '../../kernel/resources/resource.model.ts'
 import { cachedTenantSettings } from '../../kernel/settings.ts'
 import {
   addOfferProduct,
@@ -161,6 +162,10 @@ export function createOffersService(deps: { db: Db; clock: Clock }) {
         if (await repo.offerExists(tx, code)) {
           await updateOffer(tx, code, { ...offerWriteOf(body), code: target }, actor, OFFERS_DIALECT)
           return { created: false, record: await read(tx, target) }
+        }
+        // The path names any existing offer; a new one takes a code of the body's rules.
+        if (!new RegExp(CODE_PATTERN).test(target)) {
+          throw validationError([{ field: 'code', message: `expected a code matching ${CODE_PATTERN}` }])
         }
         await createOffer(tx, createWrite(body, target), actor, OFFERS_DIALECT)
         return { created: true, record: await read(tx, target) }
