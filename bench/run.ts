@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 
-const BENCHMARKS = ['query.ts', 'rating.ts']
+const BENCHMARKS = ['query.ts', 'rating.ts', 'offers.ts']
 
 let failed = false
 for (const file of BENCHMARKS) {

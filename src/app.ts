@@ -19,6 +19,7 @@ import { registerJobRoutes } from './kernel/jobs/job.routes.ts'
 import { createAccountsModule } from './modules/accounts/index.ts'
 import { createCatalogModule } from './modules/catalog/index.ts'
 import { createOrderingModule } from './modules/ordering/index.ts'
+import { createOffersModule } from './modules/offers/index.ts'
 import { createBillingRunsModule, type BillingRunScheduleTimer } from './modules/billing-runs/index.ts'
 import { bootstrapAccess, createIamModule, type TokenService } from './modules/iam/index.ts'
 import type { BootstrapResult } from './modules/iam/bootstrap.ts'
@@ -106,6 +107,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   accounts.routes(server)
   createCatalogModule({ db: deps.database.db, actorOf, clock: deps.clock }).routes(server)
   createOrderingModule({ db: deps.database.db, actorOf, clock: deps.clock }).routes(server)
+  createOffersModule({ db: deps.database.db, actorOf, clock: deps.clock, publicUrl: deps.publicUrl }).routes(server)
   registerJobRoutes(server, deps.database.db, deps.jobs, actorOf)
   const billingRuns = createBillingRunsModule({
     db: deps.database.db,

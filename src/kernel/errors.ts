@@ -58,11 +58,17 @@ export const ERROR_CODES = {
     v1: 'invalid-parameter',
     summary: 'no tax mapping gives a tax for the tax class of a charge or discount article',
   },
+  OFFER_VALIDATION_FAILED: {
+    status: 400,
+    v1: 'invalid-parameter',
+    summary: 'an offer payload or parameter of /v1/catalog/offers is invalid; details name each field',
+  },
   UNAUTHORIZED: { status: 401, v1: 'unauthorized', summary: 'no valid bearer token or session' },
   FORBIDDEN: { status: 403, v1: 'forbidden', summary: 'the caller lacks the role the route needs' },
   ENTITY_NOT_FOUND: { status: 404, v1: 'resource-not-found', summary: 'the named entity or record does not exist' },
   NOT_FOUND: { status: 404, v1: 'resource-not-found', summary: 'the requested record or route does not exist' },
   SCHEDULE_NOT_FOUND: { status: 404, v1: 'resource-not-found', summary: 'no billing run schedule has this code' },
+  OFFER_NOT_FOUND: { status: 404, v1: 'resource-not-found', summary: 'no offer has this code (/v1/catalog/offers)' },
   METHOD_NOT_ALLOWED: {
     status: 405,
     v1: 'method-not-allowed',
@@ -78,6 +84,11 @@ export const ERROR_CODES = {
     v1: 'resource-already-exists',
     summary: 'a billing run schedule with this name already exists',
   },
+  OFFER_ALREADY_EXISTS: {
+    status: 409,
+    v1: 'resource-already-exists',
+    summary: 'an offer with this code already exists (/v1/catalog/offers)',
+  },
   ENTITY_IN_USE: { status: 409, v1: 'resource-in-use', summary: 'the record is referenced by others or protected' },
   INVALID_STATE: {
     status: 409,
@@ -89,11 +100,21 @@ export const ERROR_CODES = {
     v1: 'invalid-state',
     summary: 'an offer cannot move from its current status to the requested one',
   },
+  OFFER_HAS_ACTIVE_SUBSCRIPTIONS: {
+    status: 422,
+    v1: 'invalid-state',
+    summary: 'an offer cannot be deleted while ACTIVE subscriptions use it',
+  },
   PAYLOAD_TOO_LARGE: { status: 413, v1: 'payload-too-large', summary: 'the request body is over 1 MiB' },
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
     v1: 'unsupported-media-type',
     summary: 'the request content type is not accepted',
+  },
+  RANGE_NOT_SATISFIABLE: {
+    status: 416,
+    v1: 'invalid-parameter',
+    summary: 'the requested range starts past the last record; Content-Range gives the total',
   },
   TOO_MANY_REQUESTS: { status: 429, v1: 'too-many-requests', summary: 'too many attempts; retry later' },
   INTERNAL_ERROR: {

@@ -1,6 +1,7 @@
 import { Ajv, type Options } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import type { FastifySchemaCompiler } from 'fastify'
+import type { ErrorDetail } from '../errors.ts'
 
 // ajv-formats ships CommonJS with a default export object.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
@@ -18,4 +19,126 @@ export function validatorCompiler(): FastifySchemaCompiler<unknown> {
     const ajv = httpPart === 'body' ? strict : coercing
     return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>
   }
+}
+
+let standalone: Ajv | undefined
+
+/**
+ * A validator applying the body rules outside a route (a bulk request checks each operation's body as its single
+ * call would); it answers the problems in the words of a 400, none when the value is valid.
+ */
+export function bodyValidator(schema: object): (value: unknown) => ErrorDetail[] {
+  standalone ??= addFormats(new Ajv({ ...common, coerceTypes: false }))
+  const validate = standalone.compile(schema)
+  return (value) => (validate(value) ? [] : describeValidation((validate.errors ?? []) as AjvError[], 'body'))
+}
+
+export interface AjvError {
+  instancePath: string
+  keyword: string
+  message?: string
+  params: Record<string, unknown>
+}
+
+const PART_NAMES: Record<string, string> = {
+  querystring: 'query parameter',
+  params: 'path parameter',
+  headers: 'header',
+}
+
+/** Ajv's errors as one problem per field, in the client's terms (`customerAccount`, `cron.hour`). */
+const TYPE_WORDS: Record<string, string> = {
+  string: 'a string',
+  integer: 'an integer',
+  number: 'a number',
+  boolean: 'true or false',
+  object: 'an object',
+  array: 'an array',
+  null: 'null',
+}
+
+/** A JSON-schema failure in words a client can act on: never the schema's own vocabulary (anyOf, $ref…). */
+function keywordMessage(e: AjvError, typesAt: ReadonlyMap<string, string[]>): string {
+  const limit = e.params.limit as number | undefined
+  switch (e.keyword) {
+    case 'required':
+      return 'is required'
+    case 'additionalProperties':
+      return 'is not a known field'
+    case 'enum':
+      return `expected one of ${(e.params.allowedValues as unknown[]).map(String).join(', ')}`
+    case 'const':
+      return `expected ${String(e.params.allowedValue)}`
+    case 'type':
+      return `expected ${String(e.params.type)
+        .split(',')
+        .map((t) => TYPE_WORDS[t] ?? t)
+        .join(' or ')}`
+    case 'minimum':
+      return `expected a number of ${limit} or more`
+    case 'maximum':
+      return `expected a number of ${limit} or less`
+    case 'exclusiveMinimum':
+      return `expected a number greater than ${limit}`
+    case 'exclusiveMaximum':
+      return `expected a number less than ${limit}`
+    case 'minLength':
+      return limit === 1 ? 'must not be empty' : `expected at least ${limit} characters`
+    case 'maxLength':
+      return `expected at most ${limit} characters`
+    case 'minItems':
+      return limit === 1 ? 'must not be empty' : `expected at least ${limit} entries`
+    case 'maxItems':
+      return `expected at most ${limit} entries`
+    case 'minProperties':
+      return 'must not be empty'
+    case 'maxProperties':
+      return `expected at most ${limit} entries`
+    case 'uniqueItems':
+      return 'expected entries without duplicates'
+    case 'format':
+      return `expected a valid ${String(e.params.format)}`
+    case 'pattern':
+      return `does not have the expected form (${String(e.params.pattern)})`
+    case 'anyOf':
+    case 'oneOf': {
+      const types = typesAt.get(e.instancePath)
+      return types && types.length > 0
+        ? `expected ${[...new Set(types)].map((t) => TYPE_WORDS[t] ?? t).join(' or ')}`
+        : 'does not have an accepted form'
+    }
+    default:
+      return 'is invalid'
+  }
+}
+
+export function describeValidation(errors: AjvError[], context: string | undefined): ErrorDetail[] {
+  // The types each alternative of an anyOf accepted, by the path of the value they were tried on.
+  const typesAt = new Map<string, string[]>()
+  for (const e of errors) {
+    if (e.keyword === 'type')
+      typesAt.set(e.instancePath, [...(typesAt.get(e.instancePath) ?? []), ...String(e.params.type).split(',')])
+  }
+  const alternatives = new Set(
+    errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.instancePath),
+  )
+  const seen = new Set<string>()
+  const details: ErrorDetail[] = []
+  for (const e of errors) {
+    // The failures inside an anyOf are summed up by the anyOf itself.
+    if (e.keyword === 'type' && alternatives.has(e.instancePath)) continue
+    const base = e.instancePath.replace(/^\//, '').split('/').filter(Boolean).join('.')
+    let field = base
+    if (e.keyword === 'required') field = [base, String(e.params.missingProperty)].filter(Boolean).join('.')
+    if (e.keyword === 'additionalProperties')
+      field = [base, String(e.params.additionalProperty)].filter(Boolean).join('.')
+    let message = keywordMessage(e, typesAt)
+    if (!field) field = PART_NAMES[context ?? ''] ? (context ?? 'body') : 'body'
+    else if (context && PART_NAMES[context]) message = `${PART_NAMES[context]} ${message}`
+    const key = `${field}:${message}`
+    if (seen.has(key)) continue
+    seen.add(key)
+    details.push({ field, message })
+  }
+  return details
 }

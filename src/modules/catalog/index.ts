@@ -23,11 +23,26 @@ export {
   DEFAULT_STATUS,
   DRAFT_STATUSES,
   INITIAL_STATUSES,
+  isOfferStatus,
   OFFER_STATUSES,
   ORDERABLE_STATUSES,
   PORTAL_STATUS,
   type OfferStatus,
 } from './offer-status.model.ts'
+export { versionValidOn, type DatedVersion } from './product-version.model.ts'
+/** Offer writes shared by both offer interfaces: the same rules, each problem in the caller's dialect. */
+export {
+  addOfferProduct,
+  createOffer,
+  deleteOffer,
+  removeOfferProduct,
+  updateOffer,
+  type OfferComponentInput,
+  type OfferDialect,
+  type OfferServiceInput,
+  type OfferWrite,
+} from './offer-template.service.ts'
+export { instantSql } from './offer-template.repository.ts'
 
 function toResource(spec: ResourceSpec): Resource {
   const def = registry.get(spec.entity)

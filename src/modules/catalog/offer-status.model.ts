@@ -52,3 +52,13 @@ export function canMoveOffer(from: OfferStatus, to: OfferStatus): boolean {
   if (fromDraft && (DRAFT_STATUSES.includes(to) || to === 'REJECTED')) return true
   return MOVES.has(`${from}>${to}`)
 }
+
+/** The statuses an offer may move to from `from` (staying put aside), in life-cycle order. */
+export const nextOfferStatuses = (from: OfferStatus): OfferStatus[] =>
+  OFFER_STATUSES.filter((to) => to !== from && canMoveOffer(from, to))
+
+/**
+ * Whether an offer in this status may be deleted: an offer that can be ordered (ACTIVE, LAUNCHED) must be retired
+ * first; drafts and retired offers may go (their subscriptions permitting).
+ */
+export const canDeleteOffer = (status: OfferStatus): boolean => !ORDERABLE_STATUSES.includes(status)

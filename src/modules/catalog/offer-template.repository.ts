@@ -1,5 +1,5 @@
-import { asc, eq, inArray, sql, type SQL } from 'drizzle-orm'
-import type { Db } from '../../kernel/db/database.ts'
+import { and, asc, eq, inArray, notInArray, sql, type SQL } from 'drizzle-orm'
+import { rows, type Db } from '../../kernel/db/database.ts'
 import {
   discountPlans,
   offerCategories,
@@ -12,6 +12,7 @@ import {
   products,
   sellers,
   serviceTemplates,
+  subscriptions,
 } from '../../kernel/db/schema/index.ts'
 import type { DecimalJson } from '../../kernel/decimal-json.ts'
 import { decimalWire } from '../pricing/index.ts'
@@ -139,11 +140,13 @@ export interface OfferValues {
   attributes?: Record<string, unknown>
 }
 
+export const isDateOnly = (value: string): boolean => /^\d{4}-\d{2}-\d{2}$/.test(value)
+
 /** Validity bounds as SQL: a date-only value is the start of that day in the tenant time zone. */
-export function instantSql(value: string, timeZone: string): SQL {
-  return /^\d{4}-\d{2}-\d{2}$/.test(value)
-    ? sql`(${value}::timestamp at time zone ${timeZone})`
-    : sql`${value}::timestamptz`
+export function instantSql(value: string, timeZone: string | undefined): SQL {
+  if (!isDateOnly(value)) return sql`${value}::timestamptz`
+  if (timeZone === undefined) throw new Error(`the date ${value} needs the tenant time zone`)
+  return sql`(${value}::timestamp at time zone ${timeZone})`
 }
 
 export async function insertOffer(db: Db, values: OfferValues & { code: string }, validity: Validity, actor: string) {
@@ -173,6 +176,64 @@ export async function deleteOffer(db: Db, id: number): Promise<void> {
 export async function replaceComponents(db: Db, offerId: number, rows: readonly ComponentRow[]): Promise<void> {
   await db.delete(offerComponents).where(eq(offerComponents.offerTemplateId, offerId))
   if (rows.length > 0) await db.insert(offerComponents).values(rows.map((r) => ({ ...r, offerTemplateId: offerId })))
+}
+
+/**
+ * Sets the products of an offer in the given order: components of products that stay keep their settings, new ones
+ * take the column defaults (optional, quantity 1).
+ */
+export async function setProducts(db: Db, offerId: number, productIds: readonly number[]): Promise<void> {
+  const ids = [...productIds]
+  await db
+    .delete(offerComponents)
+    .where(
+      ids.length > 0
+        ? and(eq(offerComponents.offerTemplateId, offerId), notInArray(offerComponents.productId, ids))
+        : eq(offerComponents.offerTemplateId, offerId),
+    )
+  if (ids.length === 0) return
+  await db
+    .insert(offerComponents)
+    .values(ids.map((productId, sequence) => ({ offerTemplateId: offerId, productId, sequence })))
+    .onConflictDoUpdate({
+      target: [offerComponents.offerTemplateId, offerComponents.productId],
+      set: { sequence: sql`excluded.sequence` },
+    })
+}
+
+/** Adds a product after the others with the default settings; false when the offer already has it. */
+export async function addProduct(db: Db, offerId: number, productId: number): Promise<boolean> {
+  const added = await rows<{ id: unknown }>(
+    db,
+    sql`insert into offer_component (offer_template_id, product_id, sequence)
+      select ${offerId}, ${productId}, coalesce(max(sequence) + 1, 0) from offer_component where offer_template_id = ${offerId}
+      on conflict (offer_template_id, product_id) do nothing returning id`,
+  )
+  return added.length > 0
+}
+
+/** Removes the component of the product with this code; false when the offer has no such product. */
+export async function removeProduct(db: Db, offerId: number, productCode: string): Promise<boolean> {
+  const removed = await db
+    .delete(offerComponents)
+    .where(
+      and(
+        eq(offerComponents.offerTemplateId, offerId),
+        eq(offerComponents.productId, sql`(select id from ${products} where ${products.code} = ${productCode})`),
+      ),
+    )
+    .returning({ id: offerComponents.id })
+  return removed.length > 0
+}
+
+/** How many subscriptions of each status an offer has. */
+export async function subscriptionCounts(db: Db, offerId: number): Promise<Map<string, number>> {
+  const counts = await db
+    .select({ status: subscriptions.status, n: sql<string>`count(*)::text` })
+    .from(subscriptions)
+    .where(eq(subscriptions.offerTemplateId, offerId))
+    .groupBy(subscriptions.status)
+  return new Map(counts.map((c) => [c.status, Number(c.n)]))
 }
 
 export async function replaceServices(db: Db, offerId: number, rows: readonly ServiceLinkRow[]): Promise<void> {

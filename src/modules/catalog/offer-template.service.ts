@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { one, type Db } from '../../kernel/db/database.ts'
+import { pgErrorOf } from '../../kernel/db/database-errors.ts'
 import { AppError, validationError, type ErrorDetail } from '../../kernel/errors.ts'
 import { registry } from '../../kernel/model/index.ts'
 import * as records from '../../kernel/resources/resource.repository.ts'
@@ -7,10 +8,12 @@ import type { ListQuery, ResourceService } from '../../kernel/resources/resource
 import { readTenantSettings } from '../../kernel/settings.ts'
 import { readDecimal } from '../pricing/index.ts'
 import {
+  canDeleteOffer,
   canMoveOffer,
   DEFAULT_STATUS,
   INITIAL_STATUSES,
   isOfferStatus,
+  nextOfferStatuses,
   OFFER_STATUSES,
   type OfferStatus,
 } from './offer-status.model.ts'
@@ -25,6 +28,13 @@ export interface OfferComponentInput {
   sequence?: number
 }
 
+export interface OfferServiceInput {
+  serviceTemplateCode: string
+  mandatory?: boolean
+  sequence?: number
+}
+
+/** The v1 body (`/api/v1/offerTemplates`). */
 export interface OfferInput {
   code?: string
   description?: string | null
@@ -35,20 +45,84 @@ export interface OfferInput {
   autoEndOfEngagement?: boolean
   attributes?: Record<string, unknown>
   offerComponents?: OfferComponentInput[]
-  offerServiceTemplates?: { serviceTemplateCode: string; mandatory?: boolean; sequence?: number }[]
+  offerServiceTemplates?: OfferServiceInput[]
   discountPlans?: string[]
   sellers?: string[]
   offerTemplateCategories?: string[]
 }
 
+/**
+ * What a write asks for, whichever interface it came through: an absent field stays as it is, a list replaces its
+ * set. `code` is the code of a new offer, or the new code of an existing one (a rename).
+ */
+export interface OfferWrite extends Omit<OfferInput, 'lifeCycleStatus'> {
+  /** A status word of the interface (its dialect reads it). */
+  status?: string
+  /** The products by code: products that stay keep their component settings, new ones get the defaults. */
+  productCodes?: string[]
+}
+
+/** The fields a problem can name, in the client's words. */
+export type OfferWireField =
+  | 'status'
+  | 'validFrom'
+  | 'validTo'
+  | 'offerComponents'
+  | 'productCode'
+  | 'defaultQuantity'
+  | 'minQuantity'
+  | 'maxQuantity'
+  | 'productCodes'
+  | 'offerServiceTemplates'
+  | 'discountPlans'
+  | 'sellers'
+  | 'offerTemplateCategories'
+
+/**
+ * The words of one offer interface. Both interfaces write the same rows under the same rules; a dialect only says
+ * how the client names fields and statuses, so every problem is reported in the words the client sent.
+ */
+export interface OfferDialect {
+  readonly field: Readonly<Record<OfferWireField, string>>
+  /** The backend status a status word means for an offer now in `current` (undefined: a new offer). */
+  readonly readStatus: (word: string, current: OfferStatus | undefined) => OfferStatus | undefined
+  /** What the status field accepts, for the 400 message. */
+  readonly statusExpected: string
+  /** A backend status in the client's words, for messages. */
+  readonly showStatus: (status: OfferStatus) => string
+  /** The code answering a delete refused because of the offer's status. */
+  readonly deleteRefusal: 'INVALID_STATE' | 'OFFER_STATUS_TRANSITION_INVALID'
+}
+
+/** The v1 words: field names as they are, backend statuses in any case. */
+export const V1_DIALECT: OfferDialect = {
+  field: {
+    status: 'lifeCycleStatus',
+    validFrom: 'validFrom',
+    validTo: 'validTo',
+    offerComponents: 'offerComponents',
+    productCode: 'productCode',
+    defaultQuantity: 'defaultQuantity',
+    minQuantity: 'minQuantity',
+    maxQuantity: 'maxQuantity',
+    productCodes: 'productCodes',
+    offerServiceTemplates: 'offerServiceTemplates',
+    discountPlans: 'discountPlans',
+    sellers: 'sellers',
+    offerTemplateCategories: 'offerTemplateCategories',
+  },
+  readStatus: (word) => {
+    const status = word.toUpperCase()
+    return isOfferStatus(status) ? status : undefined
+  },
+  statusExpected: `expected one of ${OFFER_STATUSES.join(', ')}`,
+  showStatus: (status) => status,
+  deleteRefusal: 'INVALID_STATE',
+}
+
 const OFFER = () => registry.get('OfferTemplate')
 
-function statusOf(value: string, problems: ErrorDetail[]): OfferStatus | undefined {
-  const status = value.toUpperCase()
-  if (isOfferStatus(status)) return status
-  problems.push({ field: 'lifeCycleStatus', message: `expected one of ${OFFER_STATUSES.join(', ')}` })
-  return undefined
-}
+const offerNotFound = (code: string) => new AppError('ENTITY_NOT_FOUND', `Offer ${code} not found`)
 
 async function idsOf(
   tx: Db,
@@ -67,33 +141,48 @@ async function idsOf(
   return ids
 }
 
-async function componentRows(tx: Db, inputs: readonly OfferComponentInput[], problems: ErrorDetail[]) {
+function listedTwice(codes: readonly string[], field: string, label: string, problems: ErrorDetail[]): void {
+  const seen = new Set<string>()
+  for (const [i, code] of codes.entries()) {
+    if (seen.has(code)) problems.push({ field: `${field}[${i}]`, message: `${label} ${code} is listed twice` })
+    seen.add(code)
+  }
+}
+
+async function componentRows(
+  tx: Db,
+  inputs: readonly OfferComponentInput[],
+  dialect: OfferDialect,
+  problems: ErrorDetail[],
+) {
   const rows: repo.ComponentRow[] = []
   const seen = new Set<string>()
+  const names = dialect.field
   for (const [i, input] of inputs.entries()) {
-    const field = `offerComponents[${i}]`
+    const field = (key: 'productCode' | 'defaultQuantity' | 'minQuantity' | 'maxQuantity') =>
+      `${names.offerComponents}[${i}].${names[key]}`
     if (seen.has(input.productCode)) {
-      problems.push({ field: `${field}.productCode`, message: `product ${input.productCode} is listed twice` })
+      problems.push({ field: field('productCode'), message: `product ${input.productCode} is listed twice` })
       continue
     }
     seen.add(input.productCode)
     const productId = await records.idOfCode(tx, registry.get('Product'), input.productCode)
     if (productId === undefined) {
-      problems.push({ field: `${field}.productCode`, message: `no product with code '${input.productCode}'` })
+      problems.push({ field: field('productCode'), message: `no product with code '${input.productCode}'` })
     }
-    const quantity = (value: number | string | null | undefined, name: string) =>
-      value === undefined || value === null
-        ? null
-        : (readDecimal(value, `${field}.${name}`, problems, { min: 0 }) ?? null)
+    const quantity = (
+      value: number | string | null | undefined,
+      key: 'defaultQuantity' | 'minQuantity' | 'maxQuantity',
+    ) => (value === undefined || value === null ? null : (readDecimal(value, field(key), problems, { min: 0 }) ?? null))
     const defaultQuantity = quantity(input.defaultQuantity ?? 1, 'defaultQuantity')
     const min = quantity(input.minQuantity, 'minQuantity')
     const max = quantity(input.maxQuantity, 'maxQuantity')
     if (min && max && min.gt(max))
-      problems.push({ field: `${field}.maxQuantity`, message: 'expected at least minQuantity' })
+      problems.push({ field: field('maxQuantity'), message: `expected at least ${names.minQuantity}` })
     if (defaultQuantity && ((min && defaultQuantity.lt(min)) || (max && defaultQuantity.gt(max)))) {
       problems.push({
-        field: `${field}.defaultQuantity`,
-        message: 'expected a value between minQuantity and maxQuantity',
+        field: field('defaultQuantity'),
+        message: `expected a value between ${names.minQuantity} and ${names.maxQuantity}`,
       })
     }
     if (productId !== undefined && defaultQuantity) {
@@ -110,79 +199,251 @@ async function componentRows(tx: Db, inputs: readonly OfferComponentInput[], pro
   return rows
 }
 
+/** Writes the link lists the input carries (each replaces the whole set), validating every code first. */
+async function writeLinks(tx: Db, offerId: number, input: OfferWrite, dialect: OfferDialect) {
+  const names = dialect.field
+  const problems: ErrorDetail[] = []
+  const writes: (() => Promise<void>)[] = []
+  if (input.offerComponents && input.productCodes) {
+    problems.push({
+      field: names.productCodes,
+      message: `send either ${names.productCodes} or ${names.offerComponents}, not both`,
+    })
+  }
+  if (input.offerComponents) {
+    const rows = await componentRows(tx, input.offerComponents, dialect, problems)
+    writes.push(() => repo.replaceComponents(tx, offerId, rows))
+  } else if (input.productCodes) {
+    listedTwice(input.productCodes, names.productCodes, 'product', problems)
+    const ids = await idsOf(tx, 'Product', 'product', names.productCodes, input.productCodes, problems)
+    writes.push(() => repo.setProducts(tx, offerId, ids))
+  }
+  if (input.offerServiceTemplates) {
+    const codes = input.offerServiceTemplates.map((s) => s.serviceTemplateCode)
+    const field = names.offerServiceTemplates
+    const ids = await idsOf(tx, 'ServiceTemplate', 'service template', field, codes, problems)
+    if (new Set(codes).size !== codes.length) problems.push({ field, message: 'a service template is listed twice' })
+    const rows = input.offerServiceTemplates.map((s, i) => ({
+      serviceTemplateId: ids[i]!,
+      mandatory: s.mandatory ?? false,
+      sequence: s.sequence ?? i,
+    }))
+    writes.push(() => repo.replaceServices(tx, offerId, rows))
+  }
+  if (input.discountPlans) {
+    const ids = await idsOf(tx, 'DiscountPlan', 'discount plan', names.discountPlans, input.discountPlans, problems)
+    writes.push(() => repo.replaceDiscountPlans(tx, offerId, ids))
+  }
+  if (input.sellers) {
+    const ids = await idsOf(tx, 'Seller', 'seller', names.sellers, input.sellers, problems)
+    writes.push(() => repo.replaceSellers(tx, offerId, ids))
+  }
+  if (input.offerTemplateCategories) {
+    const field = names.offerTemplateCategories
+    const codes = input.offerTemplateCategories
+    const ids = await idsOf(tx, 'OfferTemplateCategory', 'offer template category', field, codes, problems)
+    writes.push(() => repo.replaceCategories(tx, offerId, ids))
+  }
+  if (problems.length > 0) throw validationError(problems)
+  for (const write of writes) await write()
+}
+
+/** Validity bounds as SQL; the end must come after the start, whichever of them the write changes. */
+async function validity(
+  tx: Db,
+  input: OfferWrite,
+  current: records.WireRecord | undefined,
+  dialect: OfferDialect,
+): Promise<repo.Validity> {
+  const from = input.validFrom === undefined ? (current?.validFrom as string | null | undefined) : input.validFrom
+  const to = input.validTo === undefined ? (current?.validTo as string | null | undefined) : input.validTo
+  // Only a date-only bound needs the tenant time zone (the start of that day there).
+  const zone = [from, to].some((v) => typeof v === 'string' && repo.isDateOnly(v))
+    ? (await readTenantSettings(tx)).timeZone
+    : undefined
+  const result: repo.Validity = {}
+  if (input.validFrom !== undefined)
+    result.validFrom = input.validFrom === null ? null : repo.instantSql(input.validFrom, zone)
+  if (input.validTo !== undefined) result.validTo = input.validTo === null ? null : repo.instantSql(input.validTo, zone)
+  if (from && to && (input.validFrom !== undefined || input.validTo !== undefined)) {
+    const order = await one<{ ok: boolean }>(
+      tx,
+      sql`select ${repo.instantSql(to, zone)} > ${repo.instantSql(from, zone)} as ok`,
+    )
+    if (!order?.ok) {
+      throw validationError([
+        { field: dialect.field.validTo, message: `expected an instant after ${dialect.field.validFrom}` },
+      ])
+    }
+  }
+  return result
+}
+
+/** The offer code is the only unique value of an offer row: a unique violation there means the code is taken. */
+async function claimingCode<T>(code: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write()
+  } catch (error) {
+    if (pgErrorOf(error)?.code === '23505') throw new AppError('ENTITY_ALREADY_EXISTS', `Offer ${code} already exists`)
+    throw error
+  }
+}
+
+async function lockOffer(tx: Db, code: string): Promise<{ id: number; current: records.WireRecord }> {
+  const id = await records.lockIdOfCode(tx, OFFER(), code)
+  if (id === undefined) throw offerNotFound(code)
+  return { id, current: (await records.findById(tx, OFFER(), id))! }
+}
+
+/**
+ * Creates an offer inside `tx` and returns its id. A new offer starts in IN_STUDY, IN_DESIGN (the default),
+ * IN_TEST, ACTIVE or LAUNCHED. A taken code, even by a create running at the same time, fails on the unique code:
+ * 409, never two rows.
+ */
+export async function createOffer(
+  tx: Db,
+  input: OfferWrite & { code: string },
+  actor: string,
+  dialect: OfferDialect,
+): Promise<number> {
+  const status = input.status === undefined ? DEFAULT_STATUS : dialect.readStatus(input.status, undefined)
+  if (status === undefined) throw validationError([{ field: dialect.field.status, message: dialect.statusExpected }])
+  if (!INITIAL_STATUSES.includes(status)) {
+    const allowed = INITIAL_STATUSES.map(dialect.showStatus).join(', ')
+    throw validationError([
+      {
+        field: dialect.field.status,
+        message: `a new offer starts in ${allowed}, not ${dialect.showStatus(status)}`,
+      },
+    ])
+  }
+  const bounds = await validity(tx, input, undefined, dialect)
+  const id = await claimingCode(input.code, () =>
+    repo.insertOffer(
+      tx,
+      {
+        code: input.code,
+        description: input.description ?? null,
+        name: input.name ?? null,
+        lifeCycleStatus: status,
+        autoEndOfEngagement: input.autoEndOfEngagement ?? false,
+        attributes: input.attributes ?? {},
+      },
+      bounds,
+      actor,
+    ),
+  )
+  await writeLinks(tx, id, input, dialect)
+  return id
+}
+
+/**
+ * Changes an offer inside `tx` (row locked) and returns its id: sent fields change, sent lists replace their set,
+ * a different `code` renames it (409 when taken), a status change follows the transition table (else 422).
+ */
+export async function updateOffer(
+  tx: Db,
+  code: string,
+  input: OfferWrite,
+  actor: string,
+  dialect: OfferDialect,
+): Promise<number> {
+  const { id, current } = await lockOffer(tx, code)
+  const values: repo.OfferValues = {}
+  if (input.status !== undefined) {
+    const from = current.lifeCycleStatus as OfferStatus
+    const to = dialect.readStatus(input.status, from)
+    if (to === undefined) throw validationError([{ field: dialect.field.status, message: dialect.statusExpected }])
+    if (!canMoveOffer(from, to)) {
+      const allowed = nextOfferStatuses(from).map(dialect.showStatus)
+      throw new AppError(
+        'OFFER_STATUS_TRANSITION_INVALID',
+        `Offer ${code} cannot move from ${dialect.showStatus(from)} to ${dialect.showStatus(to)}` +
+          (allowed.length > 0 ? ` (it can move to ${allowed.join(', ')})` : ' (it can no longer change status)'),
+      )
+    }
+    values.lifeCycleStatus = to
+  }
+  if (input.code !== undefined && input.code !== code) {
+    if ((await records.idOfCode(tx, OFFER(), input.code)) !== undefined) {
+      throw new AppError('ENTITY_ALREADY_EXISTS', `Offer ${input.code} already exists`)
+    }
+    values.code = input.code
+  }
+  if (input.description !== undefined) values.description = input.description
+  if (input.name !== undefined) values.name = input.name
+  if (input.autoEndOfEngagement !== undefined) values.autoEndOfEngagement = input.autoEndOfEngagement
+  if (input.attributes !== undefined) values.attributes = input.attributes
+  const bounds = await validity(tx, input, current, dialect)
+  await claimingCode(input.code ?? code, () => repo.updateOffer(tx, id, values, bounds, actor))
+  await writeLinks(tx, id, input, dialect)
+  return id
+}
+
+/**
+ * Deletes an offer inside `tx`. Never while subscriptions use it (ACTIVE ones: 422 OFFER_HAS_ACTIVE_SUBSCRIPTIONS;
+ * others: 409, they keep it for their history); an offer that can be ordered must be retired first.
+ */
+export async function deleteOffer(tx: Db, code: string, dialect: OfferDialect): Promise<void> {
+  const { id, current } = await lockOffer(tx, code)
+  const subscriptions = await repo.subscriptionCounts(tx, id)
+  const active = subscriptions.get('ACTIVE') ?? 0
+  if (active > 0) {
+    throw new AppError(
+      'OFFER_HAS_ACTIVE_SUBSCRIPTIONS',
+      `Offer ${code} has ${active} ACTIVE subscription${active === 1 ? '' : 's'}: it cannot be deleted while they run`,
+    )
+  }
+  const status = current.lifeCycleStatus as OfferStatus
+  if (!canDeleteOffer(status)) {
+    throw new AppError(
+      dialect.deleteRefusal,
+      `Offer ${code} is ${dialect.showStatus(status)}: retire it before deleting it`,
+    )
+  }
+  const others = [...subscriptions.values()].reduce((sum, n) => sum + n, 0)
+  if (others > 0) {
+    throw new AppError(
+      'ENTITY_IN_USE',
+      `Offer ${code} has ${others} subscription${others === 1 ? '' : 's'}: it stays for their history`,
+    )
+  }
+  await repo.deleteOffer(tx, id)
+}
+
+/** Adds a product to an offer as a component with the default settings; a product already there stays as it is. */
+export async function addOfferProduct(
+  tx: Db,
+  code: string,
+  productCode: string,
+  actor: string,
+  field: string,
+): Promise<void> {
+  const { id } = await lockOffer(tx, code)
+  const productId = await records.idOfCode(tx, registry.get('Product'), productCode)
+  if (productId === undefined) throw validationError([{ field, message: `no product with code '${productCode}'` }])
+  if (await repo.addProduct(tx, id, productId)) await repo.updateOffer(tx, id, {}, {}, actor)
+}
+
+/** Removes a product (its component) from an offer; 404 when the offer does not have it. */
+export async function removeOfferProduct(tx: Db, code: string, productCode: string, actor: string): Promise<void> {
+  const { id } = await lockOffer(tx, code)
+  if (!(await repo.removeProduct(tx, id, productCode))) {
+    throw new AppError('NOT_FOUND', `Product ${productCode} is not a product of offer ${code}`)
+  }
+  await repo.updateOffer(tx, id, {}, {}, actor)
+}
+
+const fromV1 = ({ lifeCycleStatus, ...rest }: OfferInput): OfferWrite =>
+  lifeCycleStatus === undefined ? rest : { ...rest, status: lifeCycleStatus }
+
 /** v1 offer templates with their components (products), services, allowed discount plans, sellers and categories. */
 export function createOfferTemplateService(deps: { db: Db; records: ResourceService }) {
-  async function withLinks(db: Db, record: records.WireRecord) {
-    const links = (await repo.linksOf(db, [record.id as number])).get(record.id as number)!
-    return { ...record, ...links }
-  }
-
   async function get(db: Db, code: string) {
     const record = await records.findByCode(db, OFFER(), code)
-    if (!record) throw new AppError('ENTITY_NOT_FOUND', `Offer template ${code} not found`)
-    return withLinks(db, record)
-  }
-
-  /** Writes the link lists the input carries (each replaces the whole set), validating every code. */
-  async function writeLinks(tx: Db, offerId: number, input: OfferInput, problems: ErrorDetail[]) {
-    const writes: (() => Promise<void>)[] = []
-    if (input.offerComponents) {
-      const rows = await componentRows(tx, input.offerComponents, problems)
-      writes.push(() => repo.replaceComponents(tx, offerId, rows))
-    }
-    if (input.offerServiceTemplates) {
-      const codes = input.offerServiceTemplates.map((s) => s.serviceTemplateCode)
-      const ids = await idsOf(tx, 'ServiceTemplate', 'service template', 'offerServiceTemplates', codes, problems)
-      if (new Set(codes).size !== codes.length) {
-        problems.push({ field: 'offerServiceTemplates', message: 'a service template is listed twice' })
-      }
-      const rows = input.offerServiceTemplates.map((s, i) => ({
-        serviceTemplateId: ids[i]!,
-        mandatory: s.mandatory ?? false,
-        sequence: s.sequence ?? i,
-      }))
-      writes.push(() => repo.replaceServices(tx, offerId, rows))
-    }
-    if (input.discountPlans) {
-      const ids = await idsOf(tx, 'DiscountPlan', 'discount plan', 'discountPlans', input.discountPlans, problems)
-      writes.push(() => repo.replaceDiscountPlans(tx, offerId, ids))
-    }
-    if (input.sellers) {
-      const ids = await idsOf(tx, 'Seller', 'seller', 'sellers', input.sellers, problems)
-      writes.push(() => repo.replaceSellers(tx, offerId, ids))
-    }
-    if (input.offerTemplateCategories) {
-      const ids = await idsOf(
-        tx,
-        'OfferTemplateCategory',
-        'offer template category',
-        'offerTemplateCategories',
-        input.offerTemplateCategories,
-        problems,
-      )
-      writes.push(() => repo.replaceCategories(tx, offerId, ids))
-    }
-    if (problems.length > 0) throw validationError(problems)
-    for (const write of writes) await write()
-  }
-
-  async function validity(tx: Db, input: OfferInput, current: records.WireRecord | undefined): Promise<repo.Validity> {
-    const zone = (await readTenantSettings(tx)).timeZone
-    const result: repo.Validity = {}
-    if (input.validFrom !== undefined)
-      result.validFrom = input.validFrom === null ? null : repo.instantSql(input.validFrom, zone)
-    if (input.validTo !== undefined)
-      result.validTo = input.validTo === null ? null : repo.instantSql(input.validTo, zone)
-    const from = input.validFrom === undefined ? (current?.validFrom as string | null | undefined) : input.validFrom
-    const to = input.validTo === undefined ? (current?.validTo as string | null | undefined) : input.validTo
-    if (from && to) {
-      const order = await one<{ ok: boolean }>(
-        tx,
-        sql`select ${repo.instantSql(to, zone)} > ${repo.instantSql(from, zone)} as ok`,
-      )
-      if (!order?.ok) throw validationError([{ field: 'validTo', message: 'expected an instant after validFrom' }])
-    }
-    return result
+    if (!record) throw offerNotFound(code)
+    const links = (await repo.linksOf(db, [record.id as number])).get(record.id as number)!
+    return { ...record, ...links }
   }
 
   return {
@@ -197,85 +458,19 @@ export function createOfferTemplateService(deps: { db: Db; records: ResourceServ
       return { ...page, data: page.data.map((r) => ({ ...r, ...links.get(r.id as number) })) }
     },
 
-    /** A new offer starts in IN_STUDY, IN_DESIGN (default), IN_TEST, ACTIVE or LAUNCHED. */
-    async create(input: OfferInput & { code: string }, actor: string) {
-      return deps.db.transaction(async (tx) => {
-        if ((await records.idOfCode(tx, OFFER(), input.code)) !== undefined) {
-          throw new AppError('ENTITY_ALREADY_EXISTS', `Offer template ${input.code} already exists`)
-        }
-        const problems: ErrorDetail[] = []
-        const status = input.lifeCycleStatus === undefined ? DEFAULT_STATUS : statusOf(input.lifeCycleStatus, problems)
-        if (status && !INITIAL_STATUSES.includes(status)) {
-          problems.push({
-            field: 'lifeCycleStatus',
-            message: `a new offer starts in ${INITIAL_STATUSES.join(', ')}, not ${status}`,
-          })
-        }
-        if (problems.length > 0) throw validationError(problems)
-        const id = await repo.insertOffer(
-          tx,
-          {
-            code: input.code,
-            description: input.description ?? null,
-            name: input.name ?? null,
-            lifeCycleStatus: status!,
-            autoEndOfEngagement: input.autoEndOfEngagement ?? false,
-            attributes: input.attributes ?? {},
-          },
-          await validity(tx, input, undefined),
-          actor,
-        )
-        await writeLinks(tx, id, input, problems)
+    create: (input: OfferInput & { code: string }, actor: string) =>
+      deps.db.transaction(async (tx) => {
+        await createOffer(tx, { ...fromV1(input), code: input.code }, actor, V1_DIALECT)
         return get(tx, input.code)
-      })
-    },
+      }),
 
-    /** Partial update: sent fields change, sent lists replace their set; a status change follows the transition table. */
-    async update(code: string, input: OfferInput, actor: string) {
-      return deps.db.transaction(async (tx) => {
-        const id = await records.lockIdOfCode(tx, OFFER(), code)
-        if (id === undefined) throw new AppError('ENTITY_NOT_FOUND', `Offer template ${code} not found`)
-        const current = (await records.findById(tx, OFFER(), id))!
-        const problems: ErrorDetail[] = []
-        let status: OfferStatus | undefined
-        if (input.lifeCycleStatus !== undefined) {
-          status = statusOf(input.lifeCycleStatus, problems)
-          if (problems.length > 0) throw validationError(problems)
-          const from = current.lifeCycleStatus as OfferStatus
-          if (!canMoveOffer(from, status!)) {
-            throw new AppError(
-              'OFFER_STATUS_TRANSITION_INVALID',
-              `Offer ${code} cannot move from ${from} to ${status!}`,
-            )
-          }
-        }
-        const values: repo.OfferValues = {}
-        if (input.description !== undefined) values.description = input.description
-        if (input.name !== undefined) values.name = input.name
-        if (status !== undefined) values.lifeCycleStatus = status
-        if (input.autoEndOfEngagement !== undefined) values.autoEndOfEngagement = input.autoEndOfEngagement
-        if (input.attributes !== undefined) values.attributes = input.attributes
-        await repo.updateOffer(tx, id, values, await validity(tx, input, current), actor)
-        await writeLinks(tx, id, input, problems)
+    update: (code: string, input: OfferInput, actor: string) =>
+      deps.db.transaction(async (tx) => {
+        await updateOffer(tx, code, fromV1(input), actor, V1_DIALECT)
         return get(tx, code)
-      })
-    },
+      }),
 
-    /** Offers in ACTIVE or LAUNCHED must be retired before they can be deleted. */
-    async delete(code: string) {
-      await deps.db.transaction(async (tx) => {
-        const id = await records.lockIdOfCode(tx, OFFER(), code)
-        if (id === undefined) throw new AppError('ENTITY_NOT_FOUND', `Offer template ${code} not found`)
-        const current = (await records.findById(tx, OFFER(), id))!
-        if (current.lifeCycleStatus === 'ACTIVE' || current.lifeCycleStatus === 'LAUNCHED') {
-          throw new AppError(
-            'INVALID_STATE',
-            `Offer ${code} is ${current.lifeCycleStatus as string}: retire it before deleting it`,
-          )
-        }
-        await repo.deleteOffer(tx, id)
-      })
-    },
+    delete: (code: string) => deps.db.transaction((tx) => deleteOffer(tx, code, V1_DIALECT)),
   }
 }
 

@@ -3,6 +3,7 @@ import type { Db } from '../../kernel/db/database.ts'
 import { AppError, validationError, type ErrorDetail } from '../../kernel/errors.ts'
 import { formatDecimal } from '../../kernel/money.ts'
 import { cachedTenantSettings } from '../../kernel/settings.ts'
+import { versionValidOn } from '../catalog/index.ts'
 import { readDecimal } from '../pricing/index.ts'
 import { firstServicePeriod, selectTax, type DiscountLevel, type TaxRate } from '../rating/index.ts'
 import { dayIn, readDay } from './business-day.ts'
@@ -29,18 +30,6 @@ export interface ResolveOptions {
 
 const offerField = (i: number) => `orderOffers[${i}]`
 const productField = (i: number, j: number) => `orderOffers[${i}].orderProducts[${j}]`
-
-/** The latest PUBLISHED version valid on a day (rule 1): the one starting last among those covering the day. */
-function versionValidOn(versions: readonly catalog.ProductVersionRow[], day: string) {
-  return versions
-    .filter(
-      (v) =>
-        v.status === 'PUBLISHED' &&
-        (v.validFrom === null || v.validFrom <= day) &&
-        (v.validTo === null || v.validTo > day),
-    )
-    .sort((a, b) => (b.validFrom ?? '').localeCompare(a.validFrom ?? '') || b.version - a.version)[0]
-}
 
 /** A charge is orderable once ACTIVE (its first pricing version published): never a silent zero. */
 function chargeProblem(charge: catalog.ChargeRow, owner: string): string | undefined {
