@@ -57,7 +57,7 @@ describe('HTTP edges', () => {
     expect(response.status).toBe(400)
     expect(response.body.details).toEqual([
       { field: 'colour', message: 'is not a known field' },
-      { field: 'description', message: 'expected string,null' },
+      { field: 'description', message: 'expected a string or null' },
     ])
   })
 
