@@ -65,7 +65,7 @@ describe('HTTP edges', () => {
     expect((await t.request('POST', '/api/v1/languages', { code: 'has space' })).body.details[0].field).toBe('code')
     const response = await t.request('GET', '/api/v1/languages?limit=many')
     expect(response.status).toBe(400)
-    expect(response.body.details[0]).toEqual({ field: 'limit', message: 'query parameter expected integer' })
+    expect(response.body.details[0]).toEqual({ field: 'limit', message: 'query parameter expected an integer' })
   })
 
   it('puts an x-request-id on every response, errors included', async () => {
