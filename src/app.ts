@@ -28,6 +28,7 @@ import type { AuthConfig } from './kernel/config.ts'
 import { createQueryModule } from './modules/query/index.ts'
 import { createReportingModule } from './modules/reporting/index.ts'
 import { queryApiRunner } from './modules/reporting/query-runner.ts'
+import { createWorkbenchModule } from './modules/workbench/index.ts'
 
 export interface AppDeps {
   database: Database
@@ -62,6 +63,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     bodyLimit: ONE_MIB,
     genReqId: () => randomUUID(),
     return503OnClosing: true,
+    // Deep queries travel in the query string: room for texts up to the parser's own limit, refused there in JSON.
+    http: { maxHeaderSize: 128 * 1024 },
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true },
   })
@@ -122,12 +125,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   )
   const query = createQueryModule({ database: deps.database })
   query.routes(server)
+  const workbench = createWorkbenchModule({ db: deps.database.db, engine: query.engine, clock: deps.clock })
   const reporting = createReportingModule({
     db: deps.database.db,
-    runner: queryApiRunner(query.engine),
+    runner: queryApiRunner(query.engine, workbench.hqlRunner),
   })
   await reporting.service.syncSystemQueries()
   reporting.routes(server)
+  workbench.routes(server, reporting.service)
 
   deps.extraRoutes?.(server)
   await server.ready()

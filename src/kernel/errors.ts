@@ -37,6 +37,11 @@ export const ERROR_CODES = {
     v1: 'invalid-parameter',
     summary: 'rejectAutoAction or suspectAutoAction is not a known action',
   },
+  INVALID_QUERY: {
+    status: 400,
+    v1: 'invalid-parameter',
+    summary: 'a workbench query (Deep HQL or Expert SQL) is not valid; line and column point at the offending token',
+  },
   MALFORMED_JSON: { status: 400, v1: 'invalid-parameter', summary: 'the request body is not valid JSON' },
   INVALID_FORMULA: {
     status: 400,
@@ -105,6 +110,16 @@ export const ERROR_CODES = {
     v1: 'invalid-state',
     summary: 'an offer cannot be deleted while ACTIVE subscriptions use it',
   },
+  QUERY_TIMEOUT: {
+    status: 408,
+    v1: 'query-timeout',
+    summary: 'a workbench query ran past its time limit (PostgreSQL server only)',
+  },
+  QUERY_LIMIT_EXCEEDED: {
+    status: 429,
+    v1: 'too-many-requests',
+    summary: 'the workbench governor refused the query: too many per minute or running at once; see Retry-After',
+  },
   PAYLOAD_TOO_LARGE: { status: 413, v1: 'payload-too-large', summary: 'the request body is over 1 MiB' },
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
@@ -143,17 +158,24 @@ export class AppError extends Error {
   readonly code: ErrorCode
   readonly details: ErrorDetail[] | undefined
   readonly headers: Record<string, string> | undefined
+  /** Where in a query text the problem is (1-based line and column), written beside the message. */
+  readonly position: { line: number; column: number } | undefined
 
   constructor(
     code: ErrorCode,
     message: string,
-    options?: { details?: ErrorDetail[]; headers?: Record<string, string> },
+    options?: {
+      details?: ErrorDetail[]
+      headers?: Record<string, string>
+      position?: { line: number; column: number } | undefined
+    },
   ) {
     super(message)
     this.name = 'AppError'
     this.code = code
     this.details = options?.details
     this.headers = options?.headers
+    this.position = options?.position
   }
 
   get status(): number {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll } from 'vitest'
 import pino from 'pino'
 import { buildApp, type App, type AppDeps } from '../../src/app.ts'
-import { systemClock } from '../../src/kernel/clock.ts'
+import { systemClock, type Clock } from '../../src/kernel/clock.ts'
 import { loadConfig } from '../../src/kernel/config.ts'
 import type { Database } from '../../src/kernel/db/database.ts'
 import { JobRuntime } from '../../src/kernel/jobs/job-runtime.ts'
@@ -19,7 +19,12 @@ export const TEST_ADMIN = {
 export const TEST_BASE_URL = 'http://obol.test'
 
 /** The dependencies of a test app: the real auth configuration with known admin credentials. */
-export function testAppDeps(database: Database, jobs: JobRuntime, env: NodeJS.ProcessEnv = {}): AppDeps {
+export function testAppDeps(
+  database: Database,
+  jobs: JobRuntime,
+  env: NodeJS.ProcessEnv = {},
+  clock: Clock = systemClock,
+): AppDeps {
   const config = loadConfig({
     OBOL_ADMIN_CLIENT_ID: TEST_ADMIN.clientId,
     OBOL_ADMIN_CLIENT_SECRET: TEST_ADMIN.clientSecret,
@@ -29,7 +34,7 @@ export function testAppDeps(database: Database, jobs: JobRuntime, env: NodeJS.Pr
     AUTH_FAILURE_WINDOW_SEC: '60',
     ...env,
   })
-  return { database, clock: systemClock, jobs, publicUrl: TEST_BASE_URL, auth: config.auth }
+  return { database, clock, jobs, publicUrl: TEST_BASE_URL, auth: config.auth }
 }
 
 export interface Response {
@@ -55,7 +60,7 @@ export interface TestApp {
 let clientCounter = 0
 
 /** An app on its own database for one test file, with the job runtime started (fast timers). */
-export function useTestApp(options: { jobTypes?: JobType[]; env?: NodeJS.ProcessEnv } = {}): TestApp {
+export function useTestApp(options: { jobTypes?: JobType[]; env?: NodeJS.ProcessEnv; clock?: Clock } = {}): TestApp {
   const db = useTestDatabase()
   let app: App | undefined
   let jobs: JobRuntime | undefined
@@ -108,7 +113,7 @@ export function useTestApp(options: { jobTypes?: JobType[]; env?: NodeJS.Process
     jobs.register(recurringRatingJob)
     for (const type of options.jobTypes ?? []) jobs.register(type)
     await jobs.start()
-    app = await buildApp(testAppDeps(db.current, jobs, options.env))
+    app = await buildApp(testAppDeps(db.current, jobs, options.env, options.clock))
     adminToken = await clientToken(TEST_ADMIN.clientId, TEST_ADMIN.clientSecret)
   })
   afterAll(async () => {

@@ -53,6 +53,7 @@ export function errorBody(
   message: string,
   details?: ErrorDetail[],
   requestId?: string,
+  position?: { line: number; column: number },
 ) {
   const code = familyCode(family, generic, details)
   if (family === 'v1') return { status: 'FAIL', message, error_code: ERROR_CODES[code].v1 }
@@ -69,6 +70,7 @@ export function errorBody(
     ...(family === 'query' ? { code } : {}),
     message,
     ...(details && details.length > 0 ? { details } : {}),
+    ...(position ? { line: position.line, column: position.column } : {}),
     ...(code === 'INTERNAL_ERROR' && requestId ? { requestId } : {}),
   }
 }
@@ -79,7 +81,7 @@ function send(reply: FastifyReply, request: FastifyRequest, error: AppError) {
   return reply
     .status(error.status)
     .type('application/json; charset=utf-8')
-    .send(errorBody(family, error.code, error.message, error.details, request.id))
+    .send(errorBody(family, error.code, error.message, error.details, request.id, error.position))
 }
 
 /**

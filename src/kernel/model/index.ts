@@ -7,6 +7,7 @@ import { catalogEntities } from './entities/catalog.ts'
 import { billingRunEntities } from './entities/billing-runs.ts'
 import { reportingEntities } from './entities/reporting.ts'
 import { orderingEntities } from './entities/ordering.ts'
+import { workbenchEntities } from './entities/workbench.ts'
 
 export * from './registry.ts'
 
@@ -20,4 +21,5 @@ export const registry = new EntityRegistry([
   ...catalogEntities,
   ...reportingEntities,
   ...orderingEntities,
+  ...workbenchEntities,
 ])

@@ -406,41 +406,51 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
       return (await build(principal, target, request, settings)).ast
     },
 
-    /** Runs an AST built elsewhere (the Deep workbench), with the caller's row-level restriction. */
-    async runAst(
-      principal: Principal,
-      ast: QueryAst,
-      options: { count: boolean; usesSql?: boolean },
-    ): Promise<ListResult> {
+    /** The entity a token names (simple or full name, camelCase, or a subclass restricted to its rows). */
+    resolveEntity(token: string): { entity: EntityDef; restriction: Condition | undefined } {
+      const target = resolve(token)
+      return { entity: target.entity, restriction: target.restriction }
+    },
+
+    /**
+     * Runs an AST built elsewhere (the Deep workbench) as the caller: the view role of every entity it reaches,
+     * the caller's row-level restriction, read-only as the query role, with the given timeout. Answers the rows as
+     * JSON array text. A database error the query text caused is INVALID_QUERY naming its SQLSTATE only; a
+     * statement past its timeout is QUERY_TIMEOUT.
+     */
+    async runAst(principal: Principal, ast: QueryAst, options: { timeoutMs: number }): Promise<string> {
       const target = authorize(principal, ast.entity)
       const settings = await cachedTenantSettings(database.db)
       const frozen = freeze(ast)
-      const request: QueryRequest = { forceCount: options.count, extractList: false }
+      const request: QueryRequest = { forceCount: false, extractList: false }
       const query = compileList(registry, frozen, {
         ...compileOptions(principal, settings),
-        count: counts(settings, target, request),
+        count: false,
         collectionLimit: collectionLimitFor(target.entity, frozen, request, frozen.limit),
       })
       const compiled = authorizeReached(
         principal,
         boundedValues(
           toCompiled(query, {
-            usesSql: options.usesSql ?? false,
+            usesSql: false,
             limit: frozen.limit,
             offset: frozen.offset,
             reached: entitiesReached(registry, frozen),
           }),
         ),
       )
-      const page = await listPage(settings, target, compiled, request)
-      return {
-        total: page.total,
-        limit: page.limit,
-        offset: page.offset,
-        filters: undefined,
-        // Decimals a double cannot hold stay exact JSON numbers (saved report executions write them verbatim).
-        data: parseDatabaseJson(page.dataJson) as unknown[],
+      let found: { data: string } | undefined
+      try {
+        found = (await database.readOnlyQuery<{ data: string }>(options.timeoutMs, compiled.statement))[0]
+      } catch (error) {
+        const code = pgErrorOf(error)?.code
+        if (code === '57014')
+          throw new AppError('QUERY_TIMEOUT', `The query ran past its ${Math.round(options.timeoutMs / 1000)} s limit`)
+        if (code && /^(22|42)/.test(code))
+          throw new AppError('INVALID_QUERY', `The query could not be run (SQLSTATE ${code})`)
+        throw error
       }
+      return found ? compactJson(found.data) : '[]'
     },
 
     async count(principal: Principal, entityToken: string, request: QueryRequest): Promise<{ total: number }> {

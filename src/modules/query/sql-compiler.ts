@@ -499,7 +499,9 @@ class Compiler {
       case 'value': {
         const type = hint ?? 'string'
         if (e.value === null) return { expr: sql`null`, type }
-        return { expr: this.param(e.value, type), type }
+        // Text is cast explicitly: as an argument of concat or coalesce PostgreSQL could not infer its type.
+        const value = this.param(e.value, type)
+        return { expr: type === 'string' ? sql`${value}::text` : value, type }
       }
       case 'call': {
         switch (e.fn) {

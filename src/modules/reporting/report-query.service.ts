@@ -29,7 +29,24 @@ export interface QueryRunner {
     advancedQuery: Record<string, unknown>,
     limit: number,
   ): Promise<unknown[]>
+  /** Checks a Deep (HQL) text without running it; answers the entity it reads. Throws INVALID_QUERY. */
+  checkHql(text: string): string
+  /** Runs a saved Deep query as the caller (the Deep workbench: governed, audited), at most `limit` rows. */
+  runHql(principal: Principal, text: string, limit: number): Promise<unknown[]>
 }
+
+/** A query saved from the workbench: Deep (HQL) or Expert (NATIVE_SQL) text instead of an advancedQuery. */
+export interface WorkbenchQueryInput {
+  code?: string | null
+  description?: string | null
+  visibility?: string | null
+  queryType?: string | null
+  queryText?: string | null
+  tags?: string[] | null
+}
+
+const WORKBENCH_TYPES = ['HQL', 'NATIVE_SQL'] as const
+const MAX_QUERY_TEXT = 20_000
 
 export interface ReportQueryInput {
   code?: string | null
@@ -282,6 +299,7 @@ export class ReportQueryService {
         `Report query ${code} is an Expert (native SQL) query: Expert queries run asynchronously through the workbench`,
       )
     }
+    if (query.queryType === 'HQL') return this.executeHql(principal, query)
     if (query.queryType !== 'VISUAL' || !query.advancedQuery || !query.targetEntity) {
       throw invalid(
         'queryType',
@@ -318,6 +336,116 @@ export class ReportQueryService {
       ).catch(() => undefined)
       throw error
     }
+  }
+
+  /** A saved Deep query runs in Deep mode with the report cap (100 rows), recorded like any execution. */
+  private async executeHql(principal: Principal, query: StoredReportQuery) {
+    const started = new Date()
+    const startedAt = performance.now()
+    try {
+      const data = await this.runner.runHql(principal, query.queryText ?? '', SYNC_ROW_CAP)
+      await this.record(
+        query.id,
+        principal.username,
+        started,
+        performance.now() - startedAt,
+        data.length,
+        'SUCCESS',
+        null,
+      )
+      return { status: 'SUCCESS', rowCount: data.length, rows: data }
+    } catch (error) {
+      const message = error instanceof AppError ? error.message : 'unexpected failure'
+      await this.record(
+        query.id,
+        principal.username,
+        started,
+        performance.now() - startedAt,
+        0,
+        'FAILED',
+        message,
+      ).catch(() => undefined)
+      throw error
+    }
+  }
+
+  // ------------------------------------------------------------------------------------- saved workbench queries
+
+  /** The type and text of a workbench query, checked: HQL must parse against the registry. */
+  private checkWorkbenchText(queryType: string, queryText: string): { targetEntity: string | null } {
+    if (queryText.length > MAX_QUERY_TEXT)
+      throw invalid('queryText', `queryText holds at most ${MAX_QUERY_TEXT} characters`)
+    if (queryType === 'HQL') return { targetEntity: this.runner.checkHql(queryText) }
+    return { targetEntity: null }
+  }
+
+  private workbenchType(value: string): 'HQL' | 'NATIVE_SQL' {
+    const type = WORKBENCH_TYPES.find((t) => t === value.toUpperCase())
+    if (!type) throw invalid('queryType', `queryType ${value} is not one of ${WORKBENCH_TYPES.join(', ')}`)
+    return type
+  }
+
+  /** Saves a Deep or Expert query: the same records as report queries, carrying their text. */
+  async createWorkbenchQuery(principal: Principal, input: WorkbenchQueryInput) {
+    for (const field of ['code', 'visibility', 'queryType', 'queryText'] as const) {
+      const value = input[field]
+      if (value === undefined || value === null || value.trim() === '') throw missing(field)
+    }
+    const queryType = this.workbenchType(input.queryType!)
+    this.checkVisibility(input.visibility!)
+    const { targetEntity } = this.checkWorkbenchText(queryType, input.queryText!)
+    try {
+      await this.db.execute(sql`insert into report_query (code, description, target_entity, visibility, tags, aliases,
+          query_type, query_text, system, owner_groups, creator)
+        values (${input.code!}, ${input.description || null}, ${targetEntity}, ${input.visibility!},
+          ${textArray(input.tags ?? [])}, '{}'::jsonb, ${queryType}, ${input.queryText!}, false,
+          ${textArray(principal.groups)}, ${principal.username})`)
+    } catch (error) {
+      if (pgErrorOf(error)?.code === '23505')
+        throw new AppError('ENTITY_ALREADY_EXISTS', `Query ${input.code!} already exists`)
+      throw error
+    }
+    return toWire((await this.load(input.code!))!)
+  }
+
+  /** The workbench queries (HQL and NATIVE_SQL) the caller may see, by code. */
+  async listWorkbenchQueries(principal: Principal) {
+    const found = await rows<Omit<StoredReportQuery, 'id'> & { id: string | number }>(
+      this.db,
+      sql`select ${COLUMNS} from report_query where query_type in ('HQL', 'NATIVE_SQL') order by code`,
+    )
+    const visible = found.map((q) => ({ ...q, id: Number(q.id) })).filter((q) => isVisible(q, principal))
+    return { total: visible.length, data: visible.map(toWire) }
+  }
+
+  /** Partial update of a workbench query: only what is sent changes; the text is checked again. */
+  async updateWorkbenchQuery(principal: Principal, code: string, input: WorkbenchQueryInput) {
+    if (input.code !== undefined && input.code !== null && input.code !== code)
+      throw invalid('code', `code is the query's identity and cannot change (${code})`)
+    const before = await this.visible(principal, code)
+    this.assertEditable(before, principal)
+    if (before.queryType === 'VISUAL')
+      throw invalid('queryType', `Query ${code} is a report query: change it through /api/v1/reportQueries/${code}`)
+    const queryType = input.queryType ? this.workbenchType(input.queryType) : before.queryType
+    const sets = [sql`updated = now()`, sql`updater = ${principal.username}`, sql`query_type = ${queryType}`]
+    if (input.description !== undefined && input.description !== null)
+      sets.push(sql`description = ${input.description === '' ? null : input.description}`)
+    if (input.visibility !== undefined && input.visibility !== null) {
+      this.checkVisibility(input.visibility)
+      sets.push(sql`visibility = ${input.visibility}`)
+    }
+    if (input.tags !== undefined && input.tags !== null) sets.push(sql`tags = ${textArray(input.tags)}`)
+    const text = input.queryText ?? before.queryText ?? ''
+    if (input.queryText === '') throw missing('queryText', 'queryText cannot be cleared')
+    const { targetEntity } = this.checkWorkbenchText(queryType, text)
+    sets.push(sql`query_text = ${text}`, sql`target_entity = ${targetEntity}`)
+    await this.db.transaction(async (tx) => {
+      // Re-read under the lock: a concurrent delete or change of owner wins over this update.
+      const current = await this.visible(principal, code, tx, true)
+      this.assertEditable(current, principal)
+      await tx.execute(sql`update report_query set ${sql.join(sets, sql`, `)} where id = ${current.id}`)
+    })
+    return toWire((await this.load(code))!)
   }
 
   private async record(

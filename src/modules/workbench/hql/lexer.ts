@@ -123,7 +123,7 @@ export function tokenize(text: string): Token[] {
           break
         }
         if (text[j] === '\n') throw new HqlError('A string literal may not span lines', at(i))
-        value += text[j]
+        value += text[j]!
         j++
       }
       push('string', value, i, text.slice(i, j + 1))

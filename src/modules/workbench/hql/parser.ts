@@ -169,7 +169,14 @@ class Parser {
     const start = this.current
     const expr = this.expr()
     const end = this.tokens[this.index - 1]!
-    const alias = this.alias()
+    // An alias without `as` is a word followed by ',' or 'from': anything else is a mistake to point at.
+    const next = this.tokens[this.index + 1]
+    const bareAlias =
+      this.current.kind === 'identifier' &&
+      next !== undefined &&
+      ((next.kind === 'symbol' && next.text === ',') || (next.kind === 'keyword' && next.text === 'FROM'))
+    const alias = this.isKeyword('AS') || bareAlias ? this.alias() : undefined
+    if (this.current.kind === 'identifier') this.fail("'from'")
     return { expr, key: alias ?? this.text.slice(start.start, end.end) }
   }
 

@@ -7,7 +7,6 @@ import {
   ValueProblem,
   valueFor,
   type AggregateExpr,
-  type CompareOp,
   type Condition,
   type ExplicitJoin,
   type Expr,
@@ -29,8 +28,8 @@ export interface TranslateContext {
   readonly registry: EntityRegistry
   /** Resolves an entity name (simple or full name, a subclass too); throws ENTITY_NOT_FOUND. */
   readonly resolve: (name: string) => ResolvedEntity
-  /** The values of named parameters, as sent in the query string. */
-  readonly parameters: Readonly<Record<string, string>>
+  /** The values of named parameters, as sent in the query string; undefined to check a text without running it. */
+  readonly parameters: Readonly<Record<string, string>> | undefined
   /** Rows asked of the database: the row limit plus one, to know whether rows were cut. */
   readonly limit: number
 }
@@ -306,6 +305,7 @@ class Translator {
         break
       case 'parameter': {
         this.usedParameters.add(e.name)
+        if (this.context.parameters === undefined) return null
         const given = this.context.parameters[e.name]
         if (given === undefined)
           throw new HqlError(`The parameter :${e.name} has no value: add ${e.name}=<value> to the request`, e.at)
@@ -341,7 +341,7 @@ class Translator {
         return negate(this.condition(c.item, allowAggregate))
       case 'compare': {
         const [left, right] = this.pair(c.left, c.right, allowAggregate)
-        return { kind: 'exprCompare', left, op: c.op as CompareOp, right }
+        return { kind: 'exprCompare', left, op: c.op, right }
       }
       case 'like': {
         const expr = this.expr(c.expr, allowAggregate)

@@ -1,0 +1,34 @@
+import type { FastifyInstance } from 'fastify'
+import type { Clock } from '../../kernel/clock.ts'
+import type { Db } from '../../kernel/db/database.ts'
+import { parseDatabaseJson } from '../../kernel/decimal-json.ts'
+import type { QueryEngine } from '../query/index.ts'
+import type { HqlRunner, ReportQueryService } from '../reporting/index.ts'
+import { createDeepService } from './deep.service.ts'
+import { createSchemaService } from './schema.service.ts'
+import { registerWorkbenchRoutes } from './workbench.routes.ts'
+
+export { parseHql } from './hql/parser.ts'
+export { toQueryAst } from './hql/to-query.ts'
+
+/**
+ * The query workbench: Deep (HQL) text parsed into the Query API's AST and run by its engine (no second engine),
+ * the schema endpoints for editors, saved workbench queries (records of the reporting module), the governor and
+ * the audit.
+ */
+export function createWorkbenchModule(deps: { db: Db; engine: QueryEngine; clock: Clock }) {
+  const deep = createDeepService(deps)
+  const schema = createSchemaService(deps.engine)
+  /** What saved report queries need to check and run a saved Deep query (100 rows, audited as REPORT). */
+  const hqlRunner: HqlRunner = {
+    checkHql: (text) => deep.check(text),
+    runHql: async (principal, text, limit) =>
+      parseDatabaseJson((await deep.run(principal, text, {}, { mode: 'REPORT', maxRows: limit })).json) as unknown[],
+  }
+  return {
+    deep,
+    hqlRunner,
+    routes: (app: FastifyInstance, queries: ReportQueryService) =>
+      registerWorkbenchRoutes(app, { deep, schema, queries }),
+  }
+}

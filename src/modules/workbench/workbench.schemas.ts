@@ -1,0 +1,81 @@
+import { Type } from '@fastify/type-provider-typebox'
+
+/** TypeBox schemas of the workbench routes (Deep queries, schema endpoints, saved workbench queries). */
+
+export const DeepQuerystring = Type.Object(
+  {
+    // Longer texts reach the parser, whose INVALID_QUERY names the limit (20,000 characters).
+    query: Type.String({ minLength: 1, maxLength: 120_000, description: 'The HQL text (Deep subset)' }),
+  },
+  {
+    // Each named parameter `:name` of the text takes its value from the query parameter `name`.
+    additionalProperties: Type.String({ maxLength: 10_000 }),
+  },
+)
+
+/** The rows, sent as the JSON text the database wrote (decimals exact): declared as an array, typed as that text. */
+export const DeepRows = Type.Unsafe<string>(
+  Type.Array(Type.Object({}, { additionalProperties: true }), {
+    description:
+      'The rows: entities as the Query API writes them (no select), or objects keyed by the selected expressions',
+  }),
+)
+
+export const EntityParams = Type.Object({ entity: Type.String({ minLength: 1, maxLength: 300 }) })
+export const CodeParams = Type.Object({ code: Type.String({ minLength: 1, maxLength: 255 }) })
+
+export const EntityNames = Type.Object({ entities: Type.Array(Type.String()) })
+
+export const EntityDescription = Type.Object({
+  name: Type.String(),
+  fullName: Type.String(),
+  parent: Type.Union([Type.String(), Type.Null()]),
+  subclasses: Type.Array(Type.String()),
+  fields: Type.Array(
+    Type.Object({
+      name: Type.String(),
+      type: Type.String(),
+      nullable: Type.Boolean(),
+      relation: Type.Union([
+        Type.Object({
+          kind: Type.Union([Type.Literal('manyToOne'), Type.Literal('oneToMany')]),
+          target: Type.String(),
+        }),
+        Type.Null(),
+      ]),
+    }),
+  ),
+  database: Type.Object({
+    tableName: Type.String(),
+    columns: Type.Array(Type.Object({ field: Type.String(), column: Type.String() })),
+  }),
+})
+
+const Visibility = Type.Union([Type.Literal('PUBLIC'), Type.Literal('PROTECTED'), Type.Literal('PRIVATE')])
+
+export const WorkbenchQueryBody = Type.Object(
+  {
+    code: Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Null()])),
+    description: Type.Optional(Type.Union([Type.String({ maxLength: 2000 }), Type.Null()])),
+    visibility: Type.Optional(Type.Union([Type.String({ maxLength: 20 }), Type.Null()])),
+    queryType: Type.Optional(Type.Union([Type.String({ maxLength: 20 }), Type.Null()])),
+    queryText: Type.Optional(Type.Union([Type.String({ maxLength: 20_000 }), Type.Null()])),
+    tags: Type.Optional(Type.Union([Type.Array(Type.String({ maxLength: 100 }), { maxItems: 50 }), Type.Null()])),
+  },
+  { additionalProperties: false },
+)
+
+export const WorkbenchQuery = Type.Object({
+  code: Type.String(),
+  description: Type.Union([Type.String(), Type.Null()]),
+  targetEntity: Type.Union([Type.String(), Type.Null()]),
+  visibility: Visibility,
+  tags: Type.Array(Type.String()),
+  queryType: Type.Union([Type.Literal('VISUAL'), Type.Literal('HQL'), Type.Literal('NATIVE_SQL')]),
+  queryText: Type.Optional(Type.String()),
+  advancedQuery: Type.Optional(Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()])),
+  aliases: Type.Optional(Type.Record(Type.String(), Type.String())),
+  system: Type.Boolean(),
+})
+
+export const WorkbenchQueryList = Type.Object({ total: Type.Integer(), data: Type.Array(WorkbenchQuery) })
