@@ -142,7 +142,11 @@ describe('offer templates (v1)', () => {
       "no service template with code 'SE_NONE'",
     ],
     [{ validFrom: '2026-02-01', validTo: '2026-01-01' }, 'validTo', 'after validFrom'],
-    [{ attributes: { nested: { a: 1 } } }, 'attributes.nested', 'expected a string or a number or true or false or null'],
+    [
+      { attributes: { nested: { a: 1 } } },
+      'attributes.nested',
+      'expected a string or a number or true or false or null',
+    ],
     [{ colour: 'red' }, 'colour', 'is not a known field'],
   ])('refuses %j naming the field', async (extra, field, message) => {
     const response = await t.request('POST', '/api/v1/offerTemplates', { code: 'OF_INVALID', ...extra })
