@@ -125,7 +125,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   )
   const query = createQueryModule({ database: deps.database })
   query.routes(server)
-  const workbench = createWorkbenchModule({ db: deps.database.db, engine: query.engine, clock: deps.clock })
+  const workbench = createWorkbenchModule({
+    db: deps.database.db,
+    bookkeeping: deps.database.relaxed,
+    engine: query.engine,
+    clock: deps.clock,
+  })
   const reporting = createReportingModule({
     db: deps.database.db,
     runner: queryApiRunner(query.engine, workbench.hqlRunner),

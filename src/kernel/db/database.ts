@@ -52,6 +52,12 @@ export interface Database {
    * transaction that switches to the role with SET LOCAL ROLE.
    */
   readOnlyQuery<T>(statementTimeoutMs: number, statement: TextStatement): Promise<T[]>
+  /**
+   * A handle whose commits do not wait for the write-ahead log to reach disk (`synchronous_commit = off`): for
+   * bookkeeping whose last fraction of a second may be lost in a database crash — the workbench audit and governor
+   * counts, written around every workbench query — never for money, balances or states. PGlite: the same handle.
+   */
+  readonly relaxed: Db
   close(): Promise<void>
 }
 
@@ -68,6 +74,7 @@ export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob
     pglite,
     url: undefined,
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
+    relaxed: db,
     readOnlyQuery: async <T>(_statementTimeoutMs: number, statement: TextStatement) =>
       pglite.transaction(async (tx) => {
         await tx.exec(`set transaction read only; set local role ${QUERY_ROLE}`)
@@ -90,6 +97,21 @@ export function openPostgres(
   pool.on('error', () => undefined)
   const db = drizzlePg(pool) as unknown as Db
   let closed = false
+  // Connections whose commits do not wait for the disk (see Database.relaxed), opened on first use.
+  let relaxedPool: pg.Pool | undefined
+  let relaxed: Db | undefined
+  const relaxedDb = (): Db => {
+    if (relaxed) return relaxed
+    relaxedPool = new pg.Pool({
+      connectionString: url,
+      max: options.max ?? 10,
+      application_name: `${options.applicationName ?? 'obol'}-relaxed`,
+      options: '-c synchronous_commit=off',
+    })
+    relaxedPool.on('error', () => undefined)
+    relaxed = drizzlePg(relaxedPool) as unknown as Db
+    return relaxed
+  }
   // The read paths (Query API, reports) run on a pool whose sessions are read-only, as the query role, with the
   // statement timeout, so a query is one round trip in a read-only implicit transaction. One such pool per timeout
   // value in use (the tenant setting rarely changes; an old pool is ended).
@@ -114,6 +136,9 @@ export function openPostgres(
     db,
     pglite: undefined,
     url,
+    get relaxed() {
+      return relaxedDb()
+    },
     poolStats: () => ({
       total: pool.totalCount + (readPool?.pool.totalCount ?? 0),
       idle: pool.idleCount + (readPool?.pool.idleCount ?? 0),
@@ -136,7 +161,7 @@ export function openPostgres(
     close: async () => {
       if (closed) return
       closed = true
-      await Promise.all([pool.end(), readPool?.pool.end()])
+      await Promise.all([pool.end(), readPool?.pool.end(), relaxedPool?.end()])
     },
   }
 }

@@ -5,11 +5,17 @@ import { AppError } from '../../kernel/errors.ts'
 import type { Principal } from '../../kernel/http/principal.ts'
 import { cachedTenantSettings } from '../../kernel/settings.ts'
 import type { QueryEngine } from '../query/index.ts'
-import { takeQuerySlot } from './governor.ts'
+import { queryLimitExceeded } from './governor.ts'
 import { HqlError } from './hql/lexer.ts'
 import { parseHql } from './hql/parser.ts'
 import { toQueryAst } from './hql/to-query.ts'
-import { closeAudit, openAudit, type AuditStatus, type WorkbenchMode } from './workbench.repository.ts'
+import {
+  closeAudit,
+  openAudit,
+  openGovernedAudit,
+  type AuditStatus,
+  type WorkbenchMode,
+} from './workbench.repository.ts'
 
 export interface DeepResult {
   /** The rows as JSON array text (decimals exact). */
@@ -37,9 +43,10 @@ const auditStatusOf = (error: unknown): AuditStatus =>
  * Deep mode (HQL): the text is parsed into the shared query AST and run by the Query API engine, so the roles of
  * every entity reached, row-level security and the query role apply exactly as on the Query API. Read-only and
  * bounded: `maxRowsSync` rows, `maxQueryDurationSyncSec` (PostgreSQL), `maxQueriesPerMinutePerUser` per user.
- * Every submission is audited, refused and failed ones included.
+ * Every submission is audited, refused and failed ones included. The audit and the governor's counts are written
+ * through `bookkeeping`, whose commits do not wait for the disk: a database crash may lose the last second of them.
  */
-export function createDeepService(deps: { db: Db; engine: QueryEngine; clock: Clock }) {
+export function createDeepService(deps: { db: Db; bookkeeping: Db; engine: QueryEngine; clock: Clock }) {
   /** Parses and resolves a text without running it (saving a query checks it so); answers its root entity. */
   function check(text: string): string {
     try {
@@ -63,16 +70,16 @@ export function createDeepService(deps: { db: Db; engine: QueryEngine; clock: Cl
   ): Promise<DeepResult> {
     const started = deps.clock.now()
     const settings = await cachedTenantSettings(deps.db)
-    const auditId = await openAudit(deps.db, {
-      username: principal.username,
-      mode: options.mode ?? 'DEEP',
-      text,
-      at: started,
-    })
+    const perMinute = settings.governorMaxQueriesPerMinutePerUser
+    const submission = { username: principal.username, mode: options.mode ?? 'DEEP', text, at: started } as const
+    // The audit entry and the governor's slot in one round trip: a refused query is audited too.
+    const { id: auditId, slot } =
+      options.governed === false
+        ? { id: await openAudit(deps.bookkeeping, submission), slot: true }
+        : await openGovernedAudit(deps.bookkeeping, submission, perMinute)
     const elapsed = () => deps.clock.now().getTime() - started.getTime()
     try {
-      if (options.governed !== false)
-        await takeQuerySlot(deps.db, principal.username, started, settings.governorMaxQueriesPerMinutePerUser)
+      if (!slot) throw queryLimitExceeded(started, perMinute)
       const maxRows = options.maxRows ?? settings.governorMaxRowsSync
       let ast
       try {
@@ -97,11 +104,11 @@ export function createDeepService(deps: { db: Db; engine: QueryEngine; clock: Cl
       const rows = parseDatabaseJson(json) as unknown[]
       const truncated = rows.length > maxRows
       const kept = truncated ? rows.slice(0, maxRows) : rows
-      await closeAudit(deps.db, auditId, { status: 'SUCCESS', rowCount: kept.length, durationMs: elapsed() })
+      await closeAudit(deps.bookkeeping, auditId, { status: 'SUCCESS', rowCount: kept.length, durationMs: elapsed() })
       return { json: truncated ? JSON.stringify(kept) : json, rowCount: kept.length, truncated }
     } catch (error) {
       const message = error instanceof Error ? error.message : 'failed'
-      await closeAudit(deps.db, auditId, {
+      await closeAudit(deps.bookkeeping, auditId, {
         status: auditStatusOf(error),
         durationMs: elapsed(),
         error: error instanceof AppError ? message : 'An unexpected error occurred',

@@ -8,10 +8,13 @@ import { takeMinuteSlot } from './workbench.repository.ts'
  * seconds until the next minute in Retry-After. The count lives in PostgreSQL, so it holds across instances.
  */
 export async function takeQuerySlot(db: Db, username: string, now: Date, perMinute: number): Promise<void> {
-  const taken = await takeMinuteSlot(db, username, now, perMinute)
-  if (taken !== undefined) return
+  if ((await takeMinuteSlot(db, username, now, perMinute)) === undefined) throw queryLimitExceeded(now, perMinute)
+}
+
+/** The 429 of a user past the minute's slots, with the seconds until the next minute in Retry-After. */
+export function queryLimitExceeded(now: Date, perMinute: number): AppError {
   const retryAfter = Math.max(1, 60 - Math.floor((now.getTime() % 60_000) / 1000))
-  throw new AppError(
+  return new AppError(
     'QUERY_LIMIT_EXCEEDED',
     `At most ${perMinute} workbench queries a minute per user: retry in ${retryAfter} s`,
     { headers: { 'retry-after': String(retryAfter) } },

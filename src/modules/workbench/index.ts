@@ -16,7 +16,7 @@ export { toQueryAst } from './hql/to-query.ts'
  * the schema endpoints for editors, saved workbench queries (records of the reporting module), the governor and
  * the audit.
  */
-export function createWorkbenchModule(deps: { db: Db; engine: QueryEngine; clock: Clock }) {
+export function createWorkbenchModule(deps: { db: Db; bookkeeping: Db; engine: QueryEngine; clock: Clock }) {
   const deep = createDeepService(deps)
   const schema = createSchemaService(deps.engine)
   /** What saved report queries need to check and run a saved Deep query (100 rows, audited as REPORT). */

@@ -32,6 +32,32 @@ export async function closeAudit(
 }
 
 /**
+ * Records a submission and, in the same statement, takes the user's slot of the minute (`takeMinuteSlot`'s rule):
+ * one round trip before the query runs. Answers the audit id and whether a slot was free.
+ */
+export async function openGovernedAudit(
+  db: Db,
+  entry: { username: string; mode: WorkbenchMode; text: string; at: Date },
+  perMinute: number,
+): Promise<{ id: number; slot: boolean }> {
+  const minute = new Date(Math.floor(entry.at.getTime() / 60_000) * 60_000).toISOString()
+  const row = await one<{ id: string | number; slot: boolean }>(
+    db,
+    sql`with old as (delete from workbench_usage where username = ${entry.username}
+          and minute < ${minute}::timestamptz - interval '1 hour'),
+        slot as (insert into workbench_usage (username, minute, count) values (${entry.username}, ${minute}::timestamptz, 1)
+          on conflict (username, minute) do update set count = workbench_usage.count + 1
+            where workbench_usage.count < ${perMinute}
+          returning count),
+        audit as (insert into query_audit (username, "timestamp", mode, query_hash, query_text, status)
+          values (${entry.username}, ${entry.at.toISOString()}::timestamptz, ${entry.mode}, ${queryHash(entry.text)},
+            ${entry.text}, 'SUBMITTED') returning id)
+      select (select id from audit) as id, exists (select 1 from slot) as slot`,
+  )
+  return { id: Number(row!.id), slot: row!.slot }
+}
+
+/**
  * Takes one of the user's workbench queries of the minute holding `now`, if any is left: one conditional upsert,
  * so instances racing for the last slot cannot both get it. Answers the count taken, or undefined when the
  * minute's slots are gone. Counts older than an hour are dropped on the way.
