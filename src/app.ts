@@ -22,7 +22,7 @@ import { createBillingRunsModule, type BillingRunScheduleTimer } from './modules
 import { bootstrapAccess, createIamModule, type TokenService } from './modules/iam/index.ts'
 import type { BootstrapResult } from './modules/iam/bootstrap.ts'
 import { installAuthentication } from './kernel/http/authenticate.ts'
-import type { AuthConfig } from './kernel/config.ts'
+import type { AuthConfig, TrustProxy } from './kernel/config.ts'
 import { createQueryModule } from './modules/query/index.ts'
 import { createReportingModule } from './modules/reporting/index.ts'
 import { queryApiRunner } from './modules/reporting/query-runner.ts'
@@ -37,6 +37,8 @@ export interface AppDeps {
   /** Base URL shown in the OpenAPI document and used as the token issuer. */
   publicUrl: string
   auth: AuthConfig
+  /** Proxies whose X-Forwarded-For gives `request.ip` (TRUST_PROXY); none by default. */
+  trustProxy?: TrustProxy
 }
 
 export interface App {
@@ -55,6 +57,7 @@ const ONE_MIB = 1024 * 1024
 
 /** Builds the HTTP application without listening: `main` listens, tests inject. */
 export async function buildApp(deps: AppDeps): Promise<App> {
+  const trust = deps.trustProxy ?? false
   const server = Fastify({
     logger: loggerOptions(deps.logLevel ?? 'silent'),
     bodyLimit: ONE_MIB,
@@ -62,6 +65,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true },
+    // A hop count trusts that many proxies in front of Obol (as Fastify does with a number).
+    trustProxy: typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust,
   })
   server.setValidatorCompiler(validatorCompiler())
   installJsonBodyParser(server)

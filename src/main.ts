@@ -103,6 +103,7 @@ export async function start(options: { demo: boolean; role: ProcessRole }): Prom
     logLevel: config.logLevel,
     publicUrl: baseUrl,
     auth: config.auth,
+    trustProxy: config.trustProxy,
   }).catch(async (error: unknown) => {
     await jobs.stop(1000).catch(() => undefined)
     return abandon(error)

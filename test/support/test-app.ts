@@ -29,7 +29,14 @@ export function testAppDeps(database: Database, jobs: JobRuntime, env: NodeJS.Pr
     AUTH_FAILURE_WINDOW_SEC: '60',
     ...env,
   })
-  return { database, clock: systemClock, jobs, publicUrl: TEST_BASE_URL, auth: config.auth }
+  return {
+    database,
+    clock: systemClock,
+    jobs,
+    publicUrl: TEST_BASE_URL,
+    auth: config.auth,
+    trustProxy: config.trustProxy,
+  }
 }
 
 export interface Response {
