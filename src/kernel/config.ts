@@ -177,7 +177,8 @@ function trustProxy(env: NodeJS.ProcessEnv): TrustProxy {
   if (raw.toLowerCase() === 'true') return true
   if (/^\d+$/.test(raw)) {
     const hops = Number(raw)
-    if (hops < 1 || hops > 10) throw new ConfigError('TRUST_PROXY', `expected a hop count between 1 and 10, got '${raw}'`)
+    if (hops < 1 || hops > 10)
+      throw new ConfigError('TRUST_PROXY', `expected a hop count between 1 and 10, got '${raw}'`)
     return hops
   }
   const entries = raw.split(',').map((e) => e.trim())
