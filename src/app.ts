@@ -7,6 +7,8 @@ import type { Clock } from './kernel/clock.ts'
 import { installErrorHandling } from './kernel/http/error-handler.ts'
 import { validatorCompiler } from './kernel/http/validation.ts'
 import { installJsonBodyParser } from './kernel/http/json-body.ts'
+import { installTextGuard } from './kernel/http/text-guard.ts'
+import { installSecurityHeaders } from './kernel/http/security-headers.ts'
 import { installMetrics } from './kernel/http/metrics.ts'
 import { installRoutePolicy, type PolicyEntry } from './kernel/http/route-policy.ts'
 import { registerHealthRoutes } from './kernel/http/health.routes.ts'
@@ -70,11 +72,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   })
   server.setValidatorCompiler(validatorCompiler())
   installJsonBodyParser(server)
+  installTextGuard(server)
   let draining = false
   server.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id)
   })
   installErrorHandling(server)
+  await installSecurityHeaders(server, { https: deps.publicUrl.startsWith('https:') })
   const policies = installRoutePolicy(server)
   const metrics = installMetrics(server, deps.database)
 

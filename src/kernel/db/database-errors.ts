@@ -37,6 +37,13 @@ export function translateDatabaseError(error: unknown): AppError | undefined {
     case '22007':
     case '22008':
       return new AppError('VALIDATION_FAILED', 'A value is outside what the field accepts')
+    case '22021':
+    case '22P05':
+      // character_not_in_repertoire, untranslatable_character: NUL or an unpaired surrogate the edge did not see.
+      return new AppError(
+        'VALIDATION_FAILED',
+        'A text value contains a character that cannot be stored (NUL or an unpaired UTF-16 surrogate)',
+      )
     case '40001':
     case '40P01':
       return new AppError(

@@ -5,6 +5,7 @@ import type { SigningKeys } from './signing-keys.ts'
 import type { TokenService } from './tokens.ts'
 import type { AuthThrottle, Refusal } from './throttle.ts'
 import { DUMMY_HASH, verifySecret } from './secrets.ts'
+import { isStorableText } from '../../kernel/http/text-guard.ts'
 
 function oauthError(
   reply: FastifyReply,
@@ -38,11 +39,18 @@ function clientCredentials(request: FastifyRequest, body: Record<string, unknown
     const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8')
     const colon = decoded.indexOf(':')
     if (colon < 0) return { error: 'the Basic credentials are malformed' as const }
-    return {
-      method: 'basic' as const,
-      clientId: decodeURIComponent(decoded.slice(0, colon)),
-      secret: decodeURIComponent(decoded.slice(colon + 1)),
+    let clientId: string
+    let secret: string
+    try {
+      clientId = decodeURIComponent(decoded.slice(0, colon))
+      secret = decodeURIComponent(decoded.slice(colon + 1))
+    } catch {
+      return { error: 'the Basic credentials are not URL-encoded UTF-8' as const }
     }
+    // Form fields are checked at the edge for every route; the Authorization header is this route's own.
+    if (!isStorableText(clientId) || !isStorableText(secret))
+      return { error: 'the Basic credentials contain NUL or an unpaired UTF-16 surrogate' as const }
+    return { method: 'basic' as const, clientId, secret }
   }
   if (typeof body.client_id !== 'string' || body.client_id === '') return { error: 'client_id is required' as const }
   if (typeof body.client_secret !== 'string') return { error: 'client_secret is required' as const }
