@@ -18,6 +18,14 @@ export function errorFamily(url: string): Family {
   return 'default'
 }
 
+/** RFC 6749 §5.2 error codes (plus `temporarily_unavailable` of §4.1.2.1) for the token endpoint's failures. */
+const OAUTH_ERRORS: Partial<Record<ErrorCode, string>> = {
+  INTERNAL_ERROR: 'server_error',
+  UNAUTHORIZED: 'invalid_client',
+  DATABASE_UNAVAILABLE: 'temporarily_unavailable',
+  SERVICE_UNAVAILABLE: 'temporarily_unavailable',
+}
+
 export function errorBody(
   family: Family,
   code: ErrorCode,
@@ -27,8 +35,7 @@ export function errorBody(
 ) {
   if (family === 'v1') return { status: 'FAIL', message, error_code: ERROR_CODES[code].v1 }
   if (family === 'oauth') {
-    const error =
-      code === 'INTERNAL_ERROR' ? 'server_error' : code === 'UNAUTHORIZED' ? 'invalid_client' : 'invalid_request'
+    const error = OAUTH_ERRORS[code] ?? 'invalid_request'
     return { error, error_description: message }
   }
   // The catalog document's discount accounting-article failure has its own exact shape.
@@ -133,6 +140,7 @@ export function installErrorHandling(app: FastifyInstance): void {
       default:
     }
     const translated = translateDatabaseError(error)
+    if (translated?.code === 'DATABASE_UNAVAILABLE') request.log.warn({ err: error }, 'database unavailable')
     if (translated) return send(reply, request, translated)
     if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
       request.log.info({ err: error }, 'client error')
