@@ -34,6 +34,8 @@ export interface AppDeps {
   clock: Clock
   jobs: JobRuntime
   logLevel?: string
+  /** Human-readable log lines (a person at a terminal) instead of JSON. */
+  logPretty?: boolean
   /** Routes added by a caller (benchmarks register their baseline routes here, behind the same hooks). */
   extraRoutes?: (app: FastifyInstance) => void
   /** Base URL shown in the OpenAPI document and used as the token issuer. */
@@ -61,7 +63,7 @@ const ONE_MIB = 1024 * 1024
 export async function buildApp(deps: AppDeps): Promise<App> {
   const trust = deps.trustProxy ?? false
   const server = Fastify({
-    logger: loggerOptions(deps.logLevel ?? 'silent'),
+    ...loggerOptions(deps.logLevel ?? 'silent', { pretty: deps.logPretty ?? false }),
     bodyLimit: ONE_MIB,
     genReqId: () => randomUUID(),
     return503OnClosing: true,
@@ -98,6 +100,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await server.register(swaggerUi, { routePrefix: '/api/docs', uiConfig: { docExpansion: 'list' } })
   server.get('/api/openapi.json', { config: { policy: { public: true } }, schema: { hide: true } }, async () =>
     server.swagger(),
+  )
+  // A newcomer opening the server's address lands on the API documentation.
+  server.get('/', { config: { policy: { public: true } }, schema: { hide: true } }, async (_request, reply) =>
+    reply.redirect('/api/docs', 302),
   )
 
   const access = createIamModule({ db: deps.database.db, config: deps.auth, baseUrl: deps.publicUrl })
