@@ -301,6 +301,9 @@ describe('obol CLI', () => {
       { terminal: true, detached: true },
     )
     expect((await fetch(`${server.base}/api/v1/sellers`)).status).toBe(401)
+    // The terminal shows the line once the server has written it (stopping `script` first would cut it off).
+    for (let i = 0; i < 100 && !/request completed/.test(server.output()); i++)
+      await new Promise((resolve) => setTimeout(resolve, 100))
     process.kill(-server.pid, 'SIGTERM')
     const exit = await server.exited
     expect(exit.stdout).toMatch(/INFO.*request completed/)
