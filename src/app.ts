@@ -8,6 +8,8 @@ import { installErrorHandling } from './kernel/http/error-handler.ts'
 import { validatorCompiler } from './kernel/http/validation.ts'
 import { documentDecimals } from './kernel/decimal-json.ts'
 import { installJsonBodyParser } from './kernel/http/json-body.ts'
+import { installTextGuard } from './kernel/http/text-guard.ts'
+import { installSecurityHeaders } from './kernel/http/security-headers.ts'
 import { installMetrics } from './kernel/http/metrics.ts'
 import { installRoutePolicy, type PolicyEntry } from './kernel/http/route-policy.ts'
 import { registerHealthRoutes } from './kernel/http/health.routes.ts'
@@ -24,7 +26,7 @@ import { createBillingRunsModule, type BillingRunScheduleTimer } from './modules
 import { bootstrapAccess, createIamModule, type TokenService } from './modules/iam/index.ts'
 import type { BootstrapResult } from './modules/iam/bootstrap.ts'
 import { installAuthentication } from './kernel/http/authenticate.ts'
-import type { AuthConfig } from './kernel/config.ts'
+import type { AuthConfig, TrustProxy } from './kernel/config.ts'
 import { createQueryModule } from './modules/query/index.ts'
 import { createReportingModule } from './modules/reporting/index.ts'
 import { queryApiRunner } from './modules/reporting/query-runner.ts'
@@ -35,11 +37,15 @@ export interface AppDeps {
   clock: Clock
   jobs: JobRuntime
   logLevel?: string
+  /** Human-readable log lines (a person at a terminal) instead of JSON. */
+  logPretty?: boolean
   /** Routes added by a caller (benchmarks register their baseline routes here, behind the same hooks). */
   extraRoutes?: (app: FastifyInstance) => void
   /** Base URL shown in the OpenAPI document and used as the token issuer. */
   publicUrl: string
   auth: AuthConfig
+  /** Proxies whose X-Forwarded-For gives `request.ip` (TRUST_PROXY); none by default. */
+  trustProxy?: TrustProxy
 }
 
 export interface App {
@@ -58,8 +64,9 @@ const ONE_MIB = 1024 * 1024
 
 /** Builds the HTTP application without listening: `main` listens, tests inject. */
 export async function buildApp(deps: AppDeps): Promise<App> {
+  const trust = deps.trustProxy ?? false
   const server = Fastify({
-    logger: loggerOptions(deps.logLevel ?? 'silent'),
+    ...loggerOptions(deps.logLevel ?? 'silent', { pretty: deps.logPretty ?? false }),
     bodyLimit: ONE_MIB,
     genReqId: () => randomUUID(),
     return503OnClosing: true,
@@ -67,14 +74,18 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     http: { maxHeaderSize: 128 * 1024 },
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true },
+    // A hop count trusts that many proxies in front of Obol (as Fastify does with a number).
+    trustProxy: typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust,
   })
   server.setValidatorCompiler(validatorCompiler())
   installJsonBodyParser(server)
+  installTextGuard(server)
   let draining = false
   server.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id)
   })
   installErrorHandling(server)
+  await installSecurityHeaders(server, { https: deps.publicUrl.startsWith('https:') })
   const policies = installRoutePolicy(server)
   const metrics = installMetrics(server, deps.database)
 
@@ -96,6 +107,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await server.register(swaggerUi, { routePrefix: '/api/docs', uiConfig: { docExpansion: 'list' } })
   server.get('/api/openapi.json', { config: { policy: { public: true } }, schema: { hide: true } }, async () =>
     server.swagger(),
+  )
+  // A newcomer opening the server's address lands on the API documentation.
+  server.get('/', { config: { policy: { public: true } }, schema: { hide: true } }, async (_request, reply) =>
+    reply.redirect('/api/docs', 302),
   )
 
   const access = createIamModule({ db: deps.database.db, config: deps.auth, baseUrl: deps.publicUrl })

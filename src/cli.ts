@@ -1,4 +1,4 @@
-import pino from 'pino'
+import { createLogger } from './kernel/logger.ts'
 import { loadConfig, ConfigError, CONFIG_VARIABLES } from './kernel/config.ts'
 import { DataDirLockedError } from './kernel/db/data-dir-lock.ts'
 import { migrate } from './kernel/db/migrate.ts'
@@ -45,7 +45,7 @@ function fail(message: string): never {
 
 async function withDatabase(task: (db: Awaited<ReturnType<typeof openDatabase>>) => Promise<void>): Promise<void> {
   const config = loadConfig()
-  const opened = await openDatabase(config, pino({ level: config.logLevel }))
+  const opened = await openDatabase(config, createLogger(config.logLevel, { pretty: process.stdout.isTTY }))
   try {
     await task(opened)
   } finally {

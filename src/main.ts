@@ -1,5 +1,5 @@
 import net from 'node:net'
-import pino from 'pino'
+import type pino from 'pino'
 import { ConfigError, loadConfig, type Config } from './kernel/config.ts'
 import { openPglite, openPostgres, pgliteDataDir, type Database } from './kernel/db/database.ts'
 import { acquireDataDirLock, type DataDirLock } from './kernel/db/data-dir-lock.ts'
@@ -10,6 +10,7 @@ import { executionPurgeJob } from './kernel/jobs/execution-purge.job.ts'
 import { recurringRatingJob } from './modules/ordering/index.ts'
 import { buildApp } from './app.ts'
 import { seedDemo } from './seed.ts'
+import { createLogger } from './kernel/logger.ts'
 
 export type ProcessRole = 'all' | 'api' | 'worker'
 
@@ -75,7 +76,9 @@ function listenError(error: unknown, config: Config): Error {
 /** config → database → migrations → jobs → HTTP; SIGINT/SIGTERM drain requests and jobs, then close. */
 export async function start(options: { demo: boolean; role: ProcessRole }): Promise<void> {
   const config = loadConfig()
-  const log = pino({ level: config.logLevel })
+  // A person at a terminal reads lines; a service manager or collector parses JSON.
+  const pretty = process.stdout.isTTY
+  const log = createLogger(config.logLevel, { pretty })
   // A taken port is found before anything starts: a first start would otherwise print the generated administrator
   // credentials and then stop, and the next start would not print them again.
   if (options.role !== 'worker') await probePort(config)
@@ -101,8 +104,10 @@ export async function start(options: { demo: boolean; role: ProcessRole }): Prom
     clock: systemClock,
     jobs,
     logLevel: config.logLevel,
+    logPretty: pretty,
     publicUrl: baseUrl,
     auth: config.auth,
+    trustProxy: config.trustProxy,
   }).catch(async (error: unknown) => {
     await jobs.stop(1000).catch(() => undefined)
     return abandon(error)

@@ -23,6 +23,10 @@ describe(loadConfig.name, () => {
     ['LOG_LEVEL', 'loud', 'LOG_LEVEL: expected one of fatal, error, warn, info, debug, trace, silent'],
     ['DATABASE_POOL_MAX', '0', 'DATABASE_POOL_MAX: expected an integer between 1 and 1000'],
     ['PUBLIC_URL', 'ftp://x', 'PUBLIC_URL: expected an http:// or https:// URL'],
+    ['TRUST_PROXY', 'my-proxy', 'TRUST_PROXY: expected false, true, a hop count, or a comma-separated list'],
+    ['TRUST_PROXY', '10.0.0.0/33', "got '10.0.0.0/33'"],
+    ['TRUST_PROXY', '0', 'TRUST_PROXY: expected a hop count between 1 and 10'],
+    ['AUTH_MAX_TOKEN_TTL_SEC', '10', 'AUTH_MAX_TOKEN_TTL_SEC: expected an integer between 30 and 2592000'],
   ])('stops on %s=%s naming the variable and the expected form', (name, value, message) => {
     let caught: unknown
     try {
@@ -33,5 +37,20 @@ describe(loadConfig.name, () => {
     expect(caught).toBeInstanceOf(ConfigError)
     expect((caught as ConfigError).variable).toBe(name)
     expect((caught as Error).message).toContain(message)
+  })
+
+  it.each([
+    ['', false],
+    ['false', false],
+    ['true', true],
+    ['2', 2],
+    ['10.0.0.1, 192.168.0.0/16,::1,loopback', ['10.0.0.1', '192.168.0.0/16', '::1', 'loopback']],
+  ])('reads TRUST_PROXY=%j', (value, expected) => {
+    expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toEqual(expected)
+  })
+
+  it('counts failures per address at ten times the per-identity limit unless told otherwise', () => {
+    expect(loadConfig({ AUTH_MAX_FAILURES: '7' }).auth).toMatchObject({ maxFailures: 7, maxAddressFailures: 70 })
+    expect(loadConfig({ AUTH_MAX_ADDRESS_FAILURES: '25' }).auth.maxAddressFailures).toBe(25)
   })
 })

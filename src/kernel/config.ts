@@ -1,3 +1,4 @@
+import net from 'node:net'
 import path from 'node:path'
 
 /** Everything the process reads from its environment, validated once at start. */
@@ -14,8 +15,13 @@ export interface Config {
   instanceStaleAfterMs: number
   timerPollIntervalMs: number
   publicUrl: string | undefined
+  /** Which proxies' X-Forwarded-For is believed for the client address (Fastify's `trustProxy`); false: none. */
+  trustProxy: TrustProxy
   auth: AuthConfig
 }
+
+/** false (the default), true (any sender: only when nothing reaches Obol but the proxy), a hop count, or addresses. */
+export type TrustProxy = boolean | number | string[]
 
 export interface AuthConfig {
   realm: string
@@ -31,7 +37,11 @@ export interface AuthConfig {
   adminPassword: string | undefined
   portalSessionTtlSec: number
   maxFailures: number
+  /** Failures from one address, whatever the identity, before the address is refused (default 10 × maxFailures). */
+  maxAddressFailures: number
   failureWindowSec: number
+  /** Longest lifetime (exp − iat) accepted from an external issuer's tokens. */
+  maxExternalTokenTtlSec: number
 }
 
 export class ConfigError extends Error {
@@ -71,8 +81,27 @@ export const CONFIG_VARIABLES = [
   { name: 'OBOL_ADMIN_USERNAME', default: 'admin', description: 'the first human administrator' },
   { name: 'OBOL_ADMIN_PASSWORD', default: '(generated, printed once)', description: 'their password' },
   { name: 'PORTAL_SESSION_TTL_SEC', default: '28800', description: 'lifetime of a portal session' },
-  { name: 'AUTH_MAX_FAILURES', default: '10', description: 'failed authentications per client or address before 429' },
+  {
+    name: 'AUTH_MAX_FAILURES',
+    default: '10',
+    description: 'failed authentications of one client or user from one address before 429',
+  },
+  {
+    name: 'AUTH_MAX_ADDRESS_FAILURES',
+    default: '(10 × AUTH_MAX_FAILURES)',
+    description: 'failed authentications from one address, whatever the identity, before 429',
+  },
   { name: 'AUTH_FAILURE_WINDOW_SEC', default: '300', description: 'window over which failures are counted' },
+  {
+    name: 'AUTH_MAX_TOKEN_TTL_SEC',
+    default: '86400',
+    description: 'longest lifetime (exp − iat) accepted in an external issuer token',
+  },
+  {
+    name: 'TRUST_PROXY',
+    default: '(unset: off)',
+    description: 'proxies whose X-Forwarded-For gives the client address: addresses or CIDRs, a hop count, or true',
+  },
 ] as const
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -135,8 +164,37 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     instanceStaleAfterMs: integer(env, 'INSTANCE_STALE_AFTER_MS', 30_000, 1_000, 3_600_000),
     timerPollIntervalMs: integer(env, 'TIMER_POLL_INTERVAL_MS', 1_000, 50, 60_000),
     publicUrl: publicUrl || undefined,
+    trustProxy: trustProxy(env),
     auth: loadAuthConfig(env),
   }
+}
+
+const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal']
+
+function trustProxy(env: NodeJS.ProcessEnv): TrustProxy {
+  const raw = env.TRUST_PROXY?.trim() ?? ''
+  if (raw === '' || raw.toLowerCase() === 'false') return false
+  if (raw.toLowerCase() === 'true') return true
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw)
+    if (hops < 1 || hops > 10)
+      throw new ConfigError('TRUST_PROXY', `expected a hop count between 1 and 10, got '${raw}'`)
+    return hops
+  }
+  const entries = raw.split(',').map((e) => e.trim())
+  for (const entry of entries) {
+    const [address = '', bits, ...rest] = entry.split('/')
+    const family = net.isIP(address)
+    const validBits =
+      bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32) && rest.length === 0)
+    if (!(PROXY_NAMES.includes(entry) || (family !== 0 && validBits))) {
+      throw new ConfigError(
+        'TRUST_PROXY',
+        `expected false, true, a hop count, or a comma-separated list of proxy addresses or CIDR ranges (or loopback, linklocal, uniquelocal), got '${entry}'`,
+      )
+    }
+  }
+  return entries
 }
 
 function text(env: NodeJS.ProcessEnv, name: string, fallback: string, pattern: RegExp, form: string): string {
@@ -168,6 +226,7 @@ function loadAuthConfig(env: NodeJS.ProcessEnv): AuthConfig {
     throw new ConfigError('OBOL_ADMIN_PASSWORD', 'expected at least 10 characters')
   }
   const name = /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,99}$/
+  const maxFailures = integer(env, 'AUTH_MAX_FAILURES', 10, 1, 1_000_000)
   return {
     realm: text(env, 'AUTH_REALM', 'obol', /^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ or -'),
     tokenTtlSec: integer(env, 'AUTH_TOKEN_TTL_SEC', 300, 30, 86_400),
@@ -179,7 +238,9 @@ function loadAuthConfig(env: NodeJS.ProcessEnv): AuthConfig {
     adminUsername: text(env, 'OBOL_ADMIN_USERNAME', 'admin', name, 'a user name (letters, digits, _ . @ -)'),
     adminPassword: password || undefined,
     portalSessionTtlSec: integer(env, 'PORTAL_SESSION_TTL_SEC', 28_800, 60, 2_592_000),
-    maxFailures: integer(env, 'AUTH_MAX_FAILURES', 10, 1, 1_000_000),
+    maxFailures,
+    maxAddressFailures: integer(env, 'AUTH_MAX_ADDRESS_FAILURES', 10 * maxFailures, 1, 10_000_000),
     failureWindowSec: integer(env, 'AUTH_FAILURE_WINDOW_SEC', 300, 1, 86_400),
+    maxExternalTokenTtlSec: integer(env, 'AUTH_MAX_TOKEN_TTL_SEC', 86_400, 30, 2_592_000),
   }
 }

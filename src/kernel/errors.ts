@@ -138,10 +138,15 @@ export const ERROR_CODES = {
     summary: 'an unexpected failure; the response carries only a request id',
   },
   NOT_IMPLEMENTED: { status: 501, v1: 'not-implemented', summary: 'the feature is announced but not yet available' },
+  DATABASE_UNAVAILABLE: {
+    status: 503,
+    v1: 'database-unavailable',
+    summary: 'the database cannot be reached (stopped, restarting, failing over); retry after Retry-After seconds',
+  },
   SERVICE_UNAVAILABLE: {
     status: 503,
     v1: 'service-unavailable',
-    summary: 'the service is starting, stopping or its database is unreachable',
+    summary: 'the job runtime is not running, or a query ran past its statement timeout',
   },
 } as const satisfies Record<string, { status: number; v1: string; summary: string }>
 

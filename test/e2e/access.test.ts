@@ -75,22 +75,24 @@ describe('token issuer', () => {
     expect(response.body).toEqual({ error, error_description: expect.any(String) })
   })
 
-  it('throttles repeated failures of one client with 429 and Retry-After, even with the right secret', async () => {
-    await t.request('POST', '/api/v1/clients', { clientId: 'flaky-bot', groups: [] })
-    const wrong = form({ grant_type: 'client_credentials', client_id: 'flaky-bot', client_secret: 'wrong' })
-    const statuses: number[] = []
-    for (let i = 0; i < 6; i++) {
-      const response = await t.app.server.inject({
+  it('throttles repeated failures of one client from one address with 429 and Retry-After, even with the right secret', async () => {
+    const bot = await t.request('POST', '/api/v1/clients', { clientId: 'flaky-bot', groups: [] })
+    const attempt = (secret: string) =>
+      t.app.server.inject({
         method: 'POST',
         url: '/auth/realms/obol/protocol/openid-connect/token',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        payload: wrong,
-        remoteAddress: `10.0.0.${i + 1}`,
+        payload: form({ grant_type: 'client_credentials', client_id: 'flaky-bot', client_secret: secret }),
+        remoteAddress: '10.0.0.1',
       })
+    const statuses: number[] = []
+    for (let i = 0; i < 6; i++) {
+      const response = await attempt('wrong')
       statuses.push(response.statusCode)
       if (response.statusCode === 429) expect(Number(response.headers['retry-after'])).toBeGreaterThan(0)
     }
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429])
+    expect((await attempt(bot.body.clientSecret as string)).statusCode).toBe(429)
   })
 
   it('serves the JWKS and the discovery document', async () => {

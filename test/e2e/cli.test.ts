@@ -30,9 +30,23 @@ interface Running {
   output(): string
 }
 
+interface SpawnOptions {
+  /** Options of node itself, before the script. */
+  nodeArgs?: string[]
+  /** Through `script`, so that the process writes to a terminal (a pseudo-terminal). */
+  terminal?: boolean
+  /** In a process group of its own, so that what it leaves behind can be found. */
+  detached?: boolean
+}
+
 /** Runs `node bin/obol.js …` with only the environment given (plus PATH and HOME): no DATABASE_URL leaks in. */
-function obol(args: string[], env: Record<string, string>): Running {
-  const child = spawn(process.execPath, [BIN, ...args], {
+function obol(args: string[], env: Record<string, string>, options: SpawnOptions = {}): Running {
+  const command = [process.execPath, ...(options.nodeArgs ?? []), BIN, ...args]
+  const [file, argv] = options.terminal
+    ? ['script', ['-qec', command.map((a) => `'${a}'`).join(' '), '/dev/null']]
+    : [command[0]!, command.slice(1)]
+  const child = spawn(file, argv, {
+    detached: options.detached ?? false,
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? root,
@@ -73,9 +87,13 @@ interface Server extends Running {
 }
 
 /** Starts `obol start` on `dataDir` and resolves once it has printed its URLs (or rejects if it exits first). */
-async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<Server> {
+async function startServer(
+  dataDir: string,
+  env: Record<string, string> = {},
+  options: SpawnOptions = {},
+): Promise<Server> {
   const port = await freePort()
-  const running = obol(['start'], { DATA_DIR: dataDir, PORT: String(port), ...env })
+  const running = obol(['start'], { DATA_DIR: dataDir, PORT: String(port), ...env }, options)
   const ready = new Promise<void>((resolve) => {
     const check = () => {
       if (/Health:\s+\S+\/health\/ready/.test(running.output())) {
@@ -259,4 +277,54 @@ describe('obol CLI', () => {
     expect(customers.body.data).toHaveLength(50)
     expect((await stop(server)).code).toBe(0)
   })
+
+  it('redirects / to the docs; logs JSON lines when stdout is not a terminal, probes and metrics not at info', async () => {
+    const server = await startServer(path.join(root, 'newcomer'), { LOG_LEVEL: 'info' })
+    const landing = await fetch(`${server.base}/`, { redirect: 'manual' })
+    expect([landing.status, landing.headers.get('location')]).toEqual([302, '/api/docs'])
+    for (const probe of ['/health/live', '/health/ready', '/metrics'])
+      expect((await fetch(server.base + probe)).ok).toBe(true)
+    expect((await fetch(`${server.base}/api/v1/sellers`)).status).toBe(401)
+    const exit = await stop(server)
+    const lines = exit.stdout.split('\n').filter((line) => line.startsWith('{'))
+    const logged = lines.map((line) => JSON.parse(line) as { msg: string; req?: { url: string } })
+    expect(logged.map((l) => l.msg)).toContain('stopped')
+    const urls = logged.flatMap((l) => (l.req ? [l.req.url] : []))
+    expect(urls).toContain('/api/v1/sellers')
+    expect(urls.filter((url) => url.startsWith('/health') || url.startsWith('/metrics'))).toEqual([])
+  }, 120_000)
+
+  it('logs human-readable lines on a terminal', async () => {
+    const server = await startServer(
+      path.join(root, 'newcomer'),
+      { LOG_LEVEL: 'info' },
+      { terminal: true, detached: true },
+    )
+    expect((await fetch(`${server.base}/api/v1/sellers`)).status).toBe(401)
+    // The terminal shows the line once the server has written it (stopping `script` first would cut it off).
+    for (let i = 0; i < 100 && !/request completed/.test(server.output()); i++)
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    process.kill(-server.pid, 'SIGTERM')
+    const exit = await server.exited
+    expect(exit.stdout).toMatch(/INFO.*request completed/)
+    expect(exit.stdout).not.toMatch(/^\{"level"/m)
+  }, 120_000)
+
+  it.each([
+    ['directly', []],
+    ['through the re-execution for a Node without type stripping', ['--no-experimental-strip-types']],
+  ])(
+    'stops the server it started on SIGTERM, run %s, leaving no process behind',
+    async (_how, nodeArgs) => {
+      const server = await startServer(path.join(root, 'newcomer'), {}, { nodeArgs, detached: true })
+      expect((await fetch(`${server.base}/health/live`)).status).toBe(200)
+      server.child.kill('SIGTERM')
+      const exit = await server.exited
+      expect([exit.code, exit.signal]).toEqual([0, null])
+      await expect(fetch(`${server.base}/health/live`)).rejects.toThrow()
+      // Nothing of its process group is left running (a re-executed child would be).
+      expect(() => process.kill(-server.pid, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }))
+    },
+    120_000,
+  )
 })

@@ -12,12 +12,12 @@ function concrete(url: string): string {
 }
 
 describe('every route is guarded', () => {
-  it('declares a policy for every route, and only health, metrics, docs, token and discovery are public', () => {
+  it('declares a policy for every route, and only health, metrics, docs (and / leading to them), token and discovery are public', () => {
     for (const entry of t.app.policies) {
       expect(entry.policy, `${entry.method} ${entry.url}`).toBeDefined()
       if (entry.policy && 'public' in entry.policy) {
         expect(
-          PUBLIC_PREFIXES.some((p) => entry.url.startsWith(p)),
+          entry.url === '/' || PUBLIC_PREFIXES.some((p) => entry.url.startsWith(p)),
           `${entry.method} ${entry.url} is public`,
         ).toBe(true)
       }

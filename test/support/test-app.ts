@@ -34,7 +34,14 @@ export function testAppDeps(
     AUTH_FAILURE_WINDOW_SEC: '60',
     ...env,
   })
-  return { database, clock, jobs, publicUrl: TEST_BASE_URL, auth: config.auth }
+  return {
+    database,
+    clock,
+    jobs,
+    publicUrl: TEST_BASE_URL,
+    auth: config.auth,
+    trustProxy: config.trustProxy,
+  }
 }
 
 export interface Response {

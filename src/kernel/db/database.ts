@@ -84,6 +84,12 @@ export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob
   }
 }
 
+/**
+ * How long a request waits for a pooled connection (a new one, or a busy pool's next free one) before it fails with
+ * 503 DATABASE_UNAVAILABLE, instead of hanging while a server is unreachable.
+ */
+const CONNECTION_TIMEOUT_MS = 10_000
+
 export function openPostgres(
   url: string,
   options: { max?: number; applicationName?: string; readUrl?: string } = {},
@@ -92,6 +98,7 @@ export function openPostgres(
     connectionString: url,
     max: options.max ?? 10,
     application_name: options.applicationName ?? 'obol',
+    connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
   })
   // An idle client losing its server must not crash the process; the pool replaces it.
   pool.on('error', () => undefined)
@@ -106,6 +113,7 @@ export function openPostgres(
       connectionString: url,
       max: options.max ?? 10,
       application_name: `${options.applicationName ?? 'obol'}-relaxed`,
+      connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
       options: '-c synchronous_commit=off',
     })
     relaxedPool.on('error', () => undefined)
@@ -125,6 +133,7 @@ export function openPostgres(
       connectionString: options.readUrl ?? url,
       max: options.max ?? 10,
       application_name: `${options.applicationName ?? 'obol'}-read`,
+      connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
       options: `-c role=${QUERY_ROLE} -c default_transaction_read_only=on -c plan_cache_mode=force_custom_plan -c statement_timeout=${Math.max(1, Math.floor(statementTimeoutMs))}`,
     })
     read.on('error', () => undefined)

@@ -47,6 +47,14 @@ export function errorFamily(url: string): Family {
   return 'default'
 }
 
+/** RFC 6749 §5.2 error codes (plus `temporarily_unavailable` of §4.1.2.1) for the token endpoint's failures. */
+const OAUTH_ERRORS: Partial<Record<ErrorCode, string>> = {
+  INTERNAL_ERROR: 'server_error',
+  UNAUTHORIZED: 'invalid_client',
+  DATABASE_UNAVAILABLE: 'temporarily_unavailable',
+  SERVICE_UNAVAILABLE: 'temporarily_unavailable',
+}
+
 export function errorBody(
   family: Family,
   generic: ErrorCode,
@@ -58,8 +66,7 @@ export function errorBody(
   const code = familyCode(family, generic, details)
   if (family === 'v1') return { status: 'FAIL', message, error_code: ERROR_CODES[code].v1 }
   if (family === 'oauth') {
-    const error =
-      code === 'INTERNAL_ERROR' ? 'server_error' : code === 'UNAUTHORIZED' ? 'invalid_client' : 'invalid_request'
+    const error = OAUTH_ERRORS[code] ?? 'invalid_request'
     return { error, error_description: message }
   }
   // The catalog document's discount accounting-article failure has its own exact shape.
@@ -124,6 +131,7 @@ export function installErrorHandling(app: FastifyInstance): void {
       )
     }
     const known = asAppError(raw)
+    if (known?.code === 'DATABASE_UNAVAILABLE') request.log.warn({ err: raw }, 'database unavailable')
     if (known) return send(reply, request, known)
     const error = raw as FastifyError
     if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {

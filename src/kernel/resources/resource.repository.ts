@@ -4,6 +4,7 @@ import type { EntityDef, FieldDef } from '../model/index.ts'
 import { registry } from '../model/index.ts'
 import { parseDatabaseJson } from '../decimal-json.ts'
 import { wireValue } from '../model/json.ts'
+import { sellerRestriction, type SellerCodes } from '../model/row-security.ts'
 
 export type WireRecord = Record<string, unknown>
 
@@ -16,8 +17,16 @@ export function jsonKey(name: string): SQL {
 }
 const AUDIT = new Set(['created', 'updated', 'creator', 'updater'])
 
-/** One JSON object per row, built by PostgreSQL: fields, relations as target codes, the audit block. */
-function recordJson(entity: EntityDef): { json: SQL; joins: SQL } {
+/** The caller's seller restriction on the rows of `entity` as `alias`, or `true`. */
+function visible(entity: EntityDef, alias: string, sellerCodes: SellerCodes): SQL {
+  return sellerRestriction(registry, entity, alias, sellerCodes) ?? sql`true`
+}
+
+/**
+ * One JSON object per row, built by PostgreSQL: fields, relations as target codes, the audit block. A related
+ * business record the caller may not see is written null, as the Query API writes it.
+ */
+function recordJson(entity: EntityDef, sellerCodes: SellerCodes): { json: SQL; joins: SQL } {
   const pairs: SQL[] = []
   const joins: SQL[] = []
   for (const field of entity.fields.values()) {
@@ -31,7 +40,7 @@ function recordJson(entity: EntityDef): { json: SQL; joins: SQL } {
     const alias = `r${i++}`
     pairs.push(sql`${jsonKey(rel.name)}, ${ident(alias)}.${ident(target.codeField ?? 'id')}`)
     joins.push(
-      sql` left join ${ident(target.tableName)} ${ident(alias)} on ${ident(alias)}.id = t.${ident(rel.column!)}`,
+      sql` left join ${ident(target.tableName)} ${ident(alias)} on ${ident(alias)}.id = t.${ident(rel.column!)} and ${visible(target, alias, sellerCodes)}`,
     )
   }
   const audit = [...AUDIT].map((name) => entity.fields.get(name)).filter((f): f is FieldDef => f !== undefined)
@@ -47,38 +56,73 @@ function recordJson(entity: EntityDef): { json: SQL; joins: SQL } {
   return { json: sql.join(chunks, sql` || `), joins: sql.join(joins, sql``) }
 }
 
-async function selectRecords(db: Db, entity: EntityDef, where: SQL, tail: SQL = sql``): Promise<WireRecord[]> {
-  const { json, joins } = recordJson(entity)
+/** Records matching `where` that the caller may see (`sellerCodes`: its seller restriction, null for none). */
+async function selectRecords(
+  db: Db,
+  entity: EntityDef,
+  where: SQL,
+  sellerCodes: SellerCodes,
+  tail: SQL = sql``,
+): Promise<WireRecord[]> {
+  const { json, joins } = recordJson(entity, sellerCodes)
   const found = await rows<{ j: string }>(
     db,
-    sql`select (${json})::text as j from ${ident(entity.tableName)} t${joins} where ${where}${tail}`,
+    sql`select (${json})::text as j from ${ident(entity.tableName)} t${joins} where ${where} and ${visible(entity, 't', sellerCodes)}${tail}`,
   )
   // Decimals a double cannot hold stay exact JSON numbers (the record schema writes them verbatim).
   return found.map((r) => parseDatabaseJson(r.j) as WireRecord)
 }
 
-export async function findByCode(db: Db, entity: EntityDef, code: string): Promise<WireRecord | undefined> {
-  return (await selectRecords(db, entity, sql`t.code = ${code}`))[0]
+export async function findByCode(
+  db: Db,
+  entity: EntityDef,
+  code: string,
+  sellerCodes: SellerCodes = null,
+): Promise<WireRecord | undefined> {
+  return (await selectRecords(db, entity, sql`t.code = ${code}`, sellerCodes))[0]
 }
 
-export async function findById(db: Db, entity: EntityDef, id: number): Promise<WireRecord | undefined> {
-  return (await selectRecords(db, entity, sql`t.id = ${id}`))[0]
+export async function findById(
+  db: Db,
+  entity: EntityDef,
+  id: number,
+  sellerCodes: SellerCodes = null,
+): Promise<WireRecord | undefined> {
+  return (await selectRecords(db, entity, sql`t.id = ${id}`, sellerCodes))[0]
 }
 
 export async function list(
   db: Db,
   entity: EntityDef,
   page: { offset: number; limit: number; sortBy: FieldDef; descending: boolean },
+  sellerCodes: SellerCodes = null,
 ): Promise<{ total: number; data: WireRecord[] }> {
   const direction = page.descending ? sql`desc` : sql`asc`
   const data = await selectRecords(
     db,
     entity,
     sql`true`,
+    sellerCodes,
     sql` order by t.${ident(page.sortBy.column)} ${direction}, t.id ${direction} limit ${page.limit} offset ${page.offset}`,
   )
-  const count = await rows<{ n: string }>(db, sql`select count(*)::text as n from ${ident(entity.tableName)}`)
+  const count = await rows<{ n: string }>(
+    db,
+    sql`select count(*)::text as n from ${ident(entity.tableName)} t where ${visible(entity, 't', sellerCodes)}`,
+  )
   return { total: Number(count[0]?.n ?? 0), data }
+}
+
+/**
+ * Whether the record `id` belongs to one of `sellerCodes` (null: any) by its registry seller path, i.e. whether a caller
+ * restricted to them may see it; inside a transaction, in its new state. Always true for entities that are not business.
+ */
+export async function withinSellers(db: Db, entity: EntityDef, id: number, sellerCodes: SellerCodes): Promise<boolean> {
+  if (sellerRestriction(registry, entity, 't', sellerCodes) === undefined) return true
+  const found = await rows<{ id: unknown }>(
+    db,
+    sql`select t.id from ${ident(entity.tableName)} t where t.id = ${id} and ${visible(entity, 't', sellerCodes)}`,
+  )
+  return found.length > 0
 }
 
 export async function idOfCode(db: Db, entity: EntityDef, code: string): Promise<number | undefined> {
@@ -89,11 +133,19 @@ export async function idOfCode(db: Db, entity: EntityDef, code: string): Promise
   return found[0] === undefined ? undefined : Number(found[0].id)
 }
 
-/** Locks the row so a concurrent update or delete of the same record waits for this transaction. */
-export async function lockIdOfCode(db: Db, entity: EntityDef, code: string): Promise<number | undefined> {
+/**
+ * Locks the row so a concurrent update or delete of the same record waits for this transaction. A record the caller
+ * may not see is not found.
+ */
+export async function lockIdOfCode(
+  db: Db,
+  entity: EntityDef,
+  code: string,
+  sellerCodes: SellerCodes = null,
+): Promise<number | undefined> {
   const found = await rows<{ id: string | number }>(
     db,
-    sql`select id from ${ident(entity.tableName)} where code = ${code} for update`,
+    sql`select t.id from ${ident(entity.tableName)} t where t.code = ${code} and ${visible(entity, 't', sellerCodes)} for update of t`,
   )
   return found[0] === undefined ? undefined : Number(found[0].id)
 }

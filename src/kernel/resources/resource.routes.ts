@@ -1,4 +1,6 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { principalOf } from '../http/principal.ts'
+import type { SellerCodes } from '../model/row-security.ts'
 import type { Resource } from './resource.model.ts'
 import type { ResourceService, Actor } from './resource.service.ts'
 import { bodySchema, listSchema, recordSchema } from './resource.schemas.ts'
@@ -22,6 +24,9 @@ const listQuery = {
 
 export type ActorOf = (request: unknown) => Actor
 
+/** The caller's seller restriction, applied by the service to every read and write of a business entity. */
+const sellersOf = (request: FastifyRequest): SellerCodes => principalOf(request).sellerCodes
+
 /** The five routes of a plain v1 resource. Thin: validate, authorize (policy), call the service. */
 export function registerResourceRoutes(app: FastifyInstance, service: ResourceService, actorOf: ActorOf): void {
   const resource: Resource = service.resource
@@ -43,7 +48,8 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
       },
     },
     async (request, reply) => {
-      const created = await service.create(request.body as Record<string, unknown>, actorOf(request))
+      const body = request.body as Record<string, unknown>
+      const created = await service.create(body, actorOf(request), sellersOf(request))
       return reply.status(201).send(created)
     },
   )
@@ -58,7 +64,7 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
         response: { 200: listSchema(resource) },
       },
     },
-    async (request) => service.list(request.query as Record<string, never>),
+    async (request) => service.list(request.query as Record<string, never>, sellersOf(request)),
   )
   app.get(
     `${base}/:code`,
@@ -66,7 +72,7 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
       config: view,
       schema: { tags, summary: `Get a ${resource.label} by code`, params: codeParams, response: { 200: record } },
     },
-    async (request) => service.get((request.params as { code: string }).code),
+    async (request) => service.get((request.params as { code: string }).code, sellersOf(request)),
   )
   app.put(
     `${base}/:code`,
@@ -85,6 +91,7 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
         (request.params as { code: string }).code,
         request.body as Record<string, unknown>,
         actorOf(request),
+        sellersOf(request),
       ),
   )
   app.delete(
@@ -98,7 +105,7 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
       },
     },
     async (request, reply) => {
-      await service.delete((request.params as { code: string }).code)
+      await service.delete((request.params as { code: string }).code, sellersOf(request))
       return reply.status(204).send()
     },
   )

@@ -4,6 +4,7 @@ import { AppError, type ErrorDetail, validationError } from '../errors.ts'
 import { pgErrorOf } from '../db/database-errors.ts'
 import { registry, type EntityDef, type FieldDef } from '../model/index.ts'
 import { columnParam } from '../model/json.ts'
+import type { SellerCodes } from '../model/row-security.ts'
 import { validateCustomFieldValues } from './custom-fields.ts'
 import type { Resource } from './resource.model.ts'
 import * as repo from './resource.repository.ts'
@@ -47,13 +48,30 @@ export class ResourceService {
     this.defaultLimit = defaultLimit
   }
 
-  async get(code: string): Promise<repo.WireRecord> {
-    const found = await repo.findByCode(this.db, this.def, code)
-    if (!found) throw new AppError('ENTITY_NOT_FOUND', `${this.resource.label} ${code} not found`)
+  /**
+   * The caller's seller restriction for this resource. Business entities need it on every read and write (DECISIONS
+   * "General": row-level security); for the others it changes nothing and may be left out.
+   */
+  private scope(sellerCodes: SellerCodes | undefined): SellerCodes {
+    if (sellerCodes !== undefined) return sellerCodes
+    if (this.def.business)
+      throw new Error(`${this.def.name} is a business entity: pass the caller's seller restriction`)
+    return null
+  }
+
+  private notFound(code: string): AppError {
+    return new AppError('ENTITY_NOT_FOUND', `${this.resource.label} ${code} not found`)
+  }
+
+  /** A record of a seller outside the caller's restriction reads as absent (404). */
+  async get(code: string, sellerCodes?: SellerCodes): Promise<repo.WireRecord> {
+    const found = await repo.findByCode(this.db, this.def, code, this.scope(sellerCodes))
+    if (!found) throw this.notFound(code)
     return found
   }
 
-  async list(query: ListQuery) {
+  async list(query: ListQuery, sellerCodes?: SellerCodes) {
+    const scope = this.scope(sellerCodes)
     const limit = Math.min(query.limit ?? (await this.defaultLimit()), MAX_LIMIT)
     const offset = query.offset ?? 0
     const sortField = this.def.fields.get(query.sortBy ?? 'code') ?? undefined
@@ -76,49 +94,64 @@ export class ResourceService {
         },
       )
     }
-    const { total, data } = await repo.list(this.db, this.def, {
-      offset,
-      limit,
-      sortBy: sortField,
-      descending: order.startsWith('DESC'),
-    })
+    const { total, data } = await repo.list(
+      this.db,
+      this.def,
+      { offset, limit, sortBy: sortField, descending: order.startsWith('DESC') },
+      scope,
+    )
     return { total, offset, limit, data }
   }
 
-  async create(body: Record<string, unknown>, actor: Actor): Promise<repo.WireRecord> {
+  /** Creating a record that would belong to a seller outside the caller's restriction is 403. */
+  async create(body: Record<string, unknown>, actor: Actor, sellerCodes?: SellerCodes): Promise<repo.WireRecord> {
+    const scope = this.scope(sellerCodes)
     try {
       return await this.db.transaction(async (tx) => {
-        const values = await this.toColumns(tx, body, undefined)
+        const values = await this.toColumns(tx, body, undefined, scope)
         values.set('creator', sql`${actor.username}`)
         const id = await repo.insert(tx, this.def, values)
-        return (await repo.findById(tx, this.def, id))!
+        await this.checkStillVisible(tx, id, scope)
+        return (await repo.findById(tx, this.def, id, scope))!
       })
     } catch (error) {
       throw this.translate(error, body.code as string)
     }
   }
 
-  async update(code: string, body: Record<string, unknown>, actor: Actor): Promise<repo.WireRecord> {
+  /**
+   * Partial update. A record the caller may not see is 404; moving one to a seller outside the caller's restriction
+   * (through the relation its seller path starts with) is 403, and changes nothing.
+   */
+  async update(
+    code: string,
+    body: Record<string, unknown>,
+    actor: Actor,
+    sellerCodes?: SellerCodes,
+  ): Promise<repo.WireRecord> {
+    const scope = this.scope(sellerCodes)
     try {
       return await this.db.transaction(async (tx) => {
-        const id = await repo.lockIdOfCode(tx, this.def, code)
-        if (id === undefined) throw new AppError('ENTITY_NOT_FOUND', `${this.resource.label} ${code} not found`)
-        const values = await this.toColumns(tx, body, id)
+        const id = await repo.lockIdOfCode(tx, this.def, code, scope)
+        if (id === undefined) throw this.notFound(code)
+        const values = await this.toColumns(tx, body, id, scope)
         values.set('updated', sql`now()`)
         values.set('updater', sql`${actor.username}`)
         await repo.update(tx, this.def, id, values)
-        return (await repo.findById(tx, this.def, id))!
+        await this.checkStillVisible(tx, id, scope)
+        return (await repo.findById(tx, this.def, id, scope))!
       })
     } catch (error) {
       throw this.translate(error, code)
     }
   }
 
-  async delete(code: string): Promise<void> {
+  async delete(code: string, sellerCodes?: SellerCodes): Promise<void> {
+    const scope = this.scope(sellerCodes)
     try {
       await this.db.transaction(async (tx) => {
-        const id = await repo.lockIdOfCode(tx, this.def, code)
-        if (id === undefined) throw new AppError('ENTITY_NOT_FOUND', `${this.resource.label} ${code} not found`)
+        const id = await repo.lockIdOfCode(tx, this.def, code, scope)
+        if (id === undefined) throw this.notFound(code)
         await repo.remove(tx, this.def, id)
       })
     } catch (error) {
@@ -131,6 +164,19 @@ export class ResourceService {
       }
       throw error
     }
+  }
+
+  /**
+   * The written record, in its new state inside the transaction, must still belong to one of the caller's sellers;
+   * otherwise the transaction is undone by the 403. (A relation naming another seller's record is refused earlier,
+   * naming the field; this also covers a seller created with a code outside the list.)
+   */
+  private async checkStillVisible(tx: Db, id: number, scope: SellerCodes): Promise<void> {
+    if (await repo.withinSellers(tx, this.def, id, scope)) return
+    throw new AppError(
+      'FORBIDDEN',
+      `The ${this.resource.label} would belong to a seller outside the sellers you may act for (${(scope ?? []).join(', ')})`,
+    )
   }
 
   private translate(error: unknown, code: string | undefined): unknown {
@@ -153,10 +199,16 @@ export class ResourceService {
   }
 
   /** Converts a validated body into column values: codes of related records become ids. */
-  private async toColumns(tx: Db, body: Record<string, unknown>, id: number | undefined): Promise<Map<string, SQL>> {
+  private async toColumns(
+    tx: Db,
+    body: Record<string, unknown>,
+    id: number | undefined,
+    scope: SellerCodes,
+  ): Promise<Map<string, SQL>> {
     this.resource.normalize?.(body)
     const values = new Map<string, SQL>()
     const problems: ErrorDetail[] = []
+    const forbidden: ErrorDetail[] = []
     const merged: Record<string, unknown> = id === undefined ? {} : { ...(await repo.findById(tx, this.def, id)) }
     for (const [key, value] of Object.entries(body)) {
       if (key === 'cfValues' && this.def.customFields) {
@@ -182,11 +234,21 @@ export class ResourceService {
         const targetId = await repo.idOfCode(tx, target, value as string)
         if (targetId === undefined) {
           problems.push({ field: key, message: `no ${humanize(target.name)} with code '${value as string}'` })
+        } else if (!(await repo.withinSellers(tx, target, targetId, scope))) {
+          forbidden.push({
+            field: key,
+            message: `${humanize(target.name)} ${value as string} belongs to a seller outside the sellers you may act for`,
+          })
         } else {
           values.set(rel.column!, sql`${targetId}`)
         }
         continue
       }
+    }
+    if (forbidden.length > 0) {
+      throw new AppError('FORBIDDEN', forbidden.map((d) => `${d.field}: ${d.message}`).join('; '), {
+        details: forbidden,
+      })
     }
     if (this.resource.validate) {
       problems.push(...(await this.resource.validate(merged, { db: tx, entity: this.def, isCreate: id === undefined })))

@@ -3,8 +3,9 @@ import formbody from '@fastify/formbody'
 import type { AuthConfig } from '../../kernel/config.ts'
 import type { SigningKeys } from './signing-keys.ts'
 import type { TokenService } from './tokens.ts'
-import type { AuthThrottle } from './throttle.ts'
+import type { AuthThrottle, Refusal } from './throttle.ts'
 import { DUMMY_HASH, verifySecret } from './secrets.ts'
+import { isStorableText } from '../../kernel/http/text-guard.ts'
 
 function oauthError(
   reply: FastifyReply,
@@ -19,6 +20,15 @@ function oauthError(
     .send({ error, error_description: description })
 }
 
+/** The 429 message: whether this identity is being guessed from the caller's address, or the address itself is busy. */
+export function refusalMessage(refusal: Refusal, identity: string): string {
+  const from =
+    refusal.scope === 'identity'
+      ? `Too many failed authentications of ${identity} from this address`
+      : 'Too many failed authentications from this address'
+  return `${from}; retry in ${refusal.retryAfterSec} s`
+}
+
 function clientCredentials(request: FastifyRequest, body: Record<string, unknown>) {
   const header = request.headers.authorization
   const basic = header && /^Basic\s+(\S+)$/i.exec(header)
@@ -29,11 +39,18 @@ function clientCredentials(request: FastifyRequest, body: Record<string, unknown
     const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8')
     const colon = decoded.indexOf(':')
     if (colon < 0) return { error: 'the Basic credentials are malformed' as const }
-    return {
-      method: 'basic' as const,
-      clientId: decodeURIComponent(decoded.slice(0, colon)),
-      secret: decodeURIComponent(decoded.slice(colon + 1)),
+    let clientId: string
+    let secret: string
+    try {
+      clientId = decodeURIComponent(decoded.slice(0, colon))
+      secret = decodeURIComponent(decoded.slice(colon + 1))
+    } catch {
+      return { error: 'the Basic credentials are not URL-encoded UTF-8' as const }
     }
+    // Form fields are checked at the edge for every route; the Authorization header is this route's own.
+    if (!isStorableText(clientId) || !isStorableText(secret))
+      return { error: 'the Basic credentials contain NUL or an unpaired UTF-16 surrogate' as const }
+    return { method: 'basic' as const, clientId, secret }
   }
   if (typeof body.client_id !== 'string' || body.client_id === '') return { error: 'client_id is required' as const }
   if (typeof body.client_secret !== 'string') return { error: 'client_secret is required' as const }
@@ -95,18 +112,18 @@ export function registerAuthRoutes(
         const credentials = clientCredentials(request, body)
         if ('error' in credentials)
           return oauthError(reply, 400, 'invalid_request', credentials.error ?? 'invalid request')
-        const keys = [`client:${credentials.clientId}`, `address:${request.ip}`]
-        const wait = await deps.throttle.retryAfter(keys)
-        if (wait > 0) {
-          return oauthError(reply, 429, 'too_many_requests', `Too many failed authentications; retry in ${wait} s`, {
-            'retry-after': String(wait),
+        const attempt = { kind: 'client' as const, identity: credentials.clientId, address: request.ip }
+        const refusal = await deps.throttle.refusal(attempt)
+        if (refusal) {
+          return oauthError(reply, 429, 'too_many_requests', refusalMessage(refusal, 'this client'), {
+            'retry-after': String(refusal.retryAfterSec),
           })
         }
         const client = await deps.tokens.clientIdentity(credentials.clientId)
         // Hash even for an unknown client, so timing does not tell which client ids exist.
         const valid = await verifySecret(credentials.secret, client?.secretHash ?? DUMMY_HASH)
         if (!client || !valid) {
-          await deps.throttle.recordFailure(keys)
+          await deps.throttle.recordFailure(attempt)
           return oauthError(
             reply,
             401,
@@ -115,6 +132,7 @@ export function registerAuthRoutes(
             credentials.method === 'basic' ? { 'www-authenticate': `Basic realm="${deps.config.realm}"` } : {},
           )
         }
+        await deps.throttle.recordSuccess(attempt)
         const token = await deps.tokens.issue(client.identity)
         return reply.headers({ 'cache-control': 'no-store', pragma: 'no-cache' }).send(token)
       },

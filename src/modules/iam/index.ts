@@ -22,6 +22,7 @@ export function createIamModule(deps: { db: Db; config: AuthConfig; baseUrl: str
   const tokens = new TokenService(deps.db, keys, deps.config, deps.baseUrl)
   const throttle = new AuthThrottle(deps.db, {
     maxFailures: deps.config.maxFailures,
+    maxAddressFailures: deps.config.maxAddressFailures,
     windowSec: deps.config.failureWindowSec,
   })
   return {

@@ -10,6 +10,7 @@ import { createGroupBody } from './iam.routes.ts'
 import type { TokenService } from './tokens.ts'
 import { grantsOf } from './tokens.ts'
 import type { AuthThrottle } from './throttle.ts'
+import { refusalMessage } from './auth.routes.ts'
 import { DUMMY_HASH, randomSecret, sha256, verifySecret } from './secrets.ts'
 
 export const SESSION_COOKIE = 'obol_session'
@@ -91,19 +92,20 @@ export function registerPortalRoutes(
       },
       async (request, reply) => {
         const { username, password } = request.body as { username: string; password: string }
-        const keys = [`user:${username}`, `address:${request.ip}`]
-        const wait = await deps.throttle.retryAfter(keys)
-        if (wait > 0) {
-          throw new AppError('TOO_MANY_REQUESTS', `Too many failed logins; retry in ${wait} s`, {
-            headers: { 'retry-after': String(wait) },
+        const attempt = { kind: 'user' as const, identity: username, address: request.ip }
+        const refusal = await deps.throttle.refusal(attempt)
+        if (refusal) {
+          throw new AppError('TOO_MANY_REQUESTS', refusalMessage(refusal, 'this user'), {
+            headers: { 'retry-after': String(refusal.retryAfterSec) },
           })
         }
         const user = await deps.iam.passwordUser(username)
         const valid = await verifySecret(password, user?.hash ?? DUMMY_HASH)
         if (!user || !valid) {
-          await deps.throttle.recordFailure(keys)
+          await deps.throttle.recordFailure(attempt)
           throw new AppError('UNAUTHORIZED', 'Unknown username or wrong password')
         }
+        await deps.throttle.recordSuccess(attempt)
         const id = randomSecret()
         const csrf = randomSecret()
         const expires = await one<{ expires_at: string }>(

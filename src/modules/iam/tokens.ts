@@ -17,7 +17,13 @@ export interface IssuedToken {
   access_token: string
   token_type: 'Bearer'
   expires_in: number
+  scope: string
 }
+
+/** `azp` of tokens a portal user gets (they come from no OAuth client). */
+const PORTAL_CLIENT = 'obol-portal'
+/** The scopes Keycloak grants a client-credentials token by default. */
+const TOKEN_SCOPE = 'profile email'
 
 export interface Identity {
   userId: number
@@ -63,6 +69,18 @@ export async function grantsOf(
   return { roles: roleRows.map((r) => r.name), groups: groupRows.map((g) => g.name), sellerCodes }
 }
 
+/**
+ * A token must say when it expires, and live no longer than allowed: `exp − iat` (or `exp −` now without `iat`) at
+ * most `maxSec` (AUTH_TOKEN_TTL_SEC for Obol's own tokens, AUTH_MAX_TOKEN_TTL_SEC for an external issuer's). A token
+ * without `exp` would never expire: whoever obtained one (or the key that signs them) would keep access forever.
+ */
+export function tokenLifetimeProblem(payload: JWTPayload, maxSec: number, nowSec: number): string | undefined {
+  if (typeof payload.exp !== 'number') return 'the token has no expiry (exp)'
+  const start = typeof payload.iat === 'number' ? payload.iat : nowSec
+  if (payload.exp - start > maxSec) return `the token lives longer than ${maxSec} s`
+  return undefined
+}
+
 /** Verified tokens kept (each about a kilobyte) so that a token sent again is not checked again. */
 const VERIFIED_TOKENS_MAX = 10_000
 /** A verified token is trusted for at most this long without a new check (a retired signing key stops it then). */
@@ -95,10 +113,16 @@ export class TokenService {
   async issue(identity: Identity, ttlSec = this.config.tokenTtlSec): Promise<IssuedToken> {
     const grants = await grantsOf(this.db, identity.userId)
     const { kid, key } = await this.keys.active()
+    // The claims a Keycloak client-credentials token carries, so a consumer reading roles where Keycloak writes them
+    // (`resource_access.<backend client>.roles`, or `realm_access.roles`) finds them in either.
     const claims: Record<string, unknown> = {
-      azp: identity.clientId ?? 'obol-portal',
+      typ: 'Bearer',
+      azp: identity.clientId ?? PORTAL_CLIENT,
+      ...(identity.clientId === undefined ? {} : { client_id: identity.clientId }),
+      scope: TOKEN_SCOPE,
       preferred_username: identity.username,
       realm_access: { roles: grants.roles },
+      resource_access: { [this.config.resourceClient]: { roles: grants.roles } },
       groups: grants.groups,
       ...(grants.sellerCodes ? { obol_seller_codes: grants.sellerCodes } : {}),
     }
@@ -111,7 +135,7 @@ export class TokenService {
       .setExpirationTime(`${ttlSec}s`)
       .setJti(randomUUID())
       .sign(key)
-    return { access_token: token, token_type: 'Bearer', expires_in: ttlSec }
+    return { access_token: token, token_type: 'Bearer', expires_in: ttlSec, scope: TOKEN_SCOPE }
   }
 
   private async externalVerifier(): Promise<{ issuer: string; jwks: JWTVerifyGetKey }> {
@@ -172,6 +196,9 @@ export class TokenService {
       if (code === 'ERR_JWT_EXPIRED') throw new InvalidTokenError('the token has expired', true)
       throw new InvalidTokenError('the token is invalid')
     }
+    const maxLifetimeSec = this.config.issuerUrl ? this.config.maxExternalTokenTtlSec : this.config.tokenTtlSec
+    const lifetimeProblem = tokenLifetimeProblem(payload, maxLifetimeSec, Date.now() / 1000)
+    if (lifetimeProblem) throw new InvalidTokenError(lifetimeProblem)
     const strings = (value: unknown) =>
       Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []
     const roles = new Set([
@@ -186,7 +213,7 @@ export class TokenService {
       roles,
       groups: strings(payload.groups),
       sellerCodes,
-      expiresAt: new Date((payload.exp ?? 0) * 1000),
+      expiresAt: new Date(Number(payload.exp) * 1000),
     }
   }
 

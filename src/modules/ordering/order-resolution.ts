@@ -8,6 +8,7 @@ import { readDecimal } from '../pricing/index.ts'
 import { firstServicePeriod, selectTax, type DiscountLevel, type TaxRate } from '../rating/index.ts'
 import { dayIn, readDay } from './business-day.ts'
 import * as catalog from './order-catalog.repository.ts'
+import { accountsOfOtherSellers, orderParties } from './order-parties.ts'
 import {
   attributeValue,
   attributeValueProblem,
@@ -57,14 +58,8 @@ export async function resolveOrder(db: Db, input: OrderInput, options: ResolveOp
   const today = dayIn(options.now, timeZone)
   const problems: ErrorDetail[] = []
 
-  const [seller, billingAccount, userAccount] = await catalog.inTurn(
-    () => catalog.sellerByCode(db, input.sellerCode),
-    () => catalog.billingAccountByCode(db, input.billingAccountCode),
-    () => catalog.userAccountByCode(db, input.userAccountCode),
-  )
-  if (!seller || (options.sellerCodes && !options.sellerCodes.includes(seller.code))) {
-    problems.push({ field: 'sellerCode', message: `no seller with code '${input.sellerCode}'` })
-  }
+  const [seller, billingAccount, userAccount] = await orderParties(db, input, options.sellerCodes)
+  if (!seller) problems.push({ field: 'sellerCode', message: `no seller with code '${input.sellerCode}'` })
   if (!billingAccount) {
     problems.push({
       field: 'billingAccountCode',
@@ -79,6 +74,7 @@ export async function resolveOrder(db: Db, input: OrderInput, options: ResolveOp
       message: `user account ${userAccount.code} belongs to billing account ${userAccount.billingAccountCode}, not ${billingAccount.code}`,
     })
   }
+  if (seller) problems.push(...(await accountsOfOtherSellers(db, seller, billingAccount, userAccount)))
 
   const orderOffers = input.orderOffers
   const [offers, products] = await catalog.inTurn(

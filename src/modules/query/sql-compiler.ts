@@ -1,6 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm'
 import type { EntityDef, EntityRegistry, FieldType, Viewer } from '../../kernel/model/index.ts'
 import { instantText, textArray, wireValue } from '../../kernel/model/json.ts'
+import { sellerRestriction } from '../../kernel/model/row-security.ts'
 import { EXPANDED_COLLECTION_LIMIT, truncatedKey } from './query.model.ts'
 import type {
   AggregateExpr,
@@ -391,23 +392,11 @@ class Compiler {
     const viewer = this.options.viewer
     if (entity.rowPolicy && viewer && this.options.trace) this.options.trace.viewerUsed = true
     const policy = entity.rowPolicy && viewer ? entity.rowPolicy(sql`${ident(alias)}`, viewer) : undefined
-    const codes = this.options.sellerCodes
-    if (codes === null || !entity.business || entity.sellerPath === undefined) return policy
-    const sellers = this.sellerChain(entity, alias, entity.sellerPath === '' ? [] : entity.sellerPath.split('.'), codes)
+    const sellers = sellerRestriction(this.registry, entity, alias, this.options.sellerCodes, (hint) =>
+      this.alias(hint),
+    )
+    if (!sellers) return policy
     return policy ? sql`(${sellers} and ${policy})` : sellers
-  }
-
-  private sellerChain(entity: EntityDef, alias: string, segments: readonly string[], codes: readonly string[]): SQL {
-    const [first, ...rest] = segments
-    if (first === undefined) {
-      const code = entity.fields.get(entity.codeField ?? 'code')?.column ?? 'code'
-      return sql`${ident(alias)}.${ident(code)} = any(${textArray(codes)})`
-    }
-    const relation = entity.relations.get(first)
-    if (relation?.kind !== 'manyToOne') throw new Error(`compiler: seller path of ${entity.name} crosses ${first}`)
-    const target = this.registry.get(relation.target)
-    const s = this.alias('s')
-    return sql`${ident(alias)}.${ident(relation.column!)} in (select ${ident(s)}.${ident(idColumn(target))} from ${tableOf(target)} ${ident(s)} where ${this.sellerChain(target, s, rest, codes)})`
   }
 
   /**

@@ -1,0 +1,60 @@
+import type { Db } from '../../kernel/db/database.ts'
+import type { ErrorDetail } from '../../kernel/errors.ts'
+import { registry } from '../../kernel/model/index.ts'
+import type { SellerCodes } from '../../kernel/model/row-security.ts'
+import { withinSellers } from '../../kernel/resources/resource.repository.ts'
+import * as catalog from './order-catalog.repository.ts'
+import type { OrderInput } from './order.model.ts'
+
+type Parties = [
+  catalog.SellerRow | undefined,
+  catalog.BillingAccountRow | undefined,
+  catalog.UserAccountRow | undefined,
+]
+
+/**
+ * The seller, billing account and user account an order names, as the caller may see them (DECISIONS "General":
+ * row-level security): a record of a seller outside the caller's restriction reads as absent, so the order fails
+ * exactly as with an unknown code.
+ */
+export async function orderParties(db: Db, input: OrderInput, sellerCodes: SellerCodes): Promise<Parties> {
+  const [seller, billingAccount, userAccount] = await catalog.inTurn(
+    () => catalog.sellerByCode(db, input.sellerCode),
+    () => catalog.billingAccountByCode(db, input.billingAccountCode),
+    () => catalog.userAccountByCode(db, input.userAccountCode),
+  )
+  const visible = async <T extends { id: number }>(entity: string, row: T | undefined) =>
+    row && (await withinSellers(db, registry.get(entity), row.id, sellerCodes)) ? row : undefined
+  return catalog.inTurn(
+    () => visible('Seller', seller),
+    () => visible('BillingAccount', billingAccount),
+    () => visible('UserAccount', userAccount),
+  )
+}
+
+/**
+ * The billing and user accounts of an order must belong to a customer of the order's seller (their registry seller
+ * path ends at it): charges are booked on the user account's wallet under the order's seller.
+ */
+export async function accountsOfOtherSellers(
+  db: Db,
+  seller: catalog.SellerRow,
+  billingAccount: catalog.BillingAccountRow | undefined,
+  userAccount: catalog.UserAccountRow | undefined,
+): Promise<ErrorDetail[]> {
+  const problems: ErrorDetail[] = []
+  const ofSeller = [seller.code]
+  if (billingAccount && !(await withinSellers(db, registry.get('BillingAccount'), billingAccount.id, ofSeller))) {
+    problems.push({
+      field: 'billingAccountCode',
+      message: `billing account ${billingAccount.code} does not belong to a customer of seller ${seller.code}`,
+    })
+  }
+  if (userAccount && !(await withinSellers(db, registry.get('UserAccount'), userAccount.id, ofSeller))) {
+    problems.push({
+      field: 'userAccountCode',
+      message: `user account ${userAccount.code} does not belong to a customer of seller ${seller.code}`,
+    })
+  }
+  return problems
+}
