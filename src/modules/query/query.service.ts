@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm'
 import { parseDatabaseJson } from '../../kernel/decimal-json.ts'
 import { rows, type Database, type TextStatement } from '../../kernel/db/database.ts'
-import { pgErrorOf } from '../../kernel/db/database-errors.ts'
+import { isDatabaseUnavailable, pgErrorOf } from '../../kernel/db/database-errors.ts'
 import { AppError } from '../../kernel/errors.ts'
 import { hasRole, requireEntityReadable, type Principal } from '../../kernel/http/principal.ts'
 import {
@@ -328,7 +328,8 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
       return (await database.readOnlyQuery<T>(settings.queryStatementTimeoutMs, statement))[0]
     } catch (error) {
       const code = pgErrorOf(error)?.code
-      if (usesSql && code && code !== '57014') {
+      // An unreachable database is never the client's SQL: it stays the 503 of an outage.
+      if (usesSql && code && code !== '57014' && !isDatabaseUnavailable(error)) {
         const hints = raw?.request.filters ? rawSqlHints(registry, raw.entity, raw.request.filters) : []
         const hint = hints.length > 0 ? `: ${hints.join('; ')}` : ''
         throw new AppError('INVALID_FILTER', `filters: the SQL filter could not be run (SQLSTATE ${code})${hint}`)
@@ -446,7 +447,7 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
         const code = pgErrorOf(error)?.code
         if (code === '57014')
           throw new AppError('QUERY_TIMEOUT', `The query ran past its ${Math.round(options.timeoutMs / 1000)} s limit`)
-        if (code && /^(22|42)/.test(code))
+        if (code && /^(22|42)/.test(code) && !isDatabaseUnavailable(error))
           throw new AppError('INVALID_QUERY', `The query could not be run (SQLSTATE ${code})`)
         throw error
       }
