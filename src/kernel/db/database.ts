@@ -117,7 +117,7 @@ export function openPostgres(
       options: '-c synchronous_commit=off',
     })
     relaxedPool.on('error', () => undefined)
-    relaxed = drizzlePg(relaxedPool) as unknown as Db
+    relaxed = drizzlePg(relaxedPool)
     return relaxed
   }
   // The read paths (Query API, reports) run on a pool whose sessions are read-only, as the query role, with the
