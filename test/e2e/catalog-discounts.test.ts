@@ -35,7 +35,7 @@ describe('discount plans', () => {
     [{ code: 'DP_X', status: 'ACTIVE' }, 'status', 'is not a known field'],
     [{ code: 'DP_X', usedQuantity: 3 }, 'usedQuantity', 'is not a known field'],
     [{ code: 'DP_X', discountPlanType: 'FOREVER' }, 'discountPlanType', 'expected one of'],
-    [{ code: 'DP_X', applicationLimit: -1 }, 'applicationLimit', 'must be >= 0'],
+    [{ code: 'DP_X', applicationLimit: -1 }, 'applicationLimit', 'expected a number of 0 or more'],
   ])('refuses %j naming the field', async (body, field, message) => {
     const response = await t.request('POST', '/api/v1/discountPlans', body)
     expect(response.status).toBe(400)

@@ -520,7 +520,7 @@ describe('pricing versions', () => {
       'a bad date',
       { pricingModel: 'FLAT', currency: 'EUR', price: 1, validFrom: '2026-13-01' },
       'validFrom',
-      'must match format "date"',
+      'expected a valid date',
     ],
   ])('refuses a draft with %s (400 naming it)', async (_case, body, field, message) => {
     await created(t, 'POST', '/api/v1/charges', charge('CH_INVALID', 'ONESHOT')).catch(() => undefined)

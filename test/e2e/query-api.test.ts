@@ -403,7 +403,7 @@ describe('POST /api/v1/query/{entity}: the legacy body names (§4.1, §9)', () =
       payload: '{"filters": {"fromRangeExclusive multiplicator": 1023.99999999999999999}, "genericFields": ["code"]}',
     })
     expect(res.body).toBe(
-      '{"total":1,"limit":100,"offset":0,"filters":{"fromRangeExclusive multiplicator":1023.99999999999999999},"data":[{"id" : 3, "code" : "GB"}]}',
+      '{"total":1,"limit":100,"offset":0,"filters":{"fromRangeExclusive multiplicator":1023.99999999999999999},"data":[{"id":3,"code":"GB"}]}',
     )
   })
 
