@@ -383,6 +383,8 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
   return {
     registry,
     list,
+    /** Compiled statements held now, for the metrics (the cache holds at most STATEMENT_CACHE_SIZE). */
+    cachedStatements: () => cache.size,
 
     /** As `list`, with parsed rows: what saved report executions use. */
     async runList(principal: Principal, entityToken: string, request: QueryRequest): Promise<ListResult> {
