@@ -212,9 +212,12 @@ describe('obol CLI', () => {
     first.child.kill('SIGTERM')
     await first.exited
     const second = await startServer(dataDir, { OBOL_ADMIN_CLIENT_SECRET: 'a-different-secret-0123456789' })
-    expect(second.output()).toContain(
-      `OBOL_ADMIN_CLIENT_SECRET is not the secret of ${ADMIN.clientId}: it is used on a database's first start only`,
-    )
+    // The warning is a log line (pino, written apart from the ready banner): it may land just after the banner.
+    await expect
+      .poll(() => second.output(), { timeout: 10_000 })
+      .toContain(
+        `OBOL_ADMIN_CLIENT_SECRET is not the secret of ${ADMIN.clientId}: it is used on a database's first start only`,
+      )
     second.child.kill('SIGTERM')
     await second.exited
   })
