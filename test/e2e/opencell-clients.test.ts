@@ -198,7 +198,7 @@ describe('the MCP server for Opencell', () => {
     const before = await rows(t.db.current.db, sql`select count(*)::int as n, max(updated) as u from customer`)
     const create = await mcp('POST', '/generic/Customer', { code: 'NEW_1', name: 'New' })
     expect(create.status).toBe(405)
-    expect(create.headers.allow).toBe('')
+    expect(create.headers.allow).toBe('GET, HEAD')
     expect(create.body.message).toContain('/api/v1/customers')
 
     const update = await mcp('PUT', `/generic/Customer/${acmeId}`, { name: 'Renamed' })
@@ -272,6 +272,17 @@ describe('the n8n Opencell node (every path under /opencell)', () => {
 })
 
 describe('get by id over GET and HEAD, roles and row-level security', () => {
+  it('GET /generic/{entity} lists with the Query API parameters, fullTextFilter included', async () => {
+    const listed = await send(token, 'GET', '/opencell/api/rest/v2/generic/customer?fullTextFilter=ROCKET&fields=code')
+    expect(listed.status).toBe(200)
+    expect(listed.body).toMatchObject({ total: 1, data: [{ id: acmeId, code: 'ACME_01' }] })
+    const demo = await send(token, 'POST', '/api/rest/v2/generic/all/customer', {
+      fullTextFilter: 'demo 007',
+      genericFields: ['code', 'name'],
+    })
+    expect(demo.body.data.map((c: { code: string }) => c.code)).toEqual(['CUST_007'])
+  })
+
   it('GET /generic/{entity}/{id} answers { data }; HEAD answers 200 or 404 with no body', async () => {
     for (const prefix of ['/api/rest/v2', '/opencell/api/rest/v2']) {
       const got = await send(token, 'GET', `${prefix}/generic/Customer/${acmeId}?fields=code`)

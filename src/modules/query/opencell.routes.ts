@@ -75,7 +75,7 @@ export function registerOpencellRoutes(
       : 'write through the entity’s v1 resource (see /api/docs)'
     throw new AppError(
       'METHOD_NOT_ALLOWED',
-      `The Opencell generic API is read-only here: ${request.method} is not allowed (allowed: ${allow || 'none'}); ${instead}`,
+      `The Opencell generic API is read-only here: ${request.method} is not allowed (allowed: ${allow}); ${instead}`,
       { headers: { allow } },
     )
   }
@@ -152,6 +152,20 @@ export function registerOpencellRoutes(
       async (request, reply) => handlers.list(request, reply, true),
     )
     scope.get(
+      `${generic}/:entity`,
+      {
+        config: entityView,
+        schema: {
+          ...handlers.listSchema,
+          tags,
+          ...hide,
+          summary: 'List entities: same as GET /api/v1/query/{entity}, with fullTextFilter',
+          querystring: schemas.listQuerystring,
+        },
+      },
+      async (request, reply) => handlers.list(request, reply, false),
+    )
+    scope.get(
       `${generic}/:entity/:id`,
       {
         config: entityView,
@@ -187,8 +201,8 @@ export function registerOpencellRoutes(
       [`${generic}/entities`, 'GET, HEAD', ['POST', ...writes]],
       [`${generic}/entities/:entity`, 'GET, HEAD', ['POST', ...writes]],
       [`${generic}/all/:entity`, 'POST', ['GET', ...writes]],
-      // Opencell's create: nothing is served on this path.
-      [`${generic}/:entity`, '', ['POST', ...writes]],
+      // Opencell's create.
+      [`${generic}/:entity`, 'GET, HEAD', ['POST', ...writes]],
       [`${generic}/:entity/:id`, 'GET, HEAD, POST', writes],
     ]
     for (const [url, allow, methods] of routes) {
