@@ -1,20 +1,11 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { sql } from 'drizzle-orm'
 import { rows, type Db } from './database.ts'
 import { syncQueryRoleGrants } from './query-role.ts'
+import { PROJECT_ROOT } from '../project-root.ts'
 
-/** The project's migrations/ directory, found upward from this module: from src/kernel/db or from the dist/ build. */
-export const MIGRATIONS_DIR = findUpward(path.dirname(fileURLToPath(import.meta.url)), 'migrations')
-
-function findUpward(start: string, name: string): string {
-  for (let dir = start; ; dir = path.dirname(dir)) {
-    const candidate = path.join(dir, name)
-    if (fs.existsSync(path.join(dir, 'package.json')) && fs.existsSync(candidate)) return candidate
-    if (path.dirname(dir) === dir) throw new Error(`no ${name} directory above ${start}`)
-  }
-}
+export const MIGRATIONS_DIR = path.join(PROJECT_ROOT, 'migrations')
 
 // Any constant works: instances starting together serialize on it, so each migration runs once.
 const MIGRATION_LOCK = 7_262_001

@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
+import path from 'node:path'
+import { PROJECT_ROOT } from '../../kernel/project-root.ts'
 
 export interface ProductVersion {
   readonly name: string
@@ -7,7 +9,6 @@ export interface ProductVersion {
   readonly commit: string
 }
 
-const ROOT = new URL('../../../', import.meta.url)
 
 /**
  * What `GET /api/rest/v2/generic/version` answers, in Opencell's shape: the product, its package version and the
@@ -18,7 +19,7 @@ export function productVersion(): () => ProductVersion {
   return () => {
     found ??= {
       name: 'Obol',
-      version: (JSON.parse(fs.readFileSync(new URL('package.json', ROOT), 'utf8')) as { version: string }).version,
+      version: (JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version,
       commit: gitCommit(),
     }
     return found
@@ -28,7 +29,7 @@ export function productVersion(): () => ProductVersion {
 function gitCommit(): string {
   try {
     const out = execFileSync('git', ['rev-parse', 'HEAD'], {
-      cwd: ROOT,
+      cwd: PROJECT_ROOT,
       timeout: 2000,
       stdio: ['ignore', 'pipe', 'ignore'],
       encoding: 'utf8',
