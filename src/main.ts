@@ -107,6 +107,7 @@ export async function start(options: { demo: boolean; role: ProcessRole }): Prom
     logPretty: pretty,
     publicUrl: baseUrl,
     auth: config.auth,
+    exportDir: config.exportDir,
     trustProxy: config.trustProxy,
   }).catch(async (error: unknown) => {
     await jobs.stop(1000).catch(() => undefined)

@@ -5,12 +5,25 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import { sql, type SQL } from 'drizzle-orm'
+import { Writable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
 import pg from 'pg'
+import { to as copyTo } from 'pg-copy-streams'
 import { QUERY_ROLE } from './query-role.ts'
 
 export type Db = PgDatabase<PgQueryResultHKT>
 /** A drizzle handle usable inside or outside a transaction. */
 export type Tx = Db
+
+/** An Expert export: one vetted statement written as CSV (header line first) as the query role, read-only. */
+export interface CsvExport {
+  /** A SELECT or WITH statement (COPY's query), or an EXPLAIN (its plan lines written as one CSV column). */
+  readonly text: string
+  readonly kind: 'select' | 'explain'
+  readonly statementTimeoutMs: number
+  /** Names the run's connection (application_name) so any instance can cancel it with `cancelCsvExport`. */
+  readonly tag: string
+}
 
 export interface PoolStats {
   total: number
@@ -53,6 +66,15 @@ export interface Database {
    */
   readOnlyQuery<T>(statementTimeoutMs: number, statement: TextStatement): Promise<T[]>
   /**
+   * Writes a statement's result as PostgreSQL's CSV (`COPY (...) TO STDOUT WITH (FORMAT csv, HEADER)`) into `out`,
+   * read-only and as the query role; answers the number of data rows. On a server: on its own connection (to the
+   * read database when configured), streamed, so memory stays flat, with `statement_timeout`; an error of the
+   * statement (timeout, cancel: SQLSTATE 57014) rejects. On PGlite: the whole output at once, not interruptible.
+   */
+  exportCsv(statement: CsvExport, out: Writable): Promise<number>
+  /** Cancels the running export tagged `tag` (pg_cancel_backend), from any instance; false when none runs. */
+  cancelCsvExport(tag: string): Promise<boolean>
+  /**
    * A handle whose commits do not wait for the write-ahead log to reach disk (`synchronous_commit = off`): for
    * bookkeeping whose last fraction of a second may be lost in a database crash — the workbench audit and governor
    * counts, written around every workbench query — never for money, balances or states. PGlite: the same handle.
@@ -80,8 +102,72 @@ export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob
         await tx.exec(`set transaction read only; set local role ${QUERY_ROLE}`)
         return (await tx.query<T>(statement.text, [...statement.values])).rows
       }),
+    exportCsv: async (statement, out) => {
+      // A simple-query message of three statements runs as one implicit transaction: read-only, as the query role,
+      // rolled back as a whole on error. COPY ... TO STDOUT, as COPY to a file needs pg_write_server_files.
+      const body =
+        statement.kind === 'explain' ? statement.text : `COPY (${statement.text}) TO STDOUT WITH (FORMAT csv, HEADER)`
+      const text = `SET TRANSACTION READ ONLY; SET LOCAL ROLE ${QUERY_ROLE}; ${body}`
+      const message = simpleQuery(text)
+      const messages = await pglite.runExclusive(() => pglite.execProtocolStream(message))
+      let count = 0
+      if (statement.kind === 'explain') {
+        await writeAll(out, [
+          'QUERY PLAN\n',
+          ...messages.flatMap((m) =>
+            m.name === 'dataRow' ? [csvLine((m as unknown as { fields: (string | null)[] }).fields)] : [],
+          ),
+        ])
+        count = messages.filter((m) => m.name === 'dataRow').length
+      } else {
+        const chunks: Uint8Array[] = []
+        for (const m of messages) {
+          if (m.name === 'copyData') chunks.push((m as unknown as { chunk: Uint8Array }).chunk)
+          if (m.name === 'commandComplete') {
+            const words = (m as unknown as { text: string }).text.split(' ')
+            if (words[0] === 'COPY') count = Number(words[1])
+          }
+        }
+        await writeAll(out, chunks)
+      }
+      return count
+    },
+    // PGlite runs one statement at a time in this process: nothing to interrupt.
+    cancelCsvExport: async () => false,
     close: () => pglite.close(),
   }
+}
+
+/** A protocol simple-query message ('Q'): PGlite's `query` cannot read COPY ... TO STDOUT output. */
+function simpleQuery(text: string): Uint8Array {
+  const body = Buffer.from(`${text}\0`, 'utf8')
+  const message = Buffer.alloc(5 + body.length)
+  message.write('Q', 0)
+  message.writeInt32BE(4 + body.length, 1)
+  body.copy(message, 5)
+  return new Uint8Array(message)
+}
+
+/** One CSV line as PostgreSQL's COPY writes it: quoted when needed, NULL as nothing, an empty string as "". */
+export function csvLine(values: readonly (string | null)[]): string {
+  return `${values
+    .map((value) =>
+      value === null
+        ? ''
+        : value === '' || /[",\r\n]/.test(value) || value === '\\.'
+          ? `"${value.replaceAll('"', '""')}"`
+          : value,
+    )
+    .join(',')}\n`
+}
+
+async function writeAll(out: Writable, chunks: Iterable<string | Uint8Array>): Promise<void> {
+  await pipeline(
+    (function* () {
+      yield* chunks
+    })(),
+    out,
+  )
 }
 
 /**
@@ -166,6 +252,38 @@ export function openPostgres(
         values: [...statement.values],
       })
       return result.rows
+    },
+    exportCsv: async (statement, out) => {
+      const client = new pg.Client({
+        connectionString: options.readUrl ?? url,
+        application_name: statement.tag,
+        connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
+        options: `-c role=${QUERY_ROLE} -c default_transaction_read_only=on -c statement_timeout=${Math.max(1, Math.floor(statement.statementTimeoutMs))}`,
+      })
+      client.on('error', () => undefined)
+      await client.connect()
+      try {
+        if (statement.kind === 'explain') {
+          const plan = await client.query<string[]>({ text: statement.text, rowMode: 'array' })
+          await writeAll(out, [
+            'QUERY PLAN\n',
+            ...plan.rows.map((row) => csvLine(row.map((v) => (v === null ? null : String(v))))),
+          ])
+          return plan.rows.length
+        }
+        const stream = client.query(copyTo(`COPY (${statement.text}) TO STDOUT WITH (FORMAT csv, HEADER)`))
+        await pipeline(stream, out)
+        return stream.rowCount
+      } finally {
+        await client.end().catch(() => undefined)
+      }
+    },
+    cancelCsvExport: async (tag) => {
+      const cancelled = await rows<{ done: boolean }>(
+        db,
+        sql`select pg_cancel_backend(pid) as done from pg_stat_activity where application_name = ${tag}`,
+      )
+      return cancelled.some((row) => row.done)
     },
     close: async () => {
       if (closed) return

@@ -1,10 +1,12 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import type { Clock } from '../../kernel/clock.ts'
-import type { Db } from '../../kernel/db/database.ts'
+import type { Database, Db } from '../../kernel/db/database.ts'
+import type { JobRuntime } from '../../kernel/jobs/job-runtime.ts'
 import { parseDatabaseJson } from '../../kernel/decimal-json.ts'
 import type { QueryEngine } from '../query/index.ts'
 import type { HqlRunner, ReportQueryService } from '../reporting/index.ts'
 import { createDeepService } from './deep.service.ts'
+import { createExpertService } from './expert.service.ts'
 import { createSchemaService } from './schema.service.ts'
 import { registerWorkbenchRoutes } from './workbench.routes.ts'
 
@@ -16,8 +18,19 @@ export { toQueryAst } from './hql/to-query.ts'
  * the schema endpoints for editors, saved workbench queries (records of the reporting module), the governor and
  * the audit.
  */
-export function createWorkbenchModule(deps: { db: Db; bookkeeping: Db; engine: QueryEngine; clock: Clock }) {
+export function createWorkbenchModule(deps: {
+  db: Db
+  bookkeeping: Db
+  database: Database
+  engine: QueryEngine
+  clock: Clock
+  jobs: JobRuntime
+  exportDir: string
+  log: FastifyBaseLogger
+}) {
   const deep = createDeepService(deps)
+  const expert = createExpertService({ ...deps, instanceId: deps.jobs.instanceId })
+  deps.jobs.addStaleSweep((db, selfId, staleSeconds) => expert.sweep(db, selfId, staleSeconds))
   const schema = createSchemaService(deps.engine)
   /** What saved report queries need to check and run a saved Deep query (100 rows, audited as REPORT). */
   const hqlRunner: HqlRunner = {
@@ -27,8 +40,11 @@ export function createWorkbenchModule(deps: { db: Db; bookkeeping: Db; engine: Q
   }
   return {
     deep,
+    expert,
     hqlRunner,
-    routes: (app: FastifyInstance, queries: ReportQueryService) =>
-      registerWorkbenchRoutes(app, { deep, schema, queries }),
+    routes: (app: FastifyInstance, queries: ReportQueryService) => {
+      registerWorkbenchRoutes(app, { deep, expert, schema, queries })
+      app.addHook('onClose', () => expert.stop())
+    },
   }
 }
