@@ -333,6 +333,14 @@ export function expertSqlProblem(text: string): SqlProblem | ExpertStatement {
     return { message: 'the query must start with SELECT, WITH or EXPLAIN', offset: text.search(/\S/) }
   const scanned = scanOutsideLiterals(text, 'the query')
   if ('message' in scanned) return scanned
+  // Look-alike letters, full-width forms, invisible spaces: PostgreSQL reads them as identifier characters, so
+  // outside literals and quoted identifiers they can only disguise something.
+  const foreign = scanned.bare.search(/[^\x20-\x7e\t\r\n]/)
+  if (foreign >= 0)
+    return {
+      message: 'characters outside ASCII are allowed only in string literals and quoted identifiers',
+      offset: foreign,
+    }
   const word = FORBIDDEN_WORDS.exec(scanned.bare)
   if (word) return { message: `the query may not contain ${word[1]!.toUpperCase()}`, offset: word.index }
   if (/\b(pg_\w*|information_schema)\b/i.test(scanned.bare)) {
