@@ -28,7 +28,7 @@ async function finished(id: number, token = expert): Promise<Record<string, any>
   for (let i = 0; i < 1500; i++) {
     const res = await record(id, token)
     expect(res.status, JSON.stringify(res.body)).toBe(200)
-    if (res.body.endDate !== null) return res.body
+    if (res.body.endDate !== null) return res.body as Record<string, any>
     await delay(20)
   }
   throw new Error(`Expert execution ${id} did not end`)

@@ -264,11 +264,9 @@ export function openPostgres(
       await client.connect()
       try {
         if (statement.kind === 'explain') {
-          const plan = await client.query<string[]>({ text: statement.text, rowMode: 'array' })
-          await writeAll(out, [
-            'QUERY PLAN\n',
-            ...plan.rows.map((row) => csvLine(row.map((v) => (v === null ? null : String(v))))),
-          ])
+          // EXPLAIN's one column is text: its lines are written as COPY would write them.
+          const plan = await client.query<(string | null)[]>({ text: statement.text, rowMode: 'array' })
+          await writeAll(out, ['QUERY PLAN\n', ...plan.rows.map((row) => csvLine(row))])
           return plan.rows.length
         }
         const stream = client.query(copyTo(`COPY (${statement.text}) TO STDOUT WITH (FORMAT csv, HEADER)`))

@@ -26,7 +26,10 @@ const columns = sql`id, status, ${instantText(sql`start_date`)} as "startDate", 
   query_text as "queryText", username, error_message as "errorMessage", saved_query_code as "savedQueryCode"`
 
 /** node-postgres reads int8 as a string: ids are JSON numbers on both drivers. */
-const view = (row: ExpertExecution): ExpertExecution => ({ ...row, id: Number(row.id) })
+const view = (row: Omit<ExpertExecution, 'id'> & { id: number | string }): ExpertExecution => ({
+  ...row,
+  id: Number(row.id),
+})
 
 export async function findExecution(db: Db, id: number): Promise<ExpertExecution | undefined> {
   const found = await one<ExpertExecution>(db, sql`select ${columns} from query_execution where id = ${id}`)
