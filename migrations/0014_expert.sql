@@ -25,3 +25,5 @@ CREATE INDEX "query_execution_username_idx" ON "query_execution" USING btree ("u
 CREATE INDEX "query_execution_open_idx" ON "query_execution" USING btree ("username") WHERE "end_date" IS NULL;
 --> statement-breakpoint
 CREATE INDEX "query_execution_end_date_idx" ON "query_execution" USING btree ("end_date");
+--> statement-breakpoint
+ALTER TABLE "tenant_setting" ADD COLUMN "workbench_export_retention_days" integer DEFAULT 30 NOT NULL;

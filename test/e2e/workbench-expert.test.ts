@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { FakeClock } from '../../src/kernel/clock.ts'
 import { rows } from '../../src/kernel/db/database.ts'
 import { forgetTenantSettings } from '../../src/kernel/settings.ts'
+import { expertExportPurgeJob } from '../../src/modules/workbench/index.ts'
 import { seedDemo } from '../../src/seed.ts'
 import { useTestApp } from '../support/test-app.ts'
 import { onPostgres } from '../support/test-database.ts'
@@ -15,7 +16,7 @@ import { onPostgres } from '../support/test-database.ts'
 // the governor (per minute, at once per user, across racing requests), cancel, timeout, secrets, the sweep.
 
 const clock = new FakeClock('2026-11-24T10:00:00Z')
-const t = useTestApp({ clock })
+const t = useTestApp({ clock, jobTypes: [expertExportPurgeJob] })
 let expert = ''
 let otherExpert = ''
 let manager = ''
@@ -372,6 +373,32 @@ describe('Expert mode: records, audit, visibility', () => {
     expect(left).toEqual([
       { status: 'FAILED', error_message: 'the instance running this query stopped before it finished', ended: true },
     ])
+  })
+})
+
+describe('Expert mode: export retention', () => {
+  it('the daily purge deletes exports and records older than the tenant retention, and keeps the others', async () => {
+    nextMinute()
+    const res = await t.request('PUT', '/api/v1/tenantSettings', { workbench: { exportRetentionDays: 10 } })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body.workbench.exportRetentionDays).toBe(10)
+    const kept = await finished(await submitted({ query: 'select 1 as kept' }))
+    const old = await finished(await submitted({ query: 'select 1 as old' }))
+    await t.db.current.db.execute(
+      sql`update query_execution set end_date = now() - interval '11 days' where id = ${old.id}`,
+    )
+    const run = await t.request('POST', '/api/v1/jobs/ExpertExportPurge/run')
+    expect(run.status, JSON.stringify(run.body)).toBe(202)
+    let execution = await t.jobs.execution(run.body.id as number)
+    for (let i = 0; i < 500 && !['SUCCESS', 'FAILED'].includes(execution!.status); i++) {
+      await delay(20)
+      execution = await t.jobs.execution(run.body.id as number)
+    }
+    expect(execution).toMatchObject({ status: 'SUCCESS', processedCount: 1, failedCount: 0 })
+    expect(fs.existsSync(old.filePath)).toBe(false)
+    expect((await record(old.id)).status).toBe(404)
+    expect(fs.existsSync(kept.filePath)).toBe(true)
+    expect((await record(kept.id)).body.status).toBe('SUCCESS')
   })
 })
 

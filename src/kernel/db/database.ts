@@ -5,10 +5,9 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import { sql, type SQL } from 'drizzle-orm'
-import { Writable } from 'node:stream'
-import { pipeline } from 'node:stream/promises'
+import { Worker } from 'node:worker_threads'
 import pg from 'pg'
-import { to as copyTo } from 'pg-copy-streams'
+import type { CsvExportReply, CsvExportTask } from './csv-export.worker.ts'
 import { QUERY_ROLE } from './query-role.ts'
 
 export type Db = PgDatabase<PgQueryResultHKT>
@@ -66,12 +65,13 @@ export interface Database {
    */
   readOnlyQuery<T>(statementTimeoutMs: number, statement: TextStatement): Promise<T[]>
   /**
-   * Writes a statement's result as PostgreSQL's CSV (`COPY (...) TO STDOUT WITH (FORMAT csv, HEADER)`) into `out`,
+   * Writes a statement's result as PostgreSQL's CSV (`COPY (...) TO STDOUT WITH (FORMAT csv, HEADER)`) into `file`,
    * read-only and as the query role; answers the number of data rows. On a server: on its own connection (to the
-   * read database when configured), streamed, so memory stays flat, with `statement_timeout`; an error of the
-   * statement (timeout, cancel: SQLSTATE 57014) rejects. On PGlite: the whole output at once, not interruptible.
+   * read database when configured), streamed by a worker thread, so memory stays flat, with `statement_timeout`; an
+   * error of the statement (timeout, cancel: SQLSTATE 57014) rejects with its `code`. On PGlite: the whole output
+   * at once, not interruptible.
    */
-  exportCsv(statement: CsvExport, out: Writable): Promise<number>
+  exportCsv(statement: CsvExport, file: string): Promise<number>
   /** Cancels the running export tagged `tag` (pg_cancel_backend), from any instance; false when none runs. */
   cancelCsvExport(tag: string): Promise<boolean>
   /**
@@ -102,7 +102,7 @@ export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob
         await tx.exec(`set transaction read only; set local role ${QUERY_ROLE}`)
         return (await tx.query<T>(statement.text, [...statement.values])).rows
       }),
-    exportCsv: async (statement, out) => {
+    exportCsv: async (statement, file) => {
       // A simple-query message of three statements runs as one implicit transaction: read-only, as the query role,
       // rolled back as a whole on error. COPY ... TO STDOUT, as COPY to a file needs pg_write_server_files.
       const body =
@@ -112,7 +112,7 @@ export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob
       const messages = await pglite.runExclusive(() => pglite.execProtocolStream(message))
       let count = 0
       if (statement.kind === 'explain') {
-        await writeAll(out, [
+        await writeAll(file, [
           'QUERY PLAN\n',
           ...messages.flatMap((m) =>
             m.name === 'dataRow' ? [csvLine((m as unknown as { fields: (string | null)[] }).fields)] : [],
@@ -128,7 +128,7 @@ export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob
             if (words[0] === 'COPY') count = Number(words[1])
           }
         }
-        await writeAll(out, chunks)
+        await writeAll(file, chunks)
       }
       return count
     },
@@ -161,13 +161,43 @@ export function csvLine(values: readonly (string | null)[]): string {
     .join(',')}\n`
 }
 
-async function writeAll(out: Writable, chunks: Iterable<string | Uint8Array>): Promise<void> {
-  await pipeline(
-    (function* () {
-      yield* chunks
-    })(),
-    out,
-  )
+async function writeAll(file: string, chunks: Iterable<string | Uint8Array>): Promise<void> {
+  const handle = await fs.promises.open(file, 'w')
+  try {
+    for (const chunk of chunks) await handle.write(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)
+  } finally {
+    await handle.close()
+  }
+}
+
+/**
+ * The export worker's young generation, in MiB: small, so the buffers of the network reads it discards are collected
+ * every few megabytes instead of piling up (measured: flat at a few MiB instead of tens to hundreds).
+ */
+const EXPORT_WORKER_YOUNG_MB = 2
+
+/** Runs one COPY export in a worker thread (`csv-export.worker.ts`); rejects with the statement's error and code. */
+function exportInWorker(task: CsvExportTask): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./csv-export.worker.ts', import.meta.url), {
+      workerData: task,
+      resourceLimits: { maxYoungGenerationSizeMb: EXPORT_WORKER_YOUNG_MB },
+    })
+    let settled = false
+    worker.once('message', (reply: CsvExportReply) => {
+      settled = true
+      if ('rows' in reply) resolve(reply.rows)
+      else reject(Object.assign(new Error(reply.error.message), { code: reply.error.code }))
+    })
+    worker.once('error', (error: Error) => {
+      if (!settled) reject(error)
+      settled = true
+    })
+    worker.once('exit', (code) => {
+      if (!settled) reject(new Error(`the export worker stopped (exit code ${code})`))
+      settled = true
+    })
+  })
 }
 
 /**
@@ -253,25 +283,31 @@ export function openPostgres(
       })
       return result.rows
     },
-    exportCsv: async (statement, out) => {
+    exportCsv: async (statement, file) => {
+      const settings = `-c role=${QUERY_ROLE} -c default_transaction_read_only=on -c statement_timeout=${Math.max(1, Math.floor(statement.statementTimeoutMs))}`
+      if (statement.kind === 'select') {
+        return exportInWorker({
+          connectionString: options.readUrl ?? url,
+          applicationName: statement.tag,
+          options: settings,
+          copy: `COPY (${statement.text}) TO STDOUT WITH (FORMAT csv, HEADER)`,
+          file,
+          connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
+        })
+      }
+      // EXPLAIN cannot be COPY's query: its plan lines (one text column) are written as COPY would write them.
       const client = new pg.Client({
         connectionString: options.readUrl ?? url,
         application_name: statement.tag,
         connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
-        options: `-c role=${QUERY_ROLE} -c default_transaction_read_only=on -c statement_timeout=${Math.max(1, Math.floor(statement.statementTimeoutMs))}`,
+        options: settings,
       })
       client.on('error', () => undefined)
-      await client.connect()
       try {
-        if (statement.kind === 'explain') {
-          // EXPLAIN's one column is text: its lines are written as COPY would write them.
-          const plan = await client.query<(string | null)[]>({ text: statement.text, rowMode: 'array' })
-          await writeAll(out, ['QUERY PLAN\n', ...plan.rows.map((row) => csvLine(row))])
-          return plan.rows.length
-        }
-        const stream = client.query(copyTo(`COPY (${statement.text}) TO STDOUT WITH (FORMAT csv, HEADER)`))
-        await pipeline(stream, out)
-        return stream.rowCount
+        await client.connect()
+        const plan = await client.query<(string | null)[]>({ text: statement.text, rowMode: 'array' })
+        await writeAll(file, ['QUERY PLAN\n', ...plan.rows.map((row) => csvLine(row))])
+        return plan.rows.length
       } finally {
         await client.end().catch(() => undefined)
       }

@@ -159,6 +159,15 @@ export async function requestCancel(db: Db, id: number): Promise<'ended' | 'runn
   return flagged.length > 0 ? 'running' : 'finished'
 }
 
+/** Whether someone asked to cancel a run (on whichever instance). */
+export async function cancelRequested(db: Db, id: number): Promise<boolean> {
+  const found = await one<{ cancel: boolean }>(
+    db,
+    sql`select cancel_requested as cancel from query_execution where id = ${id}`,
+  )
+  return found?.cancel === true
+}
+
 /** The audit entry of a run, to record its result. */
 export async function auditIdOf(db: Db, id: number): Promise<number | null> {
   const found = await one<{ auditId: string | null }>(

@@ -10,6 +10,7 @@ import { expertSqlProblem, loadSqlParser } from '../query/raw-sql.ts'
 import type { ReportQueryService } from '../reporting/index.ts'
 import {
   auditIdOf,
+  cancelRequested,
   claimExecution,
   createExecution,
   failOwnOpenRuns,
@@ -40,6 +41,12 @@ const SERVER_RUNNERS = 8
 
 /** PostgreSQL's SQLSTATE of a statement interrupted by its timeout or by pg_cancel_backend. */
 const QUERY_CANCELED = '57014'
+
+/**
+ * How often a running export checks whether its cancel was requested: a DELETE cancels the backend at once, but
+ * when it came before the statement started (the connection was still opening) this check cancels it then.
+ */
+const CANCEL_CHECK_MS = 500
 
 const notFound = (id: number | string) => new AppError('NOT_FOUND', `Expert execution ${id} not found`)
 
@@ -96,6 +103,14 @@ export function createExpertService(deps: {
     let status: ExpertStatus = 'SUCCESS'
     let lineCount: number | null = null
     let error: string | null = null
+    const watch =
+      deps.database.kind === 'postgres'
+        ? setInterval(() => {
+            cancelRequested(deps.db, id)
+              .then((asked) => (asked ? deps.database.cancelCsvExport(tag(id)) : false))
+              .catch(() => undefined)
+          }, CANCEL_CHECK_MS)
+        : undefined
     try {
       await fs.promises.mkdir(path.dirname(file), { recursive: true })
       lineCount = await deps.database.exportCsv(
@@ -105,7 +120,7 @@ export function createExpertService(deps: {
           statementTimeoutMs: settings.governorMaxQueryDurationAsyncSec * 1000,
           tag: tag(id),
         },
-        fs.createWriteStream(partial),
+        partial,
       )
       await fs.promises.rename(partial, file)
     } catch (failure) {
@@ -115,6 +130,8 @@ export function createExpertService(deps: {
       status = code === QUERY_CANCELED ? 'TIMEOUT' : 'FAILED'
       error = databaseMessage(failure)
       if (status === 'FAILED') deps.log.warn({ err: failure, execution: id }, 'Expert query failed')
+    } finally {
+      clearInterval(watch)
     }
     const durationMs = deps.clock.now().getTime() - started.getTime()
     const recorded = await finishExecution(deps.db, id, {

@@ -10,6 +10,7 @@ import { createExpertService } from './expert.service.ts'
 import { createSchemaService } from './schema.service.ts'
 import { registerWorkbenchRoutes } from './workbench.routes.ts'
 
+export { expertExportPurgeJob } from './export-purge.job.ts'
 export { parseHql } from './hql/parser.ts'
 export { toQueryAst } from './hql/to-query.ts'
 
