@@ -6,7 +6,8 @@
  * process's resident memory (the server runs in it) while Expert runs; checks that both files are byte-identical.
  *
  *   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), BENCH_ROWS (default 1000000),
- *   BENCH_ROUNDS (default 3)
+ *   BENCH_ROUNDS (default 3), BENCH_DETAIL (print the memory breakdown at each run's peak), BENCH_SKIP_PSQL (after
+ *   the first round, Expert only)
  */
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
@@ -98,6 +99,7 @@ async function main(): Promise<void> {
     const baselineFile = path.join(exportDir, 'psql.csv')
     async function baseline(): Promise<number> {
       const started = performance.now()
+      if (process.env.BENCH_SKIP_PSQL && fs.existsSync(baselineFile)) return Infinity
       execFileSync('psql', [
         url.toString(),
         '-q',
@@ -114,13 +116,21 @@ async function main(): Promise<void> {
       const rssBefore = process.memoryUsage().rss
       let peak = rssBefore
       let detail = ''
+      const started = performance.now()
       const sampler = setInterval(() => {
         const m = process.memoryUsage()
         if (m.rss > peak && process.env.BENCH_DETAIL)
-          detail = `heapTotal ${(m.heapTotal / 1048576).toFixed(0)} external ${(m.external / 1048576).toFixed(0)} arrayBuffers ${(m.arrayBuffers / 1048576).toFixed(0)}`
+          detail = `${fs
+            .readFileSync('/proc/self/status', 'utf8')
+            .split('\n')
+            .filter((l) => l.startsWith('Rss'))
+            .join(' ')
+            .replace(
+              /\s+/g,
+              ' ',
+            )} t=${(performance.now() - started).toFixed(0)}ms heapTotal ${(m.heapTotal / 1048576).toFixed(0)} external ${(m.external / 1048576).toFixed(0)} arrayBuffers ${(m.arrayBuffers / 1048576).toFixed(0)}`
         peak = Math.max(peak, m.rss)
       }, 10)
-      const started = performance.now()
       const submitted = await fetch(`${base}/api/v1/workbench/expert/execute`, {
         method: 'POST',
         headers,
