@@ -7,7 +7,7 @@ import { migrate } from './kernel/db/migrate.ts'
 import { systemClock } from './kernel/clock.ts'
 import { JobRuntime } from './kernel/jobs/job-runtime.ts'
 import { executionPurgeJob } from './kernel/jobs/execution-purge.job.ts'
-import { expertExportPurgeJob } from './modules/workbench/index.ts'
+import { expertExportPurgeJob, expertScheduledQueryJob } from './modules/workbench/index.ts'
 import { recurringRatingJob } from './modules/ordering/index.ts'
 import { buildApp } from './app.ts'
 import { seedDemo } from './seed.ts'
@@ -47,6 +47,7 @@ export function createJobRuntime(database: Database, config: Config, log: pino.L
   runtime.register(executionPurgeJob)
   runtime.register(recurringRatingJob)
   runtime.register(expertExportPurgeJob)
+  runtime.register(expertScheduledQueryJob)
   return runtime
 }
 

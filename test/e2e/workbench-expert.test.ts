@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { FakeClock } from '../../src/kernel/clock.ts'
 import { rows } from '../../src/kernel/db/database.ts'
 import { forgetTenantSettings } from '../../src/kernel/settings.ts'
-import { expertExportPurgeJob } from '../../src/modules/workbench/index.ts'
+import { expertExportPurgeJob, expertScheduledQueryJob } from '../../src/modules/workbench/index.ts'
 import { seedDemo } from '../../src/seed.ts'
 import { useTestApp } from '../support/test-app.ts'
 import { onPostgres } from '../support/test-database.ts'
@@ -16,7 +16,7 @@ import { onPostgres } from '../support/test-database.ts'
 // the governor (per minute, at once per user, across racing requests), cancel, timeout, secrets, the sweep.
 
 const clock = new FakeClock('2026-11-24T10:00:00Z')
-const t = useTestApp({ clock, jobTypes: [expertExportPurgeJob] })
+const t = useTestApp({ clock, jobTypes: [expertExportPurgeJob, expertScheduledQueryJob] })
 let expert = ''
 let otherExpert = ''
 let manager = ''
@@ -373,6 +373,50 @@ describe('Expert mode: records, audit, visibility', () => {
     expect(left).toEqual([
       { status: 'FAILED', error_message: 'the instance running this query stopped before it finished', ended: true },
     ])
+  })
+})
+
+describe('Expert mode: scheduled queries', () => {
+  it('a saved NATIVE_SQL query with a schedule runs as its owner at its cadence, each run a QueryExecution', async () => {
+    nextMinute()
+    const saved = await t.requestAs(expert, 'POST', '/api/v1/workbench/queries', {
+      code: 'EXPERT_NIGHTLY',
+      visibility: 'PUBLIC',
+      queryType: 'NATIVE_SQL',
+      queryText: 'select code from seller order by code',
+    })
+    expect(saved.status, JSON.stringify(saved.body)).toBe(201)
+    const url = '/api/v1/workbench/queries/EXPERT_NIGHTLY/schedule'
+    expect((await t.requestAs(expert, 'GET', url)).status).toBe(404)
+    const bad = await t.requestAs(expert, 'PUT', url, { cron: { hour: '25' } })
+    expect(bad.status).toBe(400)
+    expect(bad.body.errorCode).toBe('INVALID_CRON')
+    // Someone else may see the query but not schedule it under its owner's identity.
+    expect((await t.requestAs(otherExpert, 'PUT', url, { cron: { hour: '2' } })).status).toBe(403)
+    expect(
+      (await t.requestAs(expert, 'PUT', '/api/v1/workbench/queries/DEEP_SELLERS/schedule', { cron: {} })).status,
+    ).toBe(400)
+
+    const put = await t.requestAs(expert, 'PUT', url, { cron: { second: '*', minute: '*', hour: '*' } })
+    expect(put.status, JSON.stringify(put.body)).toBe(200)
+    expect(put.body).toMatchObject({ queryCode: 'EXPERT_NIGHTLY', cron: { second: '*' }, lastFireDate: null })
+    expect(put.body.nextFireDate).toMatch(/Z$/)
+
+    let runs: Record<string, any>[] = []
+    for (let i = 0; i < 500 && !runs.some((r) => r.status === 'SUCCESS'); i++) {
+      await delay(20)
+      runs = (await t.requestAs(expert, 'GET', '/api/v1/workbench/expert/executions?limit=100')).body.data.filter(
+        (r: Record<string, any>) => r.savedQueryCode === 'EXPERT_NIGHTLY',
+      )
+    }
+    const done = runs.find((r) => r.status === 'SUCCESS')!
+    expect(done).toBeDefined()
+    expect(done.filePath).toMatch(/\/exports\/queryStudio\//)
+    expect(fs.readFileSync(done.filePath, 'utf8').split('\n')[0]).toBe('code')
+
+    expect((await t.requestAs(expert, 'DELETE', url)).status).toBe(204)
+    expect((await t.requestAs(expert, 'GET', url)).status).toBe(404)
+    expect((await t.requestAs(expert, 'DELETE', url)).status).toBe(404)
   })
 })
 

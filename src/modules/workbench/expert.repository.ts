@@ -204,3 +204,14 @@ export async function failOwnOpenRuns(db: Db, selfId: string): Promise<void> {
       error_message = 'the instance running this query stopped before it finished'
     where end_date is null and app_instance_id = ${selfId}`)
 }
+
+/** A saved query's owner, type and text, whoever asks (scheduled runs act as the owner). */
+export async function findSavedQuery(
+  db: Db,
+  code: string,
+): Promise<{ creator: string | null; queryType: string; queryText: string | null } | undefined> {
+  return one(
+    db,
+    sql`select creator, query_type as "queryType", query_text as "queryText" from report_query where code = ${code}`,
+  )
+}

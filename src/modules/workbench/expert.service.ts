@@ -17,6 +17,7 @@ import {
   failRunsOfDeadInstances,
   findExecution,
   finishExecution,
+  findSavedQuery,
   listExecutions,
   requestCancel,
   type ExpertExecution,
@@ -24,7 +25,7 @@ import {
 } from './expert.repository.ts'
 import { expertStatement, exportFile, lineAndColumn } from './expert.model.ts'
 import { queryLimitExceeded } from './governor.ts'
-import { closeAudit, openGovernedAudit } from './workbench.repository.ts'
+import { closeAudit, openAudit, openGovernedAudit } from './workbench.repository.ts'
 
 export interface ExpertSubmission {
   query?: string | null | undefined
@@ -232,6 +233,42 @@ export function createExpertService(deps: {
     return { queryExecutionResultId: id, status: 'ACCEPTED' }
   }
 
+  /**
+   * A scheduled run of a saved NATIVE_SQL query, as its owner: checked again, audited, recorded and run here (the
+   * caller is a job execution, which waits for it). Not governed: the schedule's cadence is its owner's choice.
+   */
+  async function runScheduled(code: string): Promise<ExpertExecution> {
+    const saved = await findSavedQuery(deps.db, code)
+    if (!saved || saved.queryType !== 'NATIVE_SQL' || !saved.queryText || !saved.creator)
+      throw new Error(`saved query ${code} is not an Expert (NATIVE_SQL) query with an owner`)
+    const at = deps.clock.now()
+    const text = saved.queryText
+    const auditId = await openAudit(deps.bookkeeping, { username: saved.creator, mode: 'EXPERT', text, at })
+    await loadSqlParser()
+    const vetted = expertSqlProblem(text)
+    if ('message' in vetted) {
+      await closeAudit(deps.bookkeeping, auditId, { status: 'REFUSED', durationMs: 0, error: vetted.message })
+      throw new Error(`saved query ${code} is refused: ${vetted.message}`)
+    }
+    const settings = await cachedTenantSettings(deps.db)
+    const limit = Math.min(settings.governorMaxRowsAsync, settings.governorMaxRowsSync)
+    const id = await createExecution(
+      deps.db,
+      {
+        username: saved.creator,
+        text,
+        statement: expertStatement(text, vetted, limit),
+        savedQueryCode: code,
+        instanceId: deps.instanceId,
+        auditId,
+        at,
+      },
+      Number.MAX_SAFE_INTEGER,
+    )
+    await run(id!)
+    return (await findExecution(deps.db, id!))!
+  }
+
   /** A run its owner or a query manager may see; anyone else gets 404, as if it did not exist. */
   async function visible(principal: Principal, id: number): Promise<ExpertExecution> {
     const found = await findExecution(deps.db, id)
@@ -291,6 +328,7 @@ export function createExpertService(deps: {
 
   return {
     submit,
+    runScheduled,
     get: visible,
     list: (principal: Principal, page: { offset: number; limit: number }) =>
       listExecutions(deps.db, principal.username, page),

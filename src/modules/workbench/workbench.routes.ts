@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import { principalOf } from '../../kernel/http/principal.ts'
 import type { ReportQueryService } from '../reporting/index.ts'
 import type { DeepService } from './deep.service.ts'
+import type { ExpertSchedules } from './expert-schedule.ts'
 import type { ExpertService } from './expert.service.ts'
 import type { SchemaService } from './schema.service.ts'
 import {
@@ -18,6 +19,8 @@ import {
   ExpertExecuteBody,
   ExpertExecution,
   ExpertExecutionList,
+  ExpertSchedule,
+  ExpertScheduleBody,
   PageQuerystring,
   WorkbenchQuery,
   WorkbenchQueryBody,
@@ -33,7 +36,13 @@ const tags = ['Query workbench']
 /** The query workbench: Deep queries, the schema its editors complete from, and saved workbench queries. */
 export function registerWorkbenchRoutes(
   server: FastifyInstance,
-  services: { deep: DeepService; expert: ExpertService; schema: SchemaService; queries: ReportQueryService },
+  services: {
+    deep: DeepService
+    expert: ExpertService
+    schedules: ExpertSchedules
+    schema: SchemaService
+    queries: ReportQueryService
+  },
 ): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>()
 
@@ -208,5 +217,45 @@ export function registerWorkbenchRoutes(
     },
     async (request, reply) =>
       reply.status(202).send(await services.expert.cancel(principalOf(request), request.params.id)),
+  )
+
+  app.put(
+    '/api/v1/workbench/queries/:code/schedule',
+    {
+      config: queryExpert,
+      schema: {
+        tags,
+        summary: 'Schedule a saved Expert (NATIVE_SQL) query: it runs as its owner at this cadence into a CSV export',
+        params: CodeParams,
+        body: ExpertScheduleBody,
+        response: { 200: ExpertSchedule },
+      },
+    },
+    async (request) =>
+      services.schedules.put(principalOf(request), request.params.code, request.body.cron, services.queries),
+  )
+  app.get(
+    '/api/v1/workbench/queries/:code/schedule',
+    {
+      config: expertOrManager,
+      schema: {
+        tags,
+        summary: 'The schedule of a saved Expert query',
+        params: CodeParams,
+        response: { 200: ExpertSchedule },
+      },
+    },
+    async (request) => services.schedules.get(principalOf(request), request.params.code, services.queries),
+  )
+  app.delete(
+    '/api/v1/workbench/queries/:code/schedule',
+    {
+      config: expertOrManager,
+      schema: { tags, summary: 'Remove the schedule of a saved Expert query', params: CodeParams },
+    },
+    async (request, reply) => {
+      await services.schedules.remove(principalOf(request), request.params.code, services.queries)
+      return reply.status(204).send()
+    },
   )
 }

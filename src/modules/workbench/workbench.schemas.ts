@@ -134,3 +134,32 @@ export const PageQuerystring = Type.Object(
   },
   { additionalProperties: false },
 )
+
+const cronField = Type.Optional(Type.String({ maxLength: 200 }))
+
+/** The EJB ScheduleExpression of billing run schedules, evaluated in the tenant time zone. */
+const CronObject = Type.Object(
+  {
+    second: cronField,
+    minute: cronField,
+    hour: cronField,
+    dayOfMonth: cronField,
+    month: cronField,
+    dayOfWeek: cronField,
+    year: cronField,
+  },
+  {
+    additionalProperties: false,
+    description:
+      'Jakarta EJB ScheduleExpression in the tenant time zone; omitted second, minute and hour are 0, the others *',
+  },
+)
+
+export const ExpertScheduleBody = Type.Object({ cron: CronObject }, { additionalProperties: false })
+
+export const ExpertSchedule = Type.Object({
+  queryCode: Type.String(),
+  cron: CronObject,
+  nextFireDate: Type.Union([Instant, Type.Null()]),
+  lastFireDate: Type.Union([Instant, Type.Null()]),
+})
