@@ -1,3 +1,6 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import { afterAll, beforeAll } from 'vitest'
 import pino from 'pino'
 import { buildApp, type App, type AppDeps } from '../../src/app.ts'
@@ -40,6 +43,8 @@ export function testAppDeps(
     jobs,
     publicUrl: TEST_BASE_URL,
     auth: config.auth,
+    // Each test app exports into a directory of its own unless told otherwise.
+    exportDir: env.EXPORT_DIR ? config.exportDir : fs.mkdtempSync(path.join(os.tmpdir(), 'obol-exports-')),
     trustProxy: config.trustProxy,
   }
 }
