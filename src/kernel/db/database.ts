@@ -179,10 +179,19 @@ async function writeAll(file: string, chunks: Iterable<string | Uint8Array>): Pr
  */
 const EXPORT_WORKER_YOUNG_MB = 2
 
+/**
+ * The export worker's file, beside this module: the TypeScript source when Obol runs from src/, its build when it runs
+ * from dist/cli.js (bin/build.js builds dist/csv-export.worker.js beside it).
+ */
+const EXPORT_WORKER = new URL(
+  import.meta.url.endsWith('.ts') ? './csv-export.worker.ts' : './csv-export.worker.js',
+  import.meta.url,
+)
+
 /** Runs one COPY export in a worker thread (`csv-export.worker.ts`); rejects with the statement's error and code. */
 function exportInWorker(task: CsvExportTask): Promise<number> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL('./csv-export.worker.ts', import.meta.url), {
+    const worker = new Worker(EXPORT_WORKER, {
       workerData: task,
       resourceLimits: { maxYoungGenerationSizeMb: EXPORT_WORKER_YOUNG_MB },
     })
