@@ -22,7 +22,14 @@ export interface OpenedDatabase {
 /** PostgreSQL when DATABASE_URL is set, else embedded PGlite under DATA_DIR (one process at a time). */
 export async function openDatabase(config: Config, log: pino.Logger): Promise<OpenedDatabase> {
   if (config.databaseUrl)
-    return { database: openPostgres(config.databaseUrl, { max: config.databasePoolMax }), lock: undefined }
+    return {
+      database: openPostgres(config.databaseUrl, {
+        max: config.databasePoolMax,
+        readUrls: config.databaseReadUrls,
+        readMaxLagMs: config.databaseReadMaxLagMs,
+      }),
+      lock: undefined,
+    }
   const lock = acquireDataDirLock(config.dataDir, (message) => log.warn(message))
   try {
     return { database: await openPglite({ dataDir: pgliteDataDir(config.dataDir) }), lock }

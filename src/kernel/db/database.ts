@@ -7,6 +7,8 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import { sql, type SQL } from 'drizzle-orm'
 import pg from 'pg'
 import { QUERY_ROLE } from './query-role.ts'
+import { isDatabaseUnavailable, pgErrorOf } from './database-errors.ts'
+import { parseLsn, Replicas, type ReplicaStatus } from './replicas.ts'
 
 export type Db = PgDatabase<PgQueryResultHKT>
 /** A drizzle handle usable inside or outside a transaction. */
@@ -36,6 +38,12 @@ export interface TextStatement {
  */
 export const MAX_PREPARED_STATEMENTS = 100
 
+/** Who reads: their own writes must be visible to them (read-your-writes on replicas). */
+export interface Reader {
+  /** The principal's subject, as recorded by `recordWrite`. */
+  readonly subject: string
+}
+
 /** One database, embedded (PGlite) or server (node-postgres pool), behind the same Drizzle handle. */
 export interface Database {
   readonly kind: 'pglite' | 'postgres'
@@ -49,9 +57,21 @@ export interface Database {
    * Runs one statement of the query layer read-only and as the query role (SELECT on the registry's tables only):
    * on a server in the read pool, whose sessions are read-only, with the timeout and the role (a named statement is
    * prepared once per connection, up to MAX_PREPARED_STATEMENTS names, then run unnamed); on PGlite in a read-only
-   * transaction that switches to the role with SET LOCAL ROLE.
+   * transaction that switches to the role with SET LOCAL ROLE. With a `reader` and replicas, a replica that has
+   * replayed past the reader's last write answers (see Replicas); without one, the primary.
    */
-  readOnlyQuery<T>(statementTimeoutMs: number, statement: TextStatement): Promise<T[]>
+  readOnlyQuery<T>(statementTimeoutMs: number, statement: TextStatement, reader?: Reader): Promise<T[]>
+  /** Whether writes must be recorded for read-your-writes (replicas are configured). */
+  readonly recordsWrites: boolean
+  /**
+   * Records that `subject` wrote: the primary's WAL position now, kept in the primary for every instance, so this
+   * caller's reads go only to a replica that has replayed past it. Nothing without replicas.
+   */
+  recordWrite(subject: string): Promise<void>
+  /** Reads served by the primary and by replicas since this handle opened. */
+  readStats(): { primary: number; replica: number }
+  /** Each replica's state and lag (none without replicas). */
+  replicaStatus(): ReplicaStatus[]
   /**
    * A handle whose commits do not wait for the write-ahead log to reach disk (`synchronous_commit = off`): for
    * bookkeeping whose last fraction of a second may be lost in a database crash — the workbench audit and governor
@@ -68,6 +88,7 @@ export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
   })
   const db = drizzlePglite(pglite) as unknown as Db
+  let reads = 0
   return {
     kind: 'pglite',
     db,
@@ -75,11 +96,18 @@ export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob
     url: undefined,
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
     relaxed: db,
-    readOnlyQuery: async <T>(_statementTimeoutMs: number, statement: TextStatement) =>
-      pglite.transaction(async (tx) => {
+    readOnlyQuery: async <T>(_statementTimeoutMs: number, statement: TextStatement) => {
+      const found = await pglite.transaction(async (tx) => {
         await tx.exec(`set transaction read only; set local role ${QUERY_ROLE}`)
         return (await tx.query<T>(statement.text, [...statement.values])).rows
-      }),
+      })
+      reads++
+      return found
+    },
+    recordsWrites: false,
+    recordWrite: async () => undefined,
+    readStats: () => ({ primary: reads, replica: 0 }),
+    replicaStatus: () => [],
     close: () => pglite.close(),
   }
 }
@@ -90,10 +118,21 @@ export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob
  */
 const CONNECTION_TIMEOUT_MS = 10_000
 
-export function openPostgres(
-  url: string,
-  options: { max?: number; applicationName?: string; readUrl?: string } = {},
-): Database {
+/** How long a read waits to connect to a replica before the primary answers it instead. */
+const REPLICA_CONNECTION_TIMEOUT_MS = 2_000
+
+export interface PostgresOptions {
+  max?: number
+  applicationName?: string
+  /** Streaming replicas that serve the query layer's reads (DATABASE_READ_URL). */
+  readUrls?: readonly string[]
+  /** A replica staler than this is not read (DATABASE_READ_MAX_LAG_MS, default 5000). */
+  readMaxLagMs?: number
+  /** How often the replicas' positions are checked (default 1000). */
+  replicaCheckIntervalMs?: number
+}
+
+export function openPostgres(url: string, options: PostgresOptions = {}): Database {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.max ?? 10,
@@ -120,25 +159,30 @@ export function openPostgres(
     relaxed = drizzlePg(relaxedPool)
     return relaxed
   }
-  // The read paths (Query API, reports) run on a pool whose sessions are read-only, as the query role, with the
-  // statement timeout, so a query is one round trip in a read-only implicit transaction. One such pool per timeout
-  // value in use (the tenant setting rarely changes; an old pool is ended).
-  let readPool: { timeoutMs: number; pool: pg.Pool; prepared: Set<string> } | undefined
-  const readPoolFor = (statementTimeoutMs: number) => {
-    if (readPool?.timeoutMs === statementTimeoutMs) return readPool
-    if (readPool) {
-      void readPool.pool.end().catch(() => undefined)
-    }
-    const read = new pg.Pool({
-      connectionString: options.readUrl ?? url,
-      max: options.max ?? 10,
-      application_name: `${options.applicationName ?? 'obol'}-read`,
-      connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
-      options: `-c role=${QUERY_ROLE} -c default_transaction_read_only=on -c plan_cache_mode=force_custom_plan -c statement_timeout=${Math.max(1, Math.floor(statementTimeoutMs))}`,
-    })
-    read.on('error', () => undefined)
-    readPool = { timeoutMs: statementTimeoutMs, pool: read, prepared: new Set() }
-    return readPool
+  const primaryReads = readPools(url, options, CONNECTION_TIMEOUT_MS)
+  const replicaUrls = options.readUrls ?? []
+  const replicas =
+    replicaUrls.length === 0
+      ? undefined
+      : new Replicas(pool, {
+          urls: replicaUrls,
+          maxLagMs: options.readMaxLagMs ?? 5000,
+          checkIntervalMs: options.replicaCheckIntervalMs ?? 1000,
+          connectTimeoutMs: REPLICA_CONNECTION_TIMEOUT_MS,
+          applicationName: options.applicationName ?? 'obol',
+        })
+  replicas?.start()
+  const replicaReads = new Map(
+    replicaUrls.map((replicaUrl) => [replicaUrl, readPools(replicaUrl, options, REPLICA_CONNECTION_TIMEOUT_MS)]),
+  )
+  const reads = { primary: 0, replica: 0 }
+  /** The caller's last write position, from the primary (undefined: no write recorded). */
+  const positionOf = async (subject: string): Promise<bigint | undefined> => {
+    const found = await pool.query<{ lsn: string }>(
+      'select lsn::text as lsn from obol_read_position where subject = $1',
+      [subject],
+    )
+    return found.rows[0] ? parseLsn(found.rows[0].lsn) : undefined
   }
   return {
     kind: 'postgres',
@@ -148,13 +192,83 @@ export function openPostgres(
     get relaxed() {
       return relaxedDb()
     },
-    poolStats: () => ({
-      total: pool.totalCount + (readPool?.pool.totalCount ?? 0),
-      idle: pool.idleCount + (readPool?.pool.idleCount ?? 0),
-      waiting: pool.waitingCount + (readPool?.pool.waitingCount ?? 0),
-    }),
-    readOnlyQuery: async <T>(statementTimeoutMs: number, statement: TextStatement): Promise<T[]> => {
-      const read = readPoolFor(statementTimeoutMs)
+    poolStats: () => {
+      const read = primaryReads.pool()
+      return {
+        total: pool.totalCount + (read?.totalCount ?? 0),
+        idle: pool.idleCount + (read?.idleCount ?? 0),
+        waiting: pool.waitingCount + (read?.waitingCount ?? 0),
+      }
+    },
+    readOnlyQuery: async <T>(statementTimeoutMs: number, statement: TextStatement, reader?: Reader): Promise<T[]> => {
+      // A replica only for a known caller, past their last write; their own position is looked up only when a
+      // replica could serve the read at all.
+      const replica = reader && replicas?.anyUp() ? replicas.choose(await positionOf(reader.subject)) : undefined
+      if (replica) {
+        try {
+          const found = await replicaReads.get(replica.url)!.query<T>(statementTimeoutMs, statement)
+          reads.replica++
+          return found
+        } catch (error) {
+          // A replica that went away, or cancelled the read for a conflict with its recovery: the primary answers.
+          if (!isDatabaseUnavailable(error) && pgErrorOf(error)?.code !== '40001') throw error
+          replicas!.markDown(replica.url, error)
+        }
+      }
+      const found = await primaryReads.query<T>(statementTimeoutMs, statement)
+      reads.primary++
+      return found
+    },
+    recordsWrites: replicas !== undefined,
+    recordWrite: async (subject: string) => {
+      if (!replicas) return
+      await relaxedDb().execute(
+        sql`insert into obol_read_position (subject, lsn) values (${subject}, pg_current_wal_insert_lsn())
+            on conflict (subject) do update set lsn = greatest(obol_read_position.lsn, excluded.lsn), written_at = now()`,
+      )
+    },
+    readStats: () => ({ ...reads }),
+    replicaStatus: () => replicas?.status() ?? [],
+    close: async () => {
+      if (closed) return
+      closed = true
+      await replicas?.close()
+      await Promise.all([
+        pool.end(),
+        primaryReads.end(),
+        ...[...replicaReads.values()].map((r) => r.end()),
+        relaxedPool?.end(),
+      ])
+    },
+  }
+}
+
+/**
+ * The read pools of one server (the primary or a replica): sessions read-only, as the query role, with the statement
+ * timeout, so a query is one round trip in a read-only implicit transaction. One pool per timeout value in use (the
+ * tenant setting rarely changes; an old pool is ended). A named statement is prepared once per connection, up to
+ * MAX_PREPARED_STATEMENTS names, then run unnamed.
+ */
+function readPools(url: string, options: PostgresOptions, connectionTimeoutMillis: number) {
+  let current: { timeoutMs: number; pool: pg.Pool; prepared: Set<string> } | undefined
+  const poolFor = (statementTimeoutMs: number) => {
+    if (current?.timeoutMs === statementTimeoutMs) return current
+    if (current) void current.pool.end().catch(() => undefined)
+    const read = new pg.Pool({
+      connectionString: url,
+      max: options.max ?? 10,
+      application_name: `${options.applicationName ?? 'obol'}-read`,
+      connectionTimeoutMillis,
+      options: `-c role=${QUERY_ROLE} -c default_transaction_read_only=on -c plan_cache_mode=force_custom_plan -c statement_timeout=${Math.max(1, Math.floor(statementTimeoutMs))}`,
+    })
+    read.on('error', () => undefined)
+    current = { timeoutMs: statementTimeoutMs, pool: read, prepared: new Set() }
+    return current
+  }
+  return {
+    pool: () => current?.pool,
+    async query<T>(statementTimeoutMs: number, statement: TextStatement): Promise<T[]> {
+      const read = poolFor(statementTimeoutMs)
       let name = statement.name
       if (name !== undefined && !read.prepared.has(name)) {
         if (read.prepared.size < MAX_PREPARED_STATEMENTS) read.prepared.add(name)
@@ -167,10 +281,8 @@ export function openPostgres(
       })
       return result.rows
     },
-    close: async () => {
-      if (closed) return
-      closed = true
-      await Promise.all([pool.end(), readPool?.pool.end(), relaxedPool?.end()])
+    end: async () => {
+      await current?.pool.end()
     },
   }
 }

@@ -9,7 +9,8 @@ import { requestFromLegacyBody, requestFromQueryParameters, unknownBodyKey } fro
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 const tags = ['Query API']
-const entityView = { policy: { entityView: true as const } }
+// Reads only, whatever the method: a POST here records no write position for read-your-writes.
+const entityView = { policy: { entityView: true as const }, reads: true as const }
 const BOOLEAN_TEXT = /^(true|false)$/i
 
 type EntityParams = { entity: string }
