@@ -34,16 +34,20 @@ interface Sample {
 /**
  * How stale a replica's data is at most, from the primary's positions sampled over time: a replica that replayed up
  * to the position the primary had at instant t holds everything committed before t. 0 when it replayed past the
- * latest sample; at least the window when it is behind every sample.
+ * latest sample. Behind every sample, the lag is not bounded (`bounded: false`): at least the sampled window.
  */
-export function lagFromSamples(samples: readonly Sample[], replay: bigint, now: number): number {
+export function lagFromSamples(
+  samples: readonly Sample[],
+  replay: bigint,
+  now: number,
+): { lagMs: number; bounded: boolean } {
   const latest = samples.at(-1)
-  if (!latest || replay >= latest.lsn) return 0
+  if (!latest || replay >= latest.lsn) return { lagMs: 0, bounded: latest !== undefined }
   for (let i = samples.length - 1; i >= 0; i--) {
     const sample = samples[i]!
-    if (sample.lsn <= replay) return Math.max(0, now - sample.at)
+    if (sample.lsn <= replay) return { lagMs: Math.max(0, now - sample.at), bounded: true }
   }
-  return Math.max(0, now - samples[0]!.at)
+  return { lagMs: Math.max(0, now - samples[0]!.at), bounded: false }
 }
 
 /** host:port/database of a URL: a replica's name in health and metrics, never its password. */
@@ -87,7 +91,7 @@ class Replica {
   }
 
   /** Reads the replica's replay position and whether it has replayed the primary's schema. */
-  async check(schema: string | null, samples: readonly Sample[], now: () => number): Promise<void> {
+  async check(schema: string | null, samples: readonly Sample[], maxLagMs: number): Promise<void> {
     try {
       const found = await this.monitor.query<{ recovery: boolean; replay: string | null; migrated: boolean }>(
         `select pg_is_in_recovery() as recovery, pg_last_wal_replay_lsn()::text as replay,
@@ -100,8 +104,9 @@ class Replica {
         return
       }
       const replay = parseLsn(row.replay)
-      const lagMs = lagFromSamples(samples, replay, now())
+      const { lagMs, bounded } = lagFromSamples(samples, replay, performance.now())
       if (schema === null || !row.migrated) this.set('BEHIND_SCHEMA', lagMs, replay)
+      else if (!bounded || lagMs > maxLagMs) this.set('LAGGING', lagMs, replay)
       else this.set('UP', lagMs, replay)
     } catch (error) {
       // A replica restored before the first migration has no bookkeeping table yet.
@@ -134,7 +139,6 @@ export class Replicas {
   private timer: NodeJS.Timeout | undefined
   private running: Promise<void> | undefined
   private closed = false
-  private readonly started = performance.now()
   private readonly primary: pg.Pool
   readonly options: ReplicaOptions
 
@@ -175,13 +179,7 @@ export class Replicas {
     } catch {
       // The primary is unreachable or not migrated: the samples so far still bound the replicas' lag.
     }
-    await Promise.all(this.replicas.map((replica) => replica.check(this.schema, this.samples, () => performance.now())))
-    for (const replica of this.replicas) {
-      // Before a lag can be measured (no sample old enough), a replica that is behind counts as lagging.
-      const measured = performance.now() - this.started >= this.options.maxLagMs || replica.lagMs === 0
-      if (replica.state === 'UP' && (replica.lagMs === null || replica.lagMs > this.options.maxLagMs || !measured))
-        replica.state = 'LAGGING'
-    }
+    await Promise.all(this.replicas.map((replica) => replica.check(this.schema, this.samples, this.options.maxLagMs)))
   }
 
   /** A replica that may serve a read of a caller whose last write is at `position` (undefined: none known). */
