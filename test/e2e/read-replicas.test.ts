@@ -119,7 +119,7 @@ describe.skipIf(!enabled)('reads on a streaming replica (needs PostgreSQL and it
     const migrator = openPostgres(cluster.primaryUrl, { max: 1 })
     await migrate(migrator.db)
     await migrator.close()
-    const [a] = [await startInstance(cluster.primaryUrl, cluster.replicaUrl)]
+    const a = await startInstance(cluster.primaryUrl, cluster.replicaUrl)
     await startInstance(cluster.primaryUrl, cluster.replicaUrl)
     admin = await clientToken(a, TEST_ADMIN.clientId, TEST_ADMIN.clientSecret)
     const group = await call(a, admin, 'POST', '/api/v1/groups', { name: 'readers', roles: ['queryUser'] })
