@@ -7,6 +7,7 @@ import { migrate } from './kernel/db/migrate.ts'
 import { systemClock } from './kernel/clock.ts'
 import { JobRuntime } from './kernel/jobs/job-runtime.ts'
 import { executionPurgeJob } from './kernel/jobs/execution-purge.job.ts'
+import { walletOperationPartitionJob } from './kernel/jobs/wallet-operation-partition.job.ts'
 import { recurringRatingJob } from './modules/ordering/index.ts'
 import { buildApp } from './app.ts'
 import { seedDemo } from './seed.ts'
@@ -51,6 +52,7 @@ export function createJobRuntime(database: Database, config: Config, log: pino.L
     roles: role,
   })
   runtime.register(executionPurgeJob)
+  runtime.register(walletOperationPartitionJob)
   runtime.register(recurringRatingJob)
   return runtime
 }
