@@ -50,61 +50,83 @@ export async function seedVolume(
   return { walletOperations: written, subscriptions }
 }
 
-/** One batch: new subscriptions, their charge instances, then `size` wallet operations on them. */
+/**
+ * One batch: new subscriptions, their charge instances, then `size` wallet operations on them. The templates (a few
+ * dozen operations) and the batch's subscriptions go through small analyzed temporary tables, so the planner joins
+ * them by hash whatever the size of the tenant.
+ */
 async function batch(tx: Db, size: number, today: string): Promise<number> {
   const first = Number(
     (await one<{ n: string }>(tx, sql`select (count(*) + 1)::text as n from subscription where code like 'SUB_VOL_%'`))
       ?.n ?? 1,
   )
   const count = Math.max(1, Math.ceil(size / OPERATIONS_PER_SUBSCRIPTION))
-  // Subscription SUB_VOL_<k> clones the (k mod templates)-th demo subscription that has wallet operations.
-  const templates = sql`select s.*, row_number() over (order by s.id) - 1 as k, count(*) over () as n
-    from subscription s where s.code like 'SUB_DEMO_%'
-      and exists (select 1 from wallet_operation w where w.subscription_id = s.id)`
-  const number = sql`substring(ns.code from 9)::bigint`
+  // Template k: the k-th demo subscription that has wallet operations; subscription SUB_VOL_<g> clones template g mod n.
+  await tx.execute(
+    sql`create temporary table volume_template on commit drop as
+        select s.*, row_number() over (order by s.id) - 1 as k, count(*) over () as n
+        from subscription s where s.code like 'SUB_DEMO_%'
+          and exists (select 1 from wallet_operation w where w.subscription_id = s.id)`,
+  )
+  await tx.execute(
+    sql`create temporary table volume_template_operation on commit drop as
+        select t.k, tci.code as charge_instance_code, tci.charge_id, w.*
+        from volume_template t
+        join wallet_operation w on w.subscription_id = t.id
+        join charge_instance tci on tci.id = w.charge_instance_id`,
+  )
   await tx.execute(
     sql`insert into subscription (code, description, status, subscription_date, offer_template_id, seller_id,
           user_account_id, activation_date, creator)
         select 'SUB_VOL_' || lpad(g::text, 9, '0'), 'Volume of ' || t.code, t.status, t.subscription_date,
           t.offer_template_id, t.seller_id, t.user_account_id, t.activation_date, 'seed-volume'
         from generate_series(${first}::bigint, ${first + count - 1}::bigint) as g
-        join (${templates}) as t on t.k = g % t.n`,
+        join volume_template t on t.k = g % t.n`,
   )
-  const range = sql`ns.code between ${`SUB_VOL_${String(first).padStart(9, '0')}`} and ${`SUB_VOL_${String(first + count - 1).padStart(9, '0')}`}`
+  const from = `SUB_VOL_${String(first).padStart(9, '0')}`
+  const to = `SUB_VOL_${String(first + count - 1).padStart(9, '0')}`
+  await tx.execute(
+    sql`create temporary table volume_subscription on commit drop as
+        select ns.id, t.id as template_id, t.k
+        from subscription ns join volume_template t on t.k = substring(ns.code from 9)::bigint % t.n
+        where ns.code between ${from} and ${to}`,
+  )
+  await tx.execute(sql`analyze volume_template_operation`)
+  await tx.execute(sql`analyze volume_subscription`)
   await tx.execute(
     sql`insert into charge_instance (code, description, status, charge_id, charge_type, one_shot_type, subscription_id,
           wallet_id, quantity, unit_price_override, subscription_date, charged_to_date, next_rating_date, creator)
-        select ci.code, ci.description, ci.status, ci.charge_id, ci.charge_type, ci.one_shot_type, ns.id, ci.wallet_id,
+        select ci.code, ci.description, ci.status, ci.charge_id, ci.charge_type, ci.one_shot_type, vs.id, ci.wallet_id,
           ci.quantity, ci.unit_price_override, ci.subscription_date, ci.charged_to_date, null, 'seed-volume'
-        from subscription ns
-        join (${templates}) as t on t.k = ${number} % t.n
-        join charge_instance ci on ci.subscription_id = t.id
-        where ${range}`,
+        from volume_subscription vs join charge_instance ci on ci.subscription_id = vs.template_id`,
   )
-  // Each (new subscription, operation of its template) pair, numbered; operation g repeats pair g mod pairs, dated
-  // on a day spread over the last two years.
+  // Each (new subscription, operation of its template) pair, repeated as often as needed for `size` operations,
+  // each repetition dated on another day of the last two years.
+  const pairs = Number(
+    (
+      await one<{ n: string }>(
+        tx,
+        sql`select count(*)::text as n from volume_subscription vs join volume_template_operation o on o.k = vs.k`,
+      )
+    )?.n ?? 0,
+  )
+  const repeats = Math.ceil(size / Math.max(1, pairs))
   await tx.execute(
-    sql`with pairs as (
-          select ns.id as new_subscription_id, nci.id as new_charge_instance_id, w.*,
-            row_number() over (order by ns.id, w.id) - 1 as k
-          from subscription ns
-          join (${templates}) as t on t.k = ${number} % t.n
-          join wallet_operation w on w.subscription_id = t.id
-          join charge_instance tci on tci.id = w.charge_instance_id
-          join charge_instance nci on nci.subscription_id = ns.id and nci.code = tci.code and nci.charge_id = tci.charge_id
-          where ${range}
-        )
-        insert into wallet_operation (code, description, status, charge_type, operation_date, start_date, end_date,
+    sql`insert into wallet_operation (code, description, status, charge_type, operation_date, start_date, end_date,
           quantity, unit_amount_without_tax, unit_amount_with_tax, amount_without_tax, amount_tax, amount_with_tax,
           tax_percent, tax_id, accounting_article_id, currency_id, wallet_id, charge_instance_id, subscription_id,
           billing_account_id, seller_id, pricing_version_id, explanation, creator)
-        select 'VOL_' || p.code, p.description, case when g % 5 = 0 then 'TREATED' else 'OPEN' end, p.charge_type,
-          ${today}::date - ((g * 7919) % ${SPREAD_DAYS})::int, p.start_date, p.end_date, p.quantity,
-          p.unit_amount_without_tax, p.unit_amount_with_tax, p.amount_without_tax, p.amount_tax, p.amount_with_tax,
-          p.tax_percent, p.tax_id, p.accounting_article_id, p.currency_id, p.wallet_id, p.new_charge_instance_id,
-          p.new_subscription_id, p.billing_account_id, p.seller_id, p.pricing_version_id, p.explanation, 'seed-volume'
-        from generate_series(0, ${size - 1}) as g
-        join pairs p on p.k = g % (select count(*) from pairs)`,
+        select 'VOL_' || o.code, o.description, case when (o.id + r) % 5 = 0 then 'TREATED' else 'OPEN' end,
+          o.charge_type, ${today}::date - (((vs.id * 31 + o.id) * 7919 + r * 97) % ${SPREAD_DAYS})::int, o.start_date,
+          o.end_date, o.quantity, o.unit_amount_without_tax, o.unit_amount_with_tax, o.amount_without_tax, o.amount_tax,
+          o.amount_with_tax, o.tax_percent, o.tax_id, o.accounting_article_id, o.currency_id, o.wallet_id, nci.id, vs.id,
+          o.billing_account_id, o.seller_id, o.pricing_version_id, o.explanation, 'seed-volume'
+        from volume_subscription vs
+        join volume_template_operation o on o.k = vs.k
+        join charge_instance nci on nci.subscription_id = vs.id and nci.code = o.charge_instance_code
+          and nci.charge_id = o.charge_id
+        cross join generate_series(1, ${repeats}) as r
+        limit ${size}`,
   )
   return count
 }
