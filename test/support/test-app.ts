@@ -1,3 +1,6 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import { afterAll, beforeAll } from 'vitest'
 import pino from 'pino'
 import { buildApp, type App, type AppDeps } from '../../src/app.ts'
@@ -41,6 +44,8 @@ export function testAppDeps(
     jobs,
     publicUrl: TEST_BASE_URL,
     auth: config.auth,
+    // Each test app exports into a directory of its own unless told otherwise.
+    exportDir: env.EXPORT_DIR ? config.exportDir : fs.mkdtempSync(path.join(os.tmpdir(), 'obol-exports-')),
     trustProxy: config.trustProxy,
   }
 }
@@ -94,7 +99,7 @@ export function useTestApp(options: { jobTypes?: JobType[]; env?: NodeJS.Process
   async function clientToken(clientId: string, clientSecret: string): Promise<string> {
     const response = await app!.server.inject({
       method: 'POST',
-      url: '/auth/realms/obol/protocol/openid-connect/token',
+      url: `/auth/realms/${options.env?.AUTH_REALM ?? 'obol'}/protocol/openid-connect/token`,
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       payload: new URLSearchParams({
         grant_type: 'client_credentials',

@@ -45,6 +45,7 @@ const settingsBody = {
           additionalProperties: false,
           properties: Object.fromEntries(Object.keys(GOVERNOR_KEYS).map((k) => [k, positive(100_000_000)])),
         },
+        exportRetentionDays: positive(36_500),
       },
     },
   },
@@ -62,6 +63,7 @@ export function settingsToWire(s: TenantSettings) {
     prepaidReservationExpirationDelayinMillisec: s.prepaidReservationExpirationDelayMs,
     workbench: {
       governor: Object.fromEntries(Object.entries(GOVERNOR_KEYS).map(([wire, key]) => [wire, s[key]])),
+      exportRetentionDays: s.workbenchExportRetentionDays,
     },
     auditable: {
       created: s.created.toISOString(),
@@ -90,7 +92,7 @@ interface SettingsBody {
   queryStatementTimeoutMs?: number
   defaultListLimit?: number
   prepaidReservationExpirationDelayinMillisec?: number
-  workbench?: { governor?: Partial<Record<keyof typeof GOVERNOR_KEYS, number>> }
+  workbench?: { governor?: Partial<Record<keyof typeof GOVERNOR_KEYS, number>>; exportRetentionDays?: number }
 }
 
 /** Tenant settings: one record, read and partially updated. */
@@ -149,6 +151,8 @@ export function registerTenantSettingsRoutes(
         const value = body.workbench?.governor?.[wire as keyof typeof GOVERNOR_KEYS]
         if (value !== undefined) values[key] = value
       }
+      if (body.workbench?.exportRetentionDays !== undefined)
+        values.workbenchExportRetentionDays = body.workbench.exportRetentionDays
       if (problems.length > 0) throw validationError(problems)
       await db.transaction(async (tx) => {
         const before = await tx

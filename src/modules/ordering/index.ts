@@ -11,7 +11,7 @@ export { recurringRatingJob } from './recurring-rating.job.ts'
 export { rateDueRecurringCharges, type RecurringRatingResult } from './recurring-rating.ts'
 export { seedOrderingDemo } from './demo-data.ts'
 /** The business day an instant falls on in a time zone (`yyyy-MM-dd`). */
-export { dayIn } from './business-day.ts'
+export { dayIn } from '../../kernel/time-zone.ts'
 
 /** Orders, subscriptions and their instances, wallet operations; preview and placement share the rating path. */
 export function createOrderingModule(deps: { db: Db; actorOf: ActorOf; clock?: Clock }) {

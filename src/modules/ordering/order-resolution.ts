@@ -6,7 +6,7 @@ import { cachedTenantSettings } from '../../kernel/settings.ts'
 import { versionValidOn } from '../catalog/index.ts'
 import { readDecimal } from '../pricing/index.ts'
 import { firstServicePeriod, selectTax, type DiscountLevel, type TaxRate } from '../rating/index.ts'
-import { dayIn, readDay } from './business-day.ts'
+import { dayIn, readDay } from '../../kernel/time-zone.ts'
 import * as catalog from './order-catalog.repository.ts'
 import { accountsOfOtherSellers, orderParties } from './order-parties.ts'
 import {

@@ -21,7 +21,7 @@ import {
   type TaxMapping,
   type TaxRate,
 } from '../rating/index.ts'
-import { dayIn } from './business-day.ts'
+import { dayIn } from '../../kernel/time-zone.ts'
 import * as catalog from './order-catalog.repository.ts'
 import { chargeOperation, discountOperation, type OperationOwner } from './wallet-operation.model.ts'
 import {
