@@ -110,6 +110,17 @@ CREATE INDEX "wallet_operation_order_idx" ON "wallet_operation" USING btree ("or
 --> statement-breakpoint
 CREATE INDEX "wallet_operation_operation_date_idx" ON "wallet_operation" USING btree ("operation_date")
 --> statement-breakpoint
+-- The trigram indexes of the Opencell full-text filter (migration 0015), on a database that had them before this one.
+DO $$
+BEGIN
+  IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm') THEN
+    CREATE INDEX IF NOT EXISTS "wallet_operation_code_trgm_idx" ON "wallet_operation" USING gin (lower("code") gin_trgm_ops);
+    CREATE INDEX IF NOT EXISTS "wallet_operation_description_trgm_idx" ON "wallet_operation" USING gin (lower("description") gin_trgm_ops);
+    CREATE INDEX IF NOT EXISTS "wallet_operation_explanation_trgm_idx" ON "wallet_operation" USING gin (lower("explanation") gin_trgm_ops);
+  END IF;
+END
+$$
+--> statement-breakpoint
 ALTER TABLE "wallet_operation" ADD CONSTRAINT "wallet_operation_tax_id_tax_id_fk" FOREIGN KEY ("tax_id") REFERENCES "public"."tax"("id") ON DELETE no action ON UPDATE no action
 --> statement-breakpoint
 ALTER TABLE "wallet_operation" ADD CONSTRAINT "wallet_operation_accounting_article_id_accounting_article_id_fk" FOREIGN KEY ("accounting_article_id") REFERENCES "public"."accounting_article"("id") ON DELETE no action ON UPDATE no action
