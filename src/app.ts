@@ -12,6 +12,7 @@ import { installJsonBodyParser } from './kernel/http/json-body.ts'
 import { installTextGuard } from './kernel/http/text-guard.ts'
 import { installSecurityHeaders } from './kernel/http/security-headers.ts'
 import { installMetrics, registerCacheGauge } from './kernel/http/metrics.ts'
+import { installReadPositions } from './kernel/http/read-position.ts'
 import { installRoutePolicy, type PolicyEntry } from './kernel/http/route-policy.ts'
 import { registerHealthRoutes } from './kernel/http/health.routes.ts'
 import { actorOf } from './kernel/http/actor.ts'
@@ -91,6 +92,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await installSecurityHeaders(server, { https: deps.publicUrl.startsWith('https:') })
   const policies = installRoutePolicy(server)
   const metrics = installMetrics(server, deps.database)
+  installReadPositions(server, deps.database)
 
   await server.register(swagger, {
     openapi: {

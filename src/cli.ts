@@ -4,6 +4,8 @@ import { DataDirLockedError } from './kernel/db/data-dir-lock.ts'
 import { migrate } from './kernel/db/migrate.ts'
 import { openDatabase, start, type ProcessRole } from './main.ts'
 import { seedDemo } from './seed.ts'
+import { seedVolume } from './seed-volume.ts'
+import { systemClock } from './kernel/clock.ts'
 import { IAM_COMMAND_HELP, runIamCommand } from './modules/iam/iam.cli.ts'
 import { AppError } from './kernel/errors.ts'
 
@@ -12,7 +14,7 @@ const USAGE = `Usage: obol <command> [options]
 Commands:
   start       apply migrations and serve the API, docs and jobs
   migrate     apply pending database migrations and exit
-  seed-demo   create the demo tenant (idempotent) and exit
+  seed-demo   create the demo tenant (idempotent) and exit; --volume N adds N wallet operations
   create-client --name N [--group G]...   create a service-account client; prints its id and secret
   token --client N                         print an access token for a client
   rotate-keys                              start signing tokens with a new key
@@ -31,11 +33,24 @@ ${CONFIG_VARIABLES.map((v) => `  ${v.name.padEnd(24)} ${v.description} (default 
   migrate: `Usage: obol migrate
 
 Applies pending migrations to the configured database (DATABASE_URL, or embedded PGlite under DATA_DIR) and exits.`,
-  'seed-demo': `Usage: obol seed-demo
+  'seed-demo': `Usage: obol seed-demo [--volume N]
 
 Creates the demo tenant (a seller, 50 customers with account hierarchies, currencies, taxes, the MONTHLY calendar,
-a billing cycle, invoice categories, accounting articles). Does nothing when it already exists.`,
+a billing cycle, invoice categories, accounting articles). Does nothing when it already exists.
+  --volume N      then adds N wallet operations (1 to 1,000,000,000) dated over the last two years, with the
+                  subscriptions and charge instances they belong to; progress on the terminal`,
   ...IAM_COMMAND_HELP,
+}
+
+/** `--volume N` of seed-demo (undefined without it). */
+function volumeOption(args: string[]): number | undefined {
+  if (args.length === 0) return undefined
+  const [option, value, ...rest] = args
+  if (option !== '--volume') fail(`seed-demo: unknown option '${option!}'`)
+  if (rest.length > 0) fail(`seed-demo: unknown option '${rest[0]!}'`)
+  if (value === undefined || !/^\d{1,10}$/.test(value) || Number(value) < 1 || Number(value) > 1_000_000_000)
+    fail(`seed-demo: --volume expects a number of wallet operations from 1 to 1000000000, got '${value ?? ''}'`)
+  return Number(value)
 }
 
 function fail(message: string): never {
@@ -90,14 +105,33 @@ export async function main(argv: string[]): Promise<void> {
           process.stdout.write(applied.length > 0 ? `Applied ${applied.join(', ')}\n` : 'The database is up to date\n')
         })
         return
-      case 'seed-demo':
-        if (args.length > 0) fail(`seed-demo: unknown option '${args[0]!}'`)
+      case 'seed-demo': {
+        const volume = volumeOption(args)
         await withDatabase(async ({ database }) => {
           await migrate(database.db)
           const { created } = await seedDemo(database.db)
-          process.stdout.write(created ? 'Demo tenant created\n' : 'Demo tenant already present: nothing to do\n')
+          const present =
+            volume === undefined ? 'Demo tenant already present: nothing to do' : 'Demo tenant already present'
+          process.stdout.write(created ? 'Demo tenant created\n' : `${present}\n`)
+          if (volume === undefined) return
+          const started = performance.now()
+          const rate = (written: number) => Math.round(written / Math.max(0.001, (performance.now() - started) / 1000))
+          const done = await seedVolume(database.db, {
+            count: volume,
+            clock: systemClock,
+            onProgress: ({ written, total }) => {
+              const line = `Wallet operations: ${written.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} (${rate(written).toLocaleString('en-US')}/s)`
+              process.stdout.write(process.stdout.isTTY ? `\r${line}` : `${line}\n`)
+            },
+          })
+          if (process.stdout.isTTY) process.stdout.write('\n')
+          const seconds = ((performance.now() - started) / 1000).toFixed(1)
+          process.stdout.write(
+            `Added ${done.walletOperations.toLocaleString('en-US')} wallet operations on ${done.subscriptions.toLocaleString('en-US')} new subscriptions in ${seconds} s\n`,
+          )
         })
         return
+      }
       case 'create-client':
       case 'token':
       case 'rotate-keys':

@@ -7,6 +7,7 @@ import { migrate } from './kernel/db/migrate.ts'
 import { systemClock } from './kernel/clock.ts'
 import { JobRuntime } from './kernel/jobs/job-runtime.ts'
 import { executionPurgeJob } from './kernel/jobs/execution-purge.job.ts'
+import { walletOperationPartitionJob } from './kernel/jobs/wallet-operation-partition.job.ts'
 import { expertExportPurgeJob, expertScheduledQueryJob } from './modules/workbench/index.ts'
 import { recurringRatingJob } from './modules/ordering/index.ts'
 import { buildApp } from './app.ts'
@@ -23,7 +24,14 @@ export interface OpenedDatabase {
 /** PostgreSQL when DATABASE_URL is set, else embedded PGlite under DATA_DIR (one process at a time). */
 export async function openDatabase(config: Config, log: pino.Logger): Promise<OpenedDatabase> {
   if (config.databaseUrl)
-    return { database: openPostgres(config.databaseUrl, { max: config.databasePoolMax }), lock: undefined }
+    return {
+      database: openPostgres(config.databaseUrl, {
+        max: config.databasePoolMax,
+        readUrls: config.databaseReadUrls,
+        readMaxLagMs: config.databaseReadMaxLagMs,
+      }),
+      lock: undefined,
+    }
   const lock = acquireDataDirLock(config.dataDir, (message) => log.warn(message))
   try {
     return { database: await openPglite({ dataDir: pgliteDataDir(config.dataDir) }), lock }
@@ -45,6 +53,7 @@ export function createJobRuntime(database: Database, config: Config, log: pino.L
     roles: role,
   })
   runtime.register(executionPurgeJob)
+  runtime.register(walletOperationPartitionJob)
   runtime.register(recurringRatingJob)
   runtime.register(expertExportPurgeJob)
   runtime.register(expertScheduledQueryJob)

@@ -2,6 +2,20 @@ import { describe, expect, it } from 'vitest'
 import { loadConfig, ConfigError } from './config.ts'
 
 describe(loadConfig.name, () => {
+  it('reads replicas as comma-separated URLs, each checked', () => {
+    const primary = { DATABASE_URL: 'postgres://p/obol' }
+    expect(loadConfig(primary)).toMatchObject({ databaseReadUrls: [], databaseReadMaxLagMs: 5000 })
+    expect(
+      loadConfig({ ...primary, DATABASE_READ_URL: ' postgres://r1/obol , postgresql://r2:6432/obol' }).databaseReadUrls,
+    ).toEqual(['postgres://r1/obol', 'postgresql://r2:6432/obol'])
+    expect(() => loadConfig({ ...primary, DATABASE_READ_URL: 'postgres://r1/obol,mysql://r2' })).toThrow(
+      "DATABASE_READ_URL: expected a postgres:// or postgresql:// URL, got protocol 'mysql:'",
+    )
+    expect(() => loadConfig({ ...primary, DATABASE_READ_URL: 'postgres://r1/obol,' })).toThrow(
+      'DATABASE_READ_URL: expected comma-separated URLs',
+    )
+  })
+
   it('uses the documented defaults', () => {
     const config = loadConfig({})
     expect(config).toMatchObject({
@@ -27,6 +41,8 @@ describe(loadConfig.name, () => {
     ['TRUST_PROXY', '10.0.0.0/33', "got '10.0.0.0/33'"],
     ['TRUST_PROXY', '0', 'TRUST_PROXY: expected a hop count between 1 and 10'],
     ['AUTH_MAX_TOKEN_TTL_SEC', '10', 'AUTH_MAX_TOKEN_TTL_SEC: expected an integer between 30 and 2592000'],
+    ['DATABASE_READ_URL', 'postgres://r1/obol', 'DATABASE_READ_URL: replicas need their primary: set DATABASE_URL'],
+    ['DATABASE_READ_MAX_LAG_MS', '-1', 'DATABASE_READ_MAX_LAG_MS: expected an integer between 0 and 3600000'],
   ])('stops on %s=%s naming the variable and the expected form', (name, value, message) => {
     let caught: unknown
     try {

@@ -6,7 +6,9 @@ export interface Config {
   port: number
   host: string
   databaseUrl: string | undefined
-  databaseReadUrl: string | undefined
+  /** Streaming replicas for the query layer's reads (none: the primary reads). */
+  databaseReadUrls: string[]
+  databaseReadMaxLagMs: number
   databasePoolMax: number
   dataDir: string
   /** Root of Expert exports (`{providerRoot}`): files go under `<exportDir>/exports/queryStudio/`. */
@@ -60,7 +62,16 @@ export const CONFIG_VARIABLES = [
   { name: 'PORT', default: '8080', description: 'HTTP port (1-65535)' },
   { name: 'HOST', default: '127.0.0.1', description: 'interface to listen on' },
   { name: 'DATABASE_URL', default: '(unset: embedded PGlite)', description: 'PostgreSQL 15+ connection URL' },
-  { name: 'DATABASE_READ_URL', default: '(unset)', description: 'optional read replica for read-heavy paths' },
+  {
+    name: 'DATABASE_READ_URL',
+    default: '(unset)',
+    description: 'streaming read replicas (comma-separated URLs) for Query API, report, Deep reads',
+  },
+  {
+    name: 'DATABASE_READ_MAX_LAG_MS',
+    default: '5000',
+    description: 'a replica whose data is older than this is not read',
+  },
   { name: 'DATABASE_POOL_MAX', default: '10', description: 'connections in the PostgreSQL pool' },
   { name: 'DATA_DIR', default: './data', description: 'embedded database and exports' },
   {
@@ -122,8 +133,8 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
   return value
 }
 
-function postgresUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
-  const raw = env[name]
+function postgresUrl(env: NodeJS.ProcessEnv, name: string, value = env[name]): string | undefined {
+  const raw = value
   if (raw === undefined || raw.trim() === '') return undefined
   let url: URL
   try {
@@ -135,6 +146,16 @@ function postgresUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
     throw new ConfigError(name, `expected a postgres:// or postgresql:// URL, got protocol '${url.protocol}'`)
   }
   return raw
+}
+
+/** A comma-separated list of PostgreSQL URLs (a URL holding a comma must percent-encode it). */
+function postgresUrls(env: NodeJS.ProcessEnv, name: string): string[] {
+  const raw = env[name]
+  if (raw === undefined || raw.trim() === '') return []
+  const urls = raw.split(',').map((part) => postgresUrl(env, name, part.trim()))
+  if (urls.some((url) => url === undefined))
+    throw new ConfigError(name, 'expected comma-separated URLs of the form postgres://user:password@host:5432/database')
+  return [...new Set(urls as string[])]
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
@@ -158,11 +179,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const dataDir = (env.DATA_DIR ?? './data').trim()
   if (dataDir === '') throw new ConfigError('DATA_DIR', 'expected a directory path, got an empty value')
+  const databaseUrl = postgresUrl(env, 'DATABASE_URL')
+  const databaseReadUrls = postgresUrls(env, 'DATABASE_READ_URL')
+  if (databaseReadUrls.length > 0 && !databaseUrl)
+    throw new ConfigError('DATABASE_READ_URL', 'replicas need their primary: set DATABASE_URL too')
   return {
     port: integer(env, 'PORT', 8080, 1, 65535),
     host,
-    databaseUrl: postgresUrl(env, 'DATABASE_URL'),
-    databaseReadUrl: postgresUrl(env, 'DATABASE_READ_URL'),
+    databaseUrl,
+    databaseReadUrls,
+    databaseReadMaxLagMs: integer(env, 'DATABASE_READ_MAX_LAG_MS', 5_000, 0, 3_600_000),
     databasePoolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
     dataDir: path.resolve(dataDir),
     exportDir: path.resolve(env.EXPORT_DIR?.trim() || dataDir),

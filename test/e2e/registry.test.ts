@@ -7,15 +7,17 @@ import { useTestDatabase } from '../support/test-database.ts'
 
 const db = useTestDatabase()
 
-/** Tables of the migration bookkeeping; everything else in public must be an entity. */
-const INFRASTRUCTURE = new Set(['public.obol_schema_migration'])
+/** Tables of the migration and read-position bookkeeping; everything else in public must be an entity. */
+const INFRASTRUCTURE = new Set(['public.obol_schema_migration', 'public.obol_read_position'])
 
 describe('entity registry', () => {
   it('declares every table of the migrated database, and only those', async () => {
     const tables = await rows<{ name: string }>(
       db.current.db,
       sql`select table_schema || '.' || table_name as name from information_schema.tables
-        where table_schema in ('public', 'obol_secrets') and table_type = 'BASE TABLE'`,
+        where table_schema in ('public', 'obol_secrets') and table_type = 'BASE TABLE'
+          and not exists (select 1 from pg_class c join pg_namespace n on n.oid = c.relnamespace
+            where n.nspname = table_schema and c.relname = table_name and c.relispartition)`,
     )
     const inDatabase = tables
       .map((t) => t.name)
@@ -45,11 +47,14 @@ describe('entity registry', () => {
     async (_name, entity) => {
       const fks = await rows<{ column_name: string; target: string }>(
         db.current.db,
-        sql`select kcu.column_name, ccu.table_name as target
-        from information_schema.table_constraints tc
-        join information_schema.key_column_usage kcu on kcu.constraint_name = tc.constraint_name and kcu.table_schema = tc.table_schema
-        join information_schema.constraint_column_usage ccu on ccu.constraint_name = tc.constraint_name and ccu.constraint_schema = tc.constraint_schema
-        where tc.constraint_type = 'FOREIGN KEY' and tc.table_schema = ${entity.schema} and tc.table_name = ${entity.tableName}`,
+        // From the catalog: a partitioned table's partitions carry constraints of the same names.
+        sql`select a.attname as column_name, target.relname as target
+        from pg_constraint c
+        join pg_class t on t.oid = c.conrelid
+        join pg_namespace n on n.oid = t.relnamespace
+        join pg_class target on target.oid = c.confrelid
+        join pg_attribute a on a.attrelid = c.conrelid and a.attnum = c.conkey[1]
+        where c.contype = 'f' and n.nspname = ${entity.schema} and t.relname = ${entity.tableName}`,
       )
       const declared = [...entity.relations.values()]
         .filter((r) => r.kind === 'manyToOne')

@@ -9,6 +9,7 @@ import { loadConfig } from '../../src/kernel/config.ts'
 import type { Database } from '../../src/kernel/db/database.ts'
 import { JobRuntime } from '../../src/kernel/jobs/job-runtime.ts'
 import { executionPurgeJob } from '../../src/kernel/jobs/execution-purge.job.ts'
+import { walletOperationPartitionJob } from '../../src/kernel/jobs/wallet-operation-partition.job.ts'
 import { recurringRatingJob } from '../../src/modules/ordering/index.ts'
 import type { JobType } from '../../src/kernel/jobs/job-runtime.ts'
 import { useTestDatabase } from './test-database.ts'
@@ -124,6 +125,7 @@ export function useTestApp(options: { jobTypes?: JobType[]; env?: NodeJS.Process
       roles: 'all',
     })
     jobs.register(executionPurgeJob)
+    jobs.register(walletOperationPartitionJob)
     jobs.register(recurringRatingJob)
     for (const type of options.jobTypes ?? []) jobs.register(type)
     await jobs.start()

@@ -10,6 +10,8 @@ import { Worker } from 'node:worker_threads'
 import pg from 'pg'
 import type { CsvExportReply, CsvExportTask } from './csv-export.worker.ts'
 import { QUERY_ROLE } from './query-role.ts'
+import { isDatabaseUnavailable, pgErrorOf } from './database-errors.ts'
+import { parseLsn, Replicas, type ReplicaStatus } from './replicas.ts'
 
 export type Db = PgDatabase<PgQueryResultHKT>
 /** A drizzle handle usable inside or outside a transaction. */
@@ -49,6 +51,12 @@ export interface TextStatement {
  */
 export const MAX_PREPARED_STATEMENTS = 100
 
+/** Who reads: their own writes must be visible to them (read-your-writes on replicas). */
+export interface Reader {
+  /** The principal's subject, as recorded by `recordWrite`. */
+  readonly subject: string
+}
+
 /** One database, embedded (PGlite) or server (node-postgres pool), behind the same Drizzle handle. */
 export interface Database {
   readonly kind: 'pglite' | 'postgres'
@@ -62,14 +70,26 @@ export interface Database {
    * Runs one statement of the query layer read-only and as the query role (SELECT on the registry's tables only):
    * on a server in the read pool, whose sessions are read-only, with the timeout and the role (a named statement is
    * prepared once per connection, up to MAX_PREPARED_STATEMENTS names, then run unnamed); on PGlite in a read-only
-   * transaction that switches to the role with SET LOCAL ROLE.
+   * transaction that switches to the role with SET LOCAL ROLE. With a `reader` and replicas, a replica that has
+   * replayed past the reader's last write answers (see Replicas); without one, the primary.
    */
-  readOnlyQuery<T>(statementTimeoutMs: number, statement: TextStatement): Promise<T[]>
+  readOnlyQuery<T>(statementTimeoutMs: number, statement: TextStatement, reader?: Reader): Promise<T[]>
+  /** Whether writes must be recorded for read-your-writes (replicas are configured). */
+  readonly recordsWrites: boolean
+  /**
+   * Records that `subject` wrote: the primary's WAL position now, kept in the primary for every instance, so this
+   * caller's reads go only to a replica that has replayed past it. Nothing without replicas.
+   */
+  recordWrite(subject: string): Promise<void>
+  /** Reads served by the primary and by replicas since this handle opened. */
+  readStats(): { primary: number; replica: number }
+  /** Each replica's state and lag (none without replicas). */
+  replicaStatus(): ReplicaStatus[]
   /**
    * Writes a statement's result as PostgreSQL's CSV (`COPY (...) TO STDOUT WITH (FORMAT csv, HEADER)`) into `file`,
-   * read-only and as the query role; answers the number of data rows. On a server: on its own connection (to the
-   * read database when configured), streamed by a worker thread, so memory stays flat, with `statement_timeout`; an
-   * error of the statement (timeout, cancel: SQLSTATE 57014) rejects with its `code`. On PGlite: the whole output
+   * read-only and as the query role; answers the number of data rows. On a server: on its own connection to the
+   * primary (Expert runs are not routed to replicas yet), streamed by a worker thread, so memory stays flat, with
+   * `statement_timeout`; an error of the statement (timeout, cancel: SQLSTATE 57014) rejects with its `code`. On PGlite: the whole output
    * at once, not interruptible.
    */
   exportCsv(statement: CsvExport, file: string): Promise<number>
@@ -93,6 +113,7 @@ export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
   })
   const db = drizzlePglite(pglite) as unknown as Db
+  let reads = 0
   return {
     kind: 'pglite',
     db,
@@ -100,11 +121,18 @@ export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob
     url: undefined,
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
     relaxed: db,
-    readOnlyQuery: async <T>(_statementTimeoutMs: number, statement: TextStatement) =>
-      pglite.transaction(async (tx) => {
+    readOnlyQuery: async <T>(_statementTimeoutMs: number, statement: TextStatement) => {
+      const found = await pglite.transaction(async (tx) => {
         await tx.exec(`set transaction read only; set local role ${QUERY_ROLE}`)
         return (await tx.query<T>(statement.text, [...statement.values])).rows
-      }),
+      })
+      reads++
+      return found
+    },
+    recordsWrites: false,
+    recordWrite: async () => undefined,
+    readStats: () => ({ primary: reads, replica: 0 }),
+    replicaStatus: () => [],
     exportCsv: async (statement, file) => {
       // A simple-query message of three statements runs as one implicit transaction: read-only, as the query role,
       // rolled back as a whole on error. COPY ... TO STDOUT, as COPY to a file needs pg_write_server_files.
@@ -218,10 +246,21 @@ function exportInWorker(task: CsvExportTask): Promise<number> {
  */
 const CONNECTION_TIMEOUT_MS = 10_000
 
-export function openPostgres(
-  url: string,
-  options: { max?: number; applicationName?: string; readUrl?: string } = {},
-): Database {
+/** How long a read waits to connect to a replica before the primary answers it instead. */
+const REPLICA_CONNECTION_TIMEOUT_MS = 2_000
+
+export interface PostgresOptions {
+  max?: number
+  applicationName?: string
+  /** Streaming replicas that serve the query layer's reads (DATABASE_READ_URL). */
+  readUrls?: readonly string[]
+  /** A replica staler than this is not read (DATABASE_READ_MAX_LAG_MS, default 5000). */
+  readMaxLagMs?: number
+  /** How often the replicas' positions are checked (default 1000). */
+  replicaCheckIntervalMs?: number
+}
+
+export function openPostgres(url: string, options: PostgresOptions = {}): Database {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.max ?? 10,
@@ -248,25 +287,30 @@ export function openPostgres(
     relaxed = drizzlePg(relaxedPool)
     return relaxed
   }
-  // The read paths (Query API, reports) run on a pool whose sessions are read-only, as the query role, with the
-  // statement timeout, so a query is one round trip in a read-only implicit transaction. One such pool per timeout
-  // value in use (the tenant setting rarely changes; an old pool is ended).
-  let readPool: { timeoutMs: number; pool: pg.Pool; prepared: Set<string> } | undefined
-  const readPoolFor = (statementTimeoutMs: number) => {
-    if (readPool?.timeoutMs === statementTimeoutMs) return readPool
-    if (readPool) {
-      void readPool.pool.end().catch(() => undefined)
-    }
-    const read = new pg.Pool({
-      connectionString: options.readUrl ?? url,
-      max: options.max ?? 10,
-      application_name: `${options.applicationName ?? 'obol'}-read`,
-      connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
-      options: `-c role=${QUERY_ROLE} -c default_transaction_read_only=on -c plan_cache_mode=force_custom_plan -c statement_timeout=${Math.max(1, Math.floor(statementTimeoutMs))}`,
-    })
-    read.on('error', () => undefined)
-    readPool = { timeoutMs: statementTimeoutMs, pool: read, prepared: new Set() }
-    return readPool
+  const primaryReads = readPools(url, options, CONNECTION_TIMEOUT_MS)
+  const replicaUrls = options.readUrls ?? []
+  const replicas =
+    replicaUrls.length === 0
+      ? undefined
+      : new Replicas(pool, {
+          urls: replicaUrls,
+          maxLagMs: options.readMaxLagMs ?? 5000,
+          checkIntervalMs: options.replicaCheckIntervalMs ?? 1000,
+          connectTimeoutMs: REPLICA_CONNECTION_TIMEOUT_MS,
+          applicationName: options.applicationName ?? 'obol',
+        })
+  replicas?.start()
+  const replicaReads = new Map(
+    replicaUrls.map((replicaUrl) => [replicaUrl, readPools(replicaUrl, options, REPLICA_CONNECTION_TIMEOUT_MS)]),
+  )
+  const reads = { primary: 0, replica: 0 }
+  /** The caller's last write position, from the primary (undefined: no write recorded). */
+  const positionOf = async (subject: string): Promise<bigint | undefined> => {
+    const found = await pool.query<{ lsn: string }>(
+      'select lsn::text as lsn from obol_read_position where subject = $1',
+      [subject],
+    )
+    return found.rows[0] ? parseLsn(found.rows[0].lsn) : undefined
   }
   return {
     kind: 'postgres',
@@ -276,30 +320,47 @@ export function openPostgres(
     get relaxed() {
       return relaxedDb()
     },
-    poolStats: () => ({
-      total: pool.totalCount + (readPool?.pool.totalCount ?? 0),
-      idle: pool.idleCount + (readPool?.pool.idleCount ?? 0),
-      waiting: pool.waitingCount + (readPool?.pool.waitingCount ?? 0),
-    }),
-    readOnlyQuery: async <T>(statementTimeoutMs: number, statement: TextStatement): Promise<T[]> => {
-      const read = readPoolFor(statementTimeoutMs)
-      let name = statement.name
-      if (name !== undefined && !read.prepared.has(name)) {
-        if (read.prepared.size < MAX_PREPARED_STATEMENTS) read.prepared.add(name)
-        else name = undefined
+    poolStats: () => {
+      const read = primaryReads.pool()
+      return {
+        total: pool.totalCount + (read?.totalCount ?? 0),
+        idle: pool.idleCount + (read?.idleCount ?? 0),
+        waiting: pool.waitingCount + (read?.waitingCount ?? 0),
       }
-      const result = await read.pool.query<T & pg.QueryResultRow>({
-        name,
-        text: statement.text,
-        values: [...statement.values],
-      })
-      return result.rows
     },
+    readOnlyQuery: async <T>(statementTimeoutMs: number, statement: TextStatement, reader?: Reader): Promise<T[]> => {
+      // A replica only for a known caller, past their last write; their own position is looked up only when a
+      // replica could serve the read at all.
+      const replica = reader && replicas?.anyUp() ? replicas.choose(await positionOf(reader.subject)) : undefined
+      if (replica) {
+        try {
+          const found = await replicaReads.get(replica.url)!.query<T>(statementTimeoutMs, statement)
+          reads.replica++
+          return found
+        } catch (error) {
+          // A replica that went away, or cancelled the read for a conflict with its recovery: the primary answers.
+          if (!isDatabaseUnavailable(error) && pgErrorOf(error)?.code !== '40001') throw error
+          replicas!.markDown(replica.url, error)
+        }
+      }
+      const found = await primaryReads.query<T>(statementTimeoutMs, statement)
+      reads.primary++
+      return found
+    },
+    recordsWrites: replicas !== undefined,
+    recordWrite: async (subject: string) => {
+      if (!replicas) return
+      await relaxedDb().execute(
+        sql`insert into obol_read_position (subject, lsn) values (${subject}, pg_current_wal_insert_lsn())
+            on conflict (subject) do update set lsn = greatest(obol_read_position.lsn, excluded.lsn), written_at = now()`,
+      )
+    },
+    readStats: () => ({ ...reads }),
     exportCsv: async (statement, file) => {
       const settings = `-c role=${QUERY_ROLE} -c default_transaction_read_only=on -c statement_timeout=${Math.max(1, Math.floor(statement.statementTimeoutMs))}`
       if (statement.kind === 'select') {
         return exportInWorker({
-          connectionString: options.readUrl ?? url,
+          connectionString: url,
           applicationName: statement.tag,
           options: settings,
           copy: `COPY (${statement.text}) TO STDOUT WITH (FORMAT csv, HEADER)`,
@@ -309,7 +370,7 @@ export function openPostgres(
       }
       // EXPLAIN cannot be COPY's query: its plan lines (one text column) are written as COPY would write them.
       const client = new pg.Client({
-        connectionString: options.readUrl ?? url,
+        connectionString: url,
         application_name: statement.tag,
         connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
         options: settings,
@@ -331,10 +392,61 @@ export function openPostgres(
       )
       return cancelled.some((row) => row.done)
     },
+    replicaStatus: () => replicas?.status() ?? [],
     close: async () => {
       if (closed) return
       closed = true
-      await Promise.all([pool.end(), readPool?.pool.end(), relaxedPool?.end()])
+      await replicas?.close()
+      await Promise.all([
+        pool.end(),
+        primaryReads.end(),
+        ...[...replicaReads.values()].map((r) => r.end()),
+        relaxedPool?.end(),
+      ])
+    },
+  }
+}
+
+/**
+ * The read pools of one server (the primary or a replica): sessions read-only, as the query role, with the statement
+ * timeout, so a query is one round trip in a read-only implicit transaction. One pool per timeout value in use (the
+ * tenant setting rarely changes; an old pool is ended). A named statement is prepared once per connection, up to
+ * MAX_PREPARED_STATEMENTS names, then run unnamed.
+ */
+function readPools(url: string, options: PostgresOptions, connectionTimeoutMillis: number) {
+  let current: { timeoutMs: number; pool: pg.Pool; prepared: Set<string> } | undefined
+  const poolFor = (statementTimeoutMs: number) => {
+    if (current?.timeoutMs === statementTimeoutMs) return current
+    if (current) void current.pool.end().catch(() => undefined)
+    const read = new pg.Pool({
+      connectionString: url,
+      max: options.max ?? 10,
+      application_name: `${options.applicationName ?? 'obol'}-read`,
+      connectionTimeoutMillis,
+      options: `-c role=${QUERY_ROLE} -c default_transaction_read_only=on -c plan_cache_mode=force_custom_plan -c statement_timeout=${Math.max(1, Math.floor(statementTimeoutMs))}`,
+    })
+    read.on('error', () => undefined)
+    current = { timeoutMs: statementTimeoutMs, pool: read, prepared: new Set() }
+    return current
+  }
+  return {
+    pool: () => current?.pool,
+    async query<T>(statementTimeoutMs: number, statement: TextStatement): Promise<T[]> {
+      const read = poolFor(statementTimeoutMs)
+      let name = statement.name
+      if (name !== undefined && !read.prepared.has(name)) {
+        if (read.prepared.size < MAX_PREPARED_STATEMENTS) read.prepared.add(name)
+        else name = undefined
+      }
+      const result = await read.pool.query<T & pg.QueryResultRow>({
+        name,
+        text: statement.text,
+        values: [...statement.values],
+      })
+      return result.rows
+    },
+    end: async () => {
+      await current?.pool.end()
     },
   }
 }

@@ -16,7 +16,13 @@ export function registerHealthRoutes(
   }))
   app.get(
     '/health/ready',
-    { config: open, schema: { tags: ['Health'], summary: 'The database is reachable and migrated; 503 otherwise' } },
+    {
+      config: open,
+      schema: {
+        tags: ['Health'],
+        summary: 'The database is reachable and migrated (replicas named, not required); 503 otherwise',
+      },
+    },
     async (_request, reply) => {
       if (isDraining()) return reply.status(503).send({ status: 'DOWN', database: 'UNKNOWN', reason: 'shutting down' })
       try {
@@ -24,7 +30,14 @@ export function registerHealthRoutes(
         const pending = await pendingMigrations(database.db)
         if (pending.length > 0)
           return await reply.status(503).send({ status: 'DOWN', database: 'UP', pendingMigrations: pending })
-        return { status: 'UP', database: 'UP', databaseKind: database.kind }
+        // Replicas only serve reads: one down or lagging is named here, never a reason to leave the balancer.
+        const replicas = database.replicaStatus()
+        return {
+          status: 'UP',
+          database: 'UP',
+          databaseKind: database.kind,
+          ...(replicas.length > 0 ? { replicas } : {}),
+        }
       } catch {
         return reply.status(503).send({ status: 'DOWN', database: 'DOWN' })
       }

@@ -32,6 +32,29 @@ export function installMetrics(app: FastifyInstance, database: Database): Regist
       this.set({ state: 'waiting' }, stats.waiting)
     },
   })
+  new Counter({
+    name: 'obol_db_reads_total',
+    help: 'Query layer reads (Query API, reports, Deep) by the server that answered them',
+    labelNames: ['target'] as const,
+    registers: [registry],
+    collect() {
+      const stats = database.readStats()
+      this.reset()
+      this.inc({ target: 'primary' }, stats.primary)
+      this.inc({ target: 'replica' }, stats.replica)
+    },
+  })
+  new Gauge({
+    name: 'obol_db_replica_lag_seconds',
+    help: 'How far each read replica is behind the primary (absent while unknown: down or not yet measured)',
+    labelNames: ['replica'] as const,
+    registers: [registry],
+    collect() {
+      this.reset()
+      for (const replica of database.replicaStatus())
+        if (replica.lagMs !== null) this.set({ replica: replica.name }, replica.lagMs / 1000)
+    },
+  })
   new Gauge({
     name: 'obol_job_executions',
     help: 'Job executions by job type and status',

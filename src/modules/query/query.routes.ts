@@ -10,7 +10,8 @@ import { registerOpencellRoutes } from './opencell.routes.ts'
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 const tags = ['Query API']
-export const entityView = { policy: { entityView: true as const } }
+// Reads only, whatever the method: a POST here records no write position for read-your-writes.
+export const entityView = { policy: { entityView: true as const }, reads: true as const }
 const BOOLEAN_TEXT = /^(true|false)$/i
 
 export type EntityParams = { entity: string }

@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm'
 import { parseDatabaseJson } from '../../kernel/decimal-json.ts'
-import { rows, type Database, type TextStatement } from '../../kernel/db/database.ts'
+import { rows, type Database, type Reader, type TextStatement } from '../../kernel/db/database.ts'
 import { isDatabaseUnavailable, pgErrorOf } from '../../kernel/db/database-errors.ts'
 import { AppError } from '../../kernel/errors.ts'
 import { hasRole, requireEntityReadable, type Principal } from '../../kernel/http/principal.ts'
@@ -30,6 +30,9 @@ import { compileCount, compileList, compileObject } from './sql-compiler.ts'
 import { ID_PLACEHOLDER, named, StatementCache, toCompiled, withId, type CompiledStatement } from './statement-cache.ts'
 
 /** A page of a list, its data still the JSON text PostgreSQL wrote. */
+/** The caller as a reader: replicas serve them only once past their own last write. */
+const readerOf = (principal: Principal): Reader => ({ subject: principal.subject })
+
 export interface ListPage {
   /** undefined when a huge-volume entity was not counted (§2.9). */
   readonly total: number | undefined
@@ -320,13 +323,14 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
    * With raw SQL filters, a database error is the client's SQL, answered 400 without its text.
    */
   async function execute<T>(
+    principal: Principal,
     settings: TenantSettings,
     statement: TextStatement,
     usesSql: boolean,
     raw?: { entity: EntityDef; request: QueryRequest },
   ): Promise<T | undefined> {
     try {
-      return (await database.readOnlyQuery<T>(settings.queryStatementTimeoutMs, statement))[0]
+      return (await database.readOnlyQuery<T>(settings.queryStatementTimeoutMs, statement, readerOf(principal)))[0]
     } catch (error) {
       const code = pgErrorOf(error)?.code
       // An unreachable database is never the client's SQL: it stays the 503 of an outage.
@@ -346,12 +350,14 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
     request.forceCount === true || !inList(settings.hugeVolumeEntities, target.entity)
 
   async function listPage(
+    principal: Principal,
     settings: TenantSettings,
     target: Target,
     compiled: CompiledStatement,
     request: QueryRequest,
   ): Promise<ListPage> {
     const found = await execute<{ total: string | null; data: string }>(
+      principal,
       settings,
       compiled.statement,
       compiled.usesSql,
@@ -378,7 +384,7 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
     const settings = await cachedTenantSettings(database.db)
     const count = counts(settings, target, request)
     const compiled = await statementFor('list', principal, target, entityToken, request, settings, count)
-    return listPage(settings, target, compiled, request)
+    return listPage(principal, settings, target, compiled, request)
   }
 
   return {
@@ -445,7 +451,9 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
       )
       let found: { data: string } | undefined
       try {
-        found = (await database.readOnlyQuery<{ data: string }>(options.timeoutMs, compiled.statement))[0]
+        found = (
+          await database.readOnlyQuery<{ data: string }>(options.timeoutMs, compiled.statement, readerOf(principal))
+        )[0]
       } catch (error) {
         const code = pgErrorOf(error)?.code
         if (code === '57014')
@@ -461,7 +469,7 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
       const target = authorize(principal, entityToken)
       const settings = await cachedTenantSettings(database.db)
       const compiled = await statementFor('count', principal, target, entityToken, request, settings, true)
-      const found = await execute<{ total: string }>(settings, compiled.statement, compiled.usesSql)
+      const found = await execute<{ total: string }>(principal, settings, compiled.statement, compiled.usesSql)
       return { total: Number(found?.total ?? 0) }
     },
 
@@ -474,6 +482,7 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
       const settings = await cachedTenantSettings(database.db)
       const compiled = await statementFor('get', principal, target, entityToken, request, settings, false)
       const found = await execute<{ data: string }>(
+        principal,
         settings,
         withId(compiled, numeric ? String(BigInt(id)) : id),
         compiled.usesSql,

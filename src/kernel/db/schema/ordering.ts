@@ -327,7 +327,8 @@ export const discountPlanInstances = pgTable(
  * A rated line waiting to be invoiced: a charge's amount for a quantity (and, for recurring charges, a service
  * period), or a discount of one (negative, referencing its plan). Amounts are rounded to the currency's minor unit;
  * `amount_with_tax = amount_without_tax + amount_tax`. The unit price rated is on one side (with tax when the tenant's
- * prices include tax), the other side is derived from it at the tax rate. Huge-volume: partition by month beyond one primary.
+ * prices include tax), the other side is derived from it at the tax rate. Huge-volume: partitioned by month of
+ * `operation_date` (migration 0012; its primary key is then `(id, operation_date)`, ids still unique by their sequence).
  */
 export const walletOperations = pgTable(
   'wallet_operation',
@@ -390,5 +391,6 @@ export const walletOperations = pgTable(
     index('wallet_operation_subscription_idx').on(t.subscriptionId),
     index('wallet_operation_discount_plan_idx').on(t.discountPlanId),
     index('wallet_operation_order_idx').on(t.orderId),
+    index('wallet_operation_operation_date_idx').on(t.operationDate),
   ],
 )

@@ -1,0 +1,231 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import pino from 'pino'
+import { buildApp, type App } from '../../src/app.ts'
+import { systemClock } from '../../src/kernel/clock.ts'
+import { openPostgres, type Database } from '../../src/kernel/db/database.ts'
+import { migrate } from '../../src/kernel/db/migrate.ts'
+import { JobRuntime } from '../../src/kernel/jobs/job-runtime.ts'
+import { TEST_ADMIN, testAppDeps } from '../support/test-app.ts'
+import { onPostgres } from '../support/test-database.ts'
+import { canStartClusters, startReplicaCluster, type ReplicaCluster } from '../support/replica-cluster.ts'
+
+/**
+ * Reads on a real streaming replica (DECISIONS "Read replicas"): a primary and a replica that applies every commit
+ * 3 s late, two Obol instances on them. A caller reads their own write at once on either instance; another caller,
+ * reading from the replica, sees it after the replay; a stopped replica costs no error and is used again once back.
+ */
+
+const APPLY_DELAY_MS = 3000
+const enabled = onPostgres && canStartClusters()
+
+interface Instance {
+  app: App
+  database: Database
+}
+
+interface Answer {
+  status: number
+  body: any
+}
+
+/** Polls until `check` holds (the replica replays on its own schedule), failing after `timeoutMs`. */
+async function until(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+describe.skipIf(!enabled)('reads on a streaming replica (needs PostgreSQL and its binaries)', () => {
+  let cluster: ReplicaCluster | undefined
+  const instances: Instance[] = []
+  let admin = ''
+  let reader = ''
+
+  async function call(instance: Instance, token: string, method: string, url: string, body?: unknown) {
+    const response = await instance.app.server.inject({
+      method: method as 'GET',
+      url,
+      headers: { authorization: `Bearer ${token}` },
+      ...(body === undefined ? {} : { payload: body as object }),
+    })
+    return { status: response.statusCode, body: response.body ? response.json() : undefined }
+  }
+
+  async function clientToken(instance: Instance, clientId: string, clientSecret: string): Promise<string> {
+    const response = await instance.app.server.inject({
+      method: 'POST',
+      url: '/auth/realms/obol/protocol/openid-connect/token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: clientId,
+        client_secret: clientSecret,
+      }).toString(),
+    })
+    expect(response.statusCode, response.body).toBe(200)
+    return response.json<{ access_token: string }>().access_token
+  }
+
+  /** The sellers of that code the caller sees through the Query API. */
+  async function sellers(instance: Instance, token: string, code: string): Promise<string[]> {
+    const filters = encodeURIComponent(JSON.stringify({ code }))
+    const response = await call(instance, token, 'GET', `/api/v1/query/seller?filters=${filters}&fields=code`)
+    expect(response.status, JSON.stringify(response.body)).toBe(200)
+    return (response.body.data as { code: string }[]).map((s) => s.code)
+  }
+
+  /** obol_db_reads_total by target, as /metrics shows it. */
+  async function reads(instance: Instance): Promise<{ primary: number; replica: number }> {
+    const response = await instance.app.server.inject({ method: 'GET', url: '/metrics' })
+    const count = (target: string) =>
+      Number(new RegExp(`^obol_db_reads_total\\{target="${target}"\\} (\\d+)$`, 'm').exec(response.body)?.[1] ?? NaN)
+    return { primary: count('primary'), replica: count('replica') }
+  }
+
+  async function ready(instance: Instance): Promise<Answer> {
+    const response = await instance.app.server.inject({ method: 'GET', url: '/health/ready' })
+    return { status: response.statusCode, body: response.json() }
+  }
+
+  const replicaState = async (instance: Instance) => (await ready(instance)).body.replicas?.[0]?.state as string
+
+  async function startInstance(primaryUrl: string, replicaUrl: string, readMaxLagMs = 5000): Promise<Instance> {
+    const database = openPostgres(primaryUrl, {
+      max: 5,
+      readUrls: [replicaUrl],
+      readMaxLagMs,
+      replicaCheckIntervalMs: 100,
+    })
+    // The job runtime is not started: these instances only answer requests.
+    const jobs = new JobRuntime({
+      database,
+      clock: systemClock,
+      log: pino({ level: 'silent' }),
+      heartbeatIntervalMs: 200,
+      instanceStaleAfterMs: 2000,
+      timerPollIntervalMs: 100,
+      worker: false,
+      roles: 'api',
+    })
+    const instance = { app: await buildApp(testAppDeps(database, jobs)), database }
+    instances.push(instance)
+    return instance
+  }
+
+  beforeAll(async () => {
+    cluster = await startReplicaCluster({ database: 'obol', applyDelayMs: APPLY_DELAY_MS })
+    const migrator = openPostgres(cluster.primaryUrl, { max: 1 })
+    await migrate(migrator.db)
+    await migrator.close()
+    const a = await startInstance(cluster.primaryUrl, cluster.replicaUrl)
+    await startInstance(cluster.primaryUrl, cluster.replicaUrl)
+    admin = await clientToken(a, TEST_ADMIN.clientId, TEST_ADMIN.clientSecret)
+    const group = await call(a, admin, 'POST', '/api/v1/groups', { name: 'readers', roles: ['queryUser'] })
+    expect(group.status).toBe(201)
+    const client = await call(a, admin, 'POST', '/api/v1/clients', { clientId: 'reader', groups: ['readers'] })
+    expect(client.status).toBe(201)
+    reader = await clientToken(a, client.body.clientId, client.body.clientSecret)
+    // The replica has replayed the schema (and the reader's client) once both instances call it UP.
+    for (const instance of instances)
+      await until('the replica is up', async () => (await replicaState(instance)) === 'UP', 20_000)
+  }, 60_000)
+
+  afterAll(async () => {
+    for (const instance of instances) {
+      await instance.app.server.close()
+      await instance.database.close()
+    }
+    await cluster?.destroy()
+  })
+
+  it('answers the reads of a caller who has not written from the replica', async () => {
+    const [a, b] = instances as [Instance, Instance]
+    const before = [await reads(a), await reads(b)]
+    expect(await sellers(a, reader, 'NO_SUCH_SELLER')).toEqual([])
+    expect(await sellers(b, reader, 'NO_SUCH_SELLER')).toEqual([])
+    const after = [await reads(a), await reads(b)]
+    expect(after[0]!.replica - before[0]!.replica).toBe(1)
+    expect(after[1]!.replica - before[1]!.replica).toBe(1)
+    expect(after[0]!.primary).toBe(before[0]!.primary)
+  })
+
+  it('shows a caller their own write at once on both instances, and others once the replica has replayed it', async () => {
+    const [a, b] = instances as [Instance, Instance]
+    expect((await call(a, admin, 'POST', '/api/v1/sellers', { code: 'WRITTEN_ON_A' })).status).toBe(201)
+    const before = await reads(b)
+    expect(await sellers(a, admin, 'WRITTEN_ON_A')).toEqual(['WRITTEN_ON_A'])
+    expect(await sellers(b, admin, 'WRITTEN_ON_A')).toEqual(['WRITTEN_ON_A'])
+    expect((await reads(b)).primary - before.primary).toBe(1)
+    // The replica applies the commit 3 s late: another caller, reading from it, does not see it yet...
+    expect(await sellers(b, reader, 'WRITTEN_ON_A')).toEqual([])
+    // ...and does once it has been replayed, still from the replica.
+    await until(
+      'the replica has replayed the write',
+      async () => (await sellers(b, reader, 'WRITTEN_ON_A')).length === 1,
+      APPLY_DELAY_MS * 3,
+    )
+    const after = await reads(b)
+    expect(after.replica - before.replica).toBeGreaterThanOrEqual(2)
+  }, 20_000)
+
+  it('shows a caller their own write in a saved report executed on the other instance', async () => {
+    const [a, b] = instances as [Instance, Instance]
+    const saved = await call(a, admin, 'POST', '/api/v1/reportQueries', {
+      code: 'NEW_SELLERS',
+      targetEntity: 'Seller',
+      visibility: 'PRIVATE',
+      advancedQuery: { filters: { code: 'IN_REPORT' }, genericFields: ['code'] },
+    })
+    expect(saved.status, JSON.stringify(saved.body)).toBe(201)
+    expect((await call(a, admin, 'POST', '/api/v1/sellers', { code: 'IN_REPORT' })).status).toBe(201)
+    const executed = await call(b, admin, 'POST', '/api/v1/reportQueries/NEW_SELLERS/executions', {})
+    expect(executed.status, JSON.stringify(executed.body)).toBe(200)
+    expect(executed.body.rows).toMatchObject([{ code: 'IN_REPORT' }])
+  })
+
+  it('reads the primary while the replica lags more than the bound', async () => {
+    const [a, b] = instances as [Instance, Instance]
+    const strict = await startInstance(cluster!.primaryUrl, cluster!.replicaUrl, 500)
+    await until('the replica has caught up', async () => (await replicaState(strict)) === 'UP', 10_000)
+    expect((await call(a, admin, 'POST', '/api/v1/sellers', { code: 'LAGGED' })).status).toBe(201)
+    await until('the replica lags past 500 ms', async () => (await replicaState(strict)) === 'LAGGING', 2500)
+    expect((await ready(strict)).body.replicas[0].lagMs).toBeGreaterThan(500)
+    // Within the 5 s bound the replica still answers, without the write; past the 500 ms one, the primary does.
+    expect(await sellers(b, reader, 'LAGGED')).toEqual([])
+    expect(await sellers(strict, reader, 'LAGGED')).toEqual(['LAGGED'])
+  })
+
+  it('answers from the primary while the replica is stopped, stays ready, and reads the replica again once back', async () => {
+    const [a, b] = instances as [Instance, Instance]
+    await cluster!.stopReplica()
+    // The first read may still try the replica: refused, the primary answers within the same request.
+    for (const instance of [a, b]) expect(await sellers(instance, reader, 'NO_SUCH_SELLER')).toEqual([])
+    for (const instance of [a, b])
+      await until('the replica is seen down', async () => (await replicaState(instance)) === 'DOWN', 5000)
+    const down = await ready(a)
+    expect(down.status).toBe(200)
+    expect(down.body).toMatchObject({ status: 'UP', database: 'UP', replicas: [{ state: 'DOWN', lagMs: null }] })
+    const before = await reads(a)
+    expect(await sellers(a, reader, 'NO_SUCH_SELLER')).toEqual([])
+    expect((await reads(a)).primary - before.primary).toBe(1)
+
+    await cluster!.startReplica()
+    await until(
+      'reads reach the replica again',
+      async () => {
+        const was = (await reads(a)).replica
+        await sellers(a, reader, 'NO_SUCH_SELLER')
+        return (await reads(a)).replica > was
+      },
+      20_000,
+    )
+  }, 40_000)
+
+  it('shows each replica lag on /metrics', async () => {
+    const response = await instances[0]!.app.server.inject({ method: 'GET', url: '/metrics' })
+    expect(response.body).toMatch(/^obol_db_replica_lag_seconds\{replica="127\.0\.0\.1:\d+\/obol"\} [\d.]+$/m)
+    expect(response.body).toMatch(/^obol_db_reads_total\{target="replica"\} \d+$/m)
+  })
+})
