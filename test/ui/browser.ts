@@ -1,6 +1,6 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterAll, beforeAll } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { ensureUi } from '../../bin/build-ui.js'
 
@@ -29,6 +29,19 @@ export function useBrowser(): UiBrowser {
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox'] })
     fs.mkdirSync(SCREENSHOTS, { recursive: true })
   }, 180_000)
+  let last: Page | undefined
+  beforeEach(() => {
+    problems.length = 0
+  })
+  // A failed test leaves a picture of where it stopped.
+  afterEach(async (context) => {
+    if (context.task.result?.state === 'fail' && last && !last.isClosed()) {
+      const name = context.task.name.split(':')[0]!.replace(/\W+/g, '-')
+      await last.screenshot({ path: path.join(SCREENSHOTS, `failed-${name}.png`), fullPage: true }).catch(() => {})
+    }
+    await last?.context().close()
+    last = undefined
+  })
   afterAll(async () => {
     await browser?.close()
   })
@@ -41,8 +54,9 @@ export function useBrowser(): UiBrowser {
       const context = await browser!.newContext({ viewport: WIDTHS[size] })
       await context.grantPermissions(['clipboard-read', 'clipboard-write'])
       const page = await context.newPage()
+      last = page
       page.on('console', (message) => {
-        if (message.type() === 'error') problems.push(`console: ${message.text()}`)
+        if (message.type() === 'error') problems.push(`console: ${message.text()} (${message.location().url})`)
       })
       page.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
       return page

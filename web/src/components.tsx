@@ -9,7 +9,7 @@ export function ErrorMessage({ error }: { error: unknown }) {
     return (
       <div className="error" role="alert">
         <strong>{error.message}</strong>
-        {line !== undefined && (
+        {line !== undefined && !error.message.includes(`line ${line}`) && (
           <span className="where">
             {' '}
             (line {line}, column {column ?? 1})
@@ -101,7 +101,10 @@ export function Grid({
                   >
                     <button
                       type="button"
-                      onClick={() => setSort({ column: c, descending: sort?.column === c && !sort.descending })}
+                      onClick={() => {
+                        setSort({ column: c, descending: sort?.column === c && !sort.descending })
+                        setPage(0)
+                      }}
                     >
                       {c}
                       {sort?.column === c ? (sort.descending ? ' ▼' : ' ▲') : ''}

@@ -26,14 +26,21 @@ interface Parties {
 interface ProductForm {
   code: string
   quantity: string
+  range: string
   attributes: Attribute[]
   values: Record<string, string>
 }
 
 const components = (offer: Listed | undefined) =>
-  ((offer?.offerComponents as { productCode: string; defaultQuantity?: number }[] | undefined) ?? []).map((c) => ({
+  (
+    (offer?.offerComponents as
+      | { productCode: string; defaultQuantity?: number; minQuantity?: number | null; maxQuantity?: number | null }[]
+      | undefined) ?? []
+  ).map((c) => ({
     code: c.productCode,
     quantity: String(c.defaultQuantity ?? 1),
+    range:
+      c.minQuantity != null || c.maxQuantity != null ? `${c.minQuantity ?? 0} to ${c.maxQuantity ?? 'any number'}` : '',
   }))
 
 /** The attributes of a product's latest published version, with their allowed values. */
@@ -181,7 +188,7 @@ export function OrderPreview() {
             <fieldset key={p.code}>
               <legend>Product {p.code}</legend>
               <label>
-                Quantity
+                <span>Quantity{p.range && <span className="hint"> ({p.range})</span>}</span>
                 <input
                   inputMode="decimal"
                   value={p.quantity}
@@ -242,16 +249,22 @@ export function OrderPreview() {
                   </tbody>
                 </table>
               </div>
-              <dl className="totals" data-testid="totals">
-                <dt>One-time</dt>
-                <dd>{shown(o.totalOneTime)}</dd>
-                <dt>Recurring</dt>
-                <dd>{shown(o.totalRecurring)}</dd>
-                <dt>Tax</dt>
-                <dd>{shown(o.totalTax)}</dd>
-                <dt>Total with tax</dt>
-                <dd>{shown(o.totalWithTax)}</dd>
-              </dl>
+              {o.totalWithTax === undefined ? (
+                <p className="muted">
+                  No totals: a line of this offer is priced when it is used (usage), so the API gives none.
+                </p>
+              ) : (
+                <dl className="totals" data-testid="totals">
+                  <dt>One-time</dt>
+                  <dd>{shown(o.totalOneTime)}</dd>
+                  <dt>Recurring</dt>
+                  <dd>{shown(o.totalRecurring)}</dd>
+                  <dt>Tax</dt>
+                  <dd>{shown(o.totalTax)}</dd>
+                  <dt>Total with tax</dt>
+                  <dd>{shown(o.totalWithTax)}</dd>
+                </dl>
+              )}
             </div>
           ))}
         </section>
