@@ -13,6 +13,7 @@ export const UI_OUTPUT = path.join(ROOT, 'dist', 'ui')
 const MARKER = path.join(UI_OUTPUT, 'index.html')
 const COMPRESSED = /\.(js|css|html|svg|json)$/
 
+/** @param {string} dir */
 function newest(dir) {
   let time = 0
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -35,6 +36,7 @@ export function isUiStale() {
   return inputs.some((t) => t > built)
 }
 
+/** @param {string} dir */
 function compressAll(dir) {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     const file = path.join(dir, entry.name)

@@ -59,7 +59,7 @@ function forget(): void {
 
 async function failure(response: Response): Promise<ApiError> {
   const text = await response.text()
-  let body: ApiErrorBody = {}
+  let body: ApiErrorBody
   try {
     body = JSON.parse(text) as ApiErrorBody
   } catch {

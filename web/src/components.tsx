@@ -22,15 +22,15 @@ export function ErrorMessage({ error }: { error: unknown }) {
   }
   return (
     <div className="error" role="alert">
-      <strong>{error instanceof Error ? error.message : String(error)}</strong>
+      <strong>{error instanceof Error ? error.message : 'Something went wrong.'}</strong>
     </div>
   )
 }
 
 function cell(value: unknown): string {
   if (value === null || value === undefined) return ''
-  if (typeof value === 'object') return JSON.stringify(value)
-  return String(value as string | number | boolean)
+  // Strings as they are; numbers, booleans and nested objects as JSON writes them.
+  return typeof value === 'string' ? value : JSON.stringify(value)
 }
 
 function csv(columns: string[], rows: Row[]): string {

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react'
+import { useState, type SyntheticEvent } from 'react'
 import { login, type PortalSession } from '../api.ts'
 import { ErrorMessage } from '../components.tsx'
 
@@ -8,7 +8,7 @@ export function Login({ notice, onLoggedIn }: { notice?: string; onLoggedIn: (se
   const [error, setError] = useState<unknown>()
   const [busy, setBusy] = useState(false)
 
-  const submit = (event: FormEvent) => {
+  const submit = (event: SyntheticEvent) => {
     event.preventDefault()
     setBusy(true)
     setError(undefined)
