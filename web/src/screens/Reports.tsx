@@ -25,7 +25,7 @@ export function Reports() {
       <ErrorMessage error={error} />
       {queries && (
         <div className="table-scroll">
-          <table className="list">
+          <table className="list stack">
             <thead>
               <tr>
                 <th>Code</th>
@@ -43,10 +43,10 @@ export function Reports() {
               {queries.map((q) => (
                 <tr key={q.code}>
                   <td className="code">{q.code}</td>
-                  <td>{q.description}</td>
-                  <td>{q.queryType}</td>
-                  <td>{q.targetEntity}</td>
-                  <td>{q.visibility}</td>
+                  <td data-label="Description">{q.description}</td>
+                  <td data-label="Type">{q.queryType}</td>
+                  <td data-label="Entity">{q.targetEntity}</td>
+                  <td data-label="Visibility">{q.visibility}</td>
                   <td>
                     {(q.tags ?? []).map((t) => (
                       <span key={t} className="tag">
