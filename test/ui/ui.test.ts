@@ -159,7 +159,7 @@ describe('the web UI', () => {
     await screenshots(page, 'order-preview-refused')
   })
 
-  it('groups: built-in and custom groups with their roles', async () => {
+  it('groups: built-in and custom groups with their roles; a custom group created through the portal', async () => {
     const page = await loggedIn('groups')
     const builtIn = page.getByRole('region', { name: 'Built-in groups' })
     await expect.poll(() => builtIn.textContent()).toContain('Platform Admin')
@@ -168,6 +168,21 @@ describe('the web UI', () => {
     await custom.getByText('Query Administrators').click()
     await expect.poll(() => custom.locator('.roles').textContent()).toContain('queryUser')
     await screenshots(page, 'groups')
+
+    // A custom group through the portal endpoint (session cookie and CSRF header), then listed with its roles.
+    await page.getByLabel('Group name').fill('Order Desk')
+    await page.getByLabel('Description').fill('Previews and places orders')
+    await page.getByLabel('ordering.orders.view').check()
+    await page.getByLabel('ordering.orders.manage').check()
+    await page.getByRole('button', { name: 'Create group' }).click()
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('Created the group Order Desk')
+    await custom.getByText('Order Desk').click()
+    await expect
+      .poll(() => custom.locator('details', { hasText: 'Order Desk' }).locator('.roles').textContent())
+      .toBe('ordering.orders.manageordering.orders.view')
+    const stored = await t.request('GET', '/api/v1/groups/Order%20Desk')
+    expect([stored.status, stored.body.roles]).toEqual([200, ['ordering.orders.manage', 'ordering.orders.view']])
+    await screenshots(page, 'groups-created')
     expect(ui.problems).toEqual([])
   })
 })

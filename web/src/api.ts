@@ -316,3 +316,23 @@ export const groups = async (): Promise<Group[]> => {
   const answer = await get<Group[] | { data: Group[] }>('/api/v1/groups')
   return Array.isArray(answer) ? answer : answer.data
 }
+
+export interface Role {
+  name: string
+  description: string
+}
+export const roles = async (): Promise<Role[]> => (await get<{ data: Role[] }>('/api/v1/roles?limit=1000')).data
+
+/** Creates a custom group through the portal (session cookie and CSRF header, role api.groups.manage). */
+export async function createGroup(input: { name: string; description?: string; roles: string[] }): Promise<Group> {
+  const session = storedSession()
+  if (!session) throw expired()
+  const response = await fetch('/api/portal/groups', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-csrf-token': session.csrfToken },
+    body: JSON.stringify(input),
+  })
+  if (response.status === 401) throw expired()
+  if (!response.ok) throw await failure(response)
+  return (await response.json()) as Group
+}
