@@ -84,6 +84,7 @@ export async function ensureUi() {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
   if (!process.argv.includes('--if-stale') || isUiStale()) {
+    process.stderr.write('obol: building the web UI into dist/ui (web/ changed or no build yet)\n')
     await buildUi()
     process.stdout.write(`Built ${path.relative(process.cwd(), UI_OUTPUT)}\n`)
   }

@@ -36,7 +36,9 @@ async function built() {
  * memory is not kept by the server. Without Vite (no dev dependencies) or on a failure the API still starts.
  */
 function webUi() {
-  if (process.argv[2] !== 'start' || process.env.OBOL_SKIP_UI_BUILD === '1') return
+  const [command, ...options] = process.argv.slice(2)
+  if (command !== 'start' || options.some((o) => o === '--help' || o === '-h')) return
+  if (process.env.OBOL_SKIP_UI_BUILD === '1') return
   const script = fileURLToPath(new URL('./build-ui.js', import.meta.url))
   const result = spawnSync(process.execPath, [script, '--if-stale'], { stdio: ['ignore', 'ignore', 'inherit'] })
   if (result.status !== 0) process.stderr.write('obol: the web UI could not be built; /ui answers 503\n')
