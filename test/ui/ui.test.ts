@@ -112,6 +112,9 @@ describe('the web UI', () => {
     await page.keyboard.press('Escape')
     await page.getByRole('button', { name: 'Run', exact: true }).click()
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('line 1, column 10')
+    // The cursor is put at the error: typing there inserts before 'code'.
+    await page.keyboard.type('.')
+    await expect.poll(() => page.locator('.cm-content').textContent()).toBe('select c .code form Customer c')
     await screenshots(page, 'workbench-error')
     problems400(1)
 

@@ -76,11 +76,14 @@ export function HqlEditor({
   onChange,
   onRun,
   label,
+  mark,
 }: {
   value: string
   onChange: (text: string) => void
   onRun: () => void
   label: string
+  /** A position to put the cursor at (an error's line and column, from 1). */
+  mark?: { line: number; column: number }
 }) {
   const host = useRef<HTMLDivElement>(null)
   const view = useRef<EditorView>(undefined)
@@ -113,6 +116,16 @@ export function HqlEditor({
     if (editor && editor.state.doc.toString() !== value)
       editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: value } })
   }, [value])
+
+  useEffect(() => {
+    const editor = view.current
+    if (!editor || !mark) return
+    const doc = editor.state.doc
+    const line = doc.line(Math.min(Math.max(1, mark.line), doc.lines))
+    const at = Math.min(line.from + Math.max(0, mark.column - 1), line.to)
+    editor.dispatch({ selection: { anchor: at }, scrollIntoView: true })
+    editor.focus()
+  }, [mark])
 
   return <div className="editor" ref={host} />
 }

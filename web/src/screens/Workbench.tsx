@@ -1,5 +1,6 @@
-import { useCallback, useEffect, useState } from 'react'
+import { useCallback, useEffect, useMemo, useState } from 'react'
 import {
+  ApiError,
   runDeep,
   saveWorkbenchQuery,
   workbenchQueries,
@@ -22,6 +23,15 @@ export function Workbench() {
   const [code, setCode] = useState('')
   const [openCode, setOpenCode] = useState<string>()
   const [message, setMessage] = useState<string>()
+
+  // An error at a line and column puts the cursor there.
+  const errorMark = useMemo(
+    () =>
+      error instanceof ApiError && error.body.line !== undefined
+        ? { line: error.body.line, column: error.body.column ?? 1 }
+        : undefined,
+    [error],
+  )
 
   const refresh = useCallback(() => workbenchQueries().then(setSaved, setError), [])
   useEffect(() => void refresh(), [refresh])
@@ -86,7 +96,7 @@ export function Workbench() {
           Save
         </button>
       </div>
-      <HqlEditor label="HQL query" value={text} onChange={setText} onRun={run} />
+      <HqlEditor label="HQL query" value={text} onChange={setText} onRun={run} mark={errorMark} />
       <div className="toolbar">
         <button type="button" className="primary" onClick={run} disabled={running}>
           {running ? 'Running…' : 'Run'}
