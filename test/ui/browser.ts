@@ -13,6 +13,8 @@ export interface UiBrowser {
   readonly browser: Browser
   /** A page at the given size, failing the test on any console error or a refused API call. */
   page(size?: keyof typeof WIDTHS): Promise<Page>
+  /** Closes the browser (also done after the file); call it before the app closes, so no connection stays open. */
+  close(): Promise<void>
   /** Problems seen by the pages: console errors, uncaught exceptions, API answers of 4xx/5xx not expected. */
   readonly problems: string[]
 }
@@ -50,6 +52,10 @@ export function useBrowser(): UiBrowser {
       return browser!
     },
     problems,
+    async close() {
+      await browser?.close()
+      browser = undefined
+    },
     async page(size = 'desktop') {
       const context = await browser!.newContext({ viewport: WIDTHS[size] })
       await context.grantPermissions(['clipboard-read', 'clipboard-write'])

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net'
 import { sql } from 'drizzle-orm'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { seedDemo } from '../../src/seed.ts'
 import { TEST_ADMIN, useTestApp } from '../support/test-app.ts'
@@ -10,6 +10,11 @@ import { screenshots, useBrowser } from './browser.ts'
 const ui = useBrowser()
 const t = useTestApp()
 let base = ''
+// After hooks run last-registered first: the browser closes, and its connections with it, before the app does.
+afterAll(async () => {
+  await ui.close()
+  t.app.server.server.closeAllConnections()
+})
 
 beforeAll(async () => {
   await seedDemo(t.db.current.db)
