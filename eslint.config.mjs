@@ -27,6 +27,11 @@ export default defineConfig(
     },
   },
   {
+    // The web UI runs in the browser.
+    files: ['web/**/*.{ts,tsx}'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
     // Tests, benchmarks and the plain-JavaScript launchers in bin/ read JSON and dynamic imports without declared types.
     files: ['**/*.test.ts', 'test/**/*.ts', 'bench/**/*.ts', 'bin/*.js'],
     rules: {

@@ -3,8 +3,8 @@
 // or older than the sources; without esbuild (an install without dev dependencies) or with OBOL_FROM_SOURCES=1 it runs
 // the TypeScript sources through Node's type stripping (Node 22.18+, default in 24). npm scripts use the Node 24
 // carried in devDependencies; older Node is told what to do.
-import { spawn } from 'node:child_process'
-import { pathToFileURL } from 'node:url'
+import { spawn, spawnSync } from 'node:child_process'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 
 const [major, minor] = process.versions.node.split('.').map(Number)
 if (major < 22 || (major === 22 && minor < 12)) {
@@ -31,6 +31,20 @@ async function built() {
   return pathToFileURL(OUTPUT).href
 }
 
+/**
+ * Before `start`: builds the web UI (bin/build-ui.js) when missing or stale, in a child process so the bundler's
+ * memory is not kept by the server. Without Vite (no dev dependencies) or on a failure the API still starts.
+ */
+function webUi() {
+  const [command, ...options] = process.argv.slice(2)
+  if (command !== 'start' || options.some((o) => o === '--help' || o === '-h')) return
+  if (process.env.OBOL_SKIP_UI_BUILD === '1') return
+  const script = fileURLToPath(new URL('./build-ui.js', import.meta.url))
+  const result = spawnSync(process.execPath, [script, '--if-stale'], { stdio: ['ignore', 'ignore', 'inherit'] })
+  if (result.status !== 0) process.stderr.write('obol: the web UI could not be built; /ui answers 503\n')
+}
+
+webUi()
 const entry = await built()
 if (entry) {
   const { main } = await import(entry)

@@ -13,6 +13,7 @@ import { installTextGuard } from './kernel/http/text-guard.ts'
 import { installSecurityHeaders } from './kernel/http/security-headers.ts'
 import { installMetrics, registerCacheGauge } from './kernel/http/metrics.ts'
 import { installReadPositions } from './kernel/http/read-position.ts'
+import { registerWebUi } from './kernel/http/web-ui.ts'
 import { installRoutePolicy, type PolicyEntry } from './kernel/http/route-policy.ts'
 import { registerHealthRoutes } from './kernel/http/health.routes.ts'
 import { actorOf } from './kernel/http/actor.ts'
@@ -113,10 +114,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   server.get('/api/openapi.json', { config: { policy: { public: true } }, schema: { hide: true } }, async () =>
     server.swagger(),
   )
-  // A newcomer opening the server's address lands on the API documentation.
+  // A newcomer opening the server's address lands on the web UI.
   server.get('/', { config: { policy: { public: true } }, schema: { hide: true } }, async (_request, reply) =>
-    reply.redirect('/api/docs', 302),
+    reply.redirect('/ui/', 302),
   )
+  await registerWebUi(server)
 
   const access = createIamModule({ db: deps.database.db, config: deps.auth, baseUrl: deps.publicUrl })
   const bootstrap = await bootstrapAccess(deps.database.db, access.iam, deps.auth)

@@ -194,6 +194,7 @@ export async function start(options: { demo: boolean; role: ProcessRole }): Prom
       [
         '',
         `Obol is ready (${db}, role ${options.role})`,
+        `  Web UI:   ${baseUrl}/ui/`,
         `  API:      ${baseUrl}/api/v1`,
         `  Docs:     ${baseUrl}/api/docs   (OpenAPI: ${baseUrl}/api/openapi.json)`,
         `  Health:   ${baseUrl}/health/ready   Metrics: ${baseUrl}/metrics`,

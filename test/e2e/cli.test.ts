@@ -287,10 +287,13 @@ describe('obol CLI', { timeout: 90_000 }, () => {
     expect((await stop(server)).code).toBe(0)
   })
 
-  it('redirects / to the docs; logs JSON lines when stdout is not a terminal, probes and metrics not at info', async () => {
+  it('redirects / to the web UI, which start built; logs JSON lines when stdout is not a terminal, probes and metrics not at info', async () => {
     const server = await startServer(path.join(root, 'newcomer'), { LOG_LEVEL: 'info' })
     const landing = await fetch(`${server.base}/`, { redirect: 'manual' })
-    expect([landing.status, landing.headers.get('location')]).toEqual([302, '/api/docs'])
+    expect([landing.status, landing.headers.get('location')]).toEqual([302, '/ui/'])
+    // `start` built the web UI when it was missing or stale (bin/build-ui.js) and serves it.
+    const page = await fetch(`${server.base}/ui/`)
+    expect([page.status, (await page.text()).includes('/ui/assets/')]).toEqual([200, true])
     for (const probe of ['/health/live', '/health/ready', '/metrics'])
       expect((await fetch(server.base + probe)).ok).toBe(true)
     expect((await fetch(`${server.base}/api/v1/sellers`)).status).toBe(401)

@@ -3,7 +3,7 @@ import { useTestApp } from '../support/test-app.ts'
 
 const t = useTestApp()
 
-const PUBLIC_PREFIXES = ['/health/', '/metrics', '/api/docs', '/api/openapi.json', '/auth/realms/', '/api/portal/login']
+const PUBLIC_PREFIXES = ['/health/', '/metrics', '/api/docs', '/api/openapi.json', '/auth/realms/', '/api/portal/login', '/ui']
 
 function concrete(url: string): string {
   return url.replace(/:(\w+)/g, (_m, name: string) =>
@@ -12,7 +12,7 @@ function concrete(url: string): string {
 }
 
 describe('every route is guarded', () => {
-  it('declares a policy for every route, and only health, metrics, docs (and / leading to them), token and discovery are public', () => {
+  it('declares a policy for every route, and only health, metrics, docs, the web UI files (and / leading to it), token and discovery are public', () => {
     for (const entry of t.app.policies) {
       expect(entry.policy, `${entry.method} ${entry.url}`).toBeDefined()
       if (entry.policy && 'public' in entry.policy) {

@@ -59,6 +59,10 @@ export function installRoutePolicy(app: FastifyInstance): PolicyEntry[] {
   const table: PolicyEntry[] = []
   app.addHook('onRoute', (route: RouteOptions) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method]
+    // The web UI's files (registered by @fastify/static, which takes no route config) are public: the pages call the
+    // API with a token of their own.
+    if (route.url === '/ui' || route.url.startsWith('/ui/'))
+      route.config = { ...route.config, policy: { public: true } }
     // The documentation UI's own routes (assets) are public like the document they show.
     const policy = route.url.startsWith('/api/docs') ? { public: true as const } : route.config?.policy
     for (const method of methods) {

@@ -1,0 +1,196 @@
+import type { AddressInfo } from 'node:net'
+import { sql } from 'drizzle-orm'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { seedDemo } from '../../src/seed.ts'
+import { TEST_ADMIN, useTestApp } from '../support/test-app.ts'
+import { screenshots, useBrowser } from './browser.ts'
+
+// The web UI in a real Chromium against a real app listening on a port, one test per screen's main path.
+const ui = useBrowser()
+const t = useTestApp()
+let base = ''
+// After hooks run last-registered first: the browser closes, and its connections with it, before the app does.
+afterAll(async () => {
+  await ui.close()
+  t.app.server.server.closeAllConnections()
+})
+
+beforeAll(async () => {
+  await seedDemo(t.db.current.db)
+  await t.app.server.listen({ host: '127.0.0.1', port: 0 })
+  base = `http://127.0.0.1:${(t.app.server.server.address() as AddressInfo).port}`
+}, 120_000)
+
+/** The browser logs each refused request: exactly `count` 400s were expected by the test, and nothing else. */
+function problems400(count: number): void {
+  expect(ui.problems).toHaveLength(count)
+  for (const problem of ui.problems) expect(problem).toContain('status of 400 (Bad Request)')
+  ui.problems.length = 0
+}
+
+async function loggedIn(screen: string): Promise<Page> {
+  const page = await ui.page()
+  await page.goto(`${base}/`)
+  await page.getByLabel('Username').fill(TEST_ADMIN.username)
+  await page.getByLabel('Password').fill(TEST_ADMIN.password)
+  await page.getByRole('button', { name: 'Log in' }).click()
+  await page.getByTestId('user').waitFor()
+  await page.goto(`${base}/ui/#/${screen}`)
+  return page
+}
+
+describe('the web UI', () => {
+  it('serves the bundle compressed with cache headers; / leads to /ui/', async () => {
+    const landing = await fetch(`${base}/`, { redirect: 'manual' })
+    expect([landing.status, landing.headers.get('location')]).toEqual([302, '/ui/'])
+    const index = await fetch(`${base}/ui/`, { headers: { 'accept-encoding': 'br, gzip' } })
+    expect(index.status, await index.clone().text()).toBe(200)
+    expect(index.headers.get('cache-control')).toBe('no-cache')
+    const html = await index.text()
+    const script = /src="(\/ui\/assets\/[^"]+\.js)"/.exec(html)![1]!
+    const asset = await fetch(base + script, { headers: { 'accept-encoding': 'br' } })
+    expect(asset.status).toBe(200)
+    expect(asset.headers.get('content-encoding')).toBe('br')
+    expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable')
+  })
+
+  it('logs in with the portal session, shows the user and groups, logs out; a wrong password is said plainly', async () => {
+    const page = await ui.page()
+    await page.goto(`${base}/`)
+    expect(page.url()).toBe(`${base}/ui/`)
+    await screenshots(page, 'login')
+    await page.getByLabel('Username').fill(TEST_ADMIN.username)
+    await page.getByLabel('Password').fill('wrong-password')
+    await page.getByRole('button', { name: 'Log in' }).click()
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('Unknown username or wrong password')
+    ui.problems.length = 0 // the refused login is expected, and the browser logs the 401
+    await page.getByLabel('Password').fill(TEST_ADMIN.password)
+    await page.getByRole('button', { name: 'Log in' }).click()
+    await expect.poll(() => page.getByTestId('user').textContent()).toBe(TEST_ADMIN.username)
+    await expect.poll(() => page.locator('.groups').textContent()).toContain('Platform Admin')
+    await page.getByRole('button', { name: 'Log out' }).click()
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('You have logged out')
+    expect(ui.problems).toEqual([])
+  })
+
+  it('sends a user whose session expired back to the login screen with a message', async () => {
+    const page = await loggedIn('groups')
+    await page.getByRole('heading', { name: 'Built-in groups' }).waitFor()
+    await t.db.current.db.execute(sql`delete from obol_secrets.portal_session`)
+    await page.reload()
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('Your session has expired')
+    await screenshots(page, 'session-expired')
+    ui.problems.length = 0 // the refused token request is the point of this test
+  })
+
+  it('workbench: runs a Deep query with Ctrl+Enter into a paged grid, shows an error with line and column, saves and reopens', async () => {
+    const page = await loggedIn('workbench')
+    const editor = page.getByLabel('HQL query')
+    await editor.click()
+    await page.keyboard.press('Control+a')
+    await page.keyboard.type('select c.code, c.name from Customer c order by c.code')
+    await page.keyboard.press('Control+Enter')
+    await expect.poll(() => page.getByTestId('row-count').textContent()).toBe('50 rows')
+    await expect.poll(() => page.locator('.grid tbody tr').count()).toBe(25)
+    await page.getByRole('button', { name: 'Next' }).click()
+    await expect.poll(() => page.locator('.grid tbody tr').first().textContent()).toContain('CUST_026')
+    // Sorting by a column goes back to the first page.
+    await page.getByRole('button', { name: 'c.code' }).click()
+    await page.getByRole('button', { name: 'c.code' }).click()
+    await expect.poll(() => page.locator('.grid tbody tr').first().textContent()).toContain('CUST_050')
+    await screenshots(page, 'workbench')
+
+    // Completion from the schema: fields of the alias's entity after a dot.
+    await editor.click()
+    await page.keyboard.press('Control+a')
+    await page.keyboard.type('select c.sel from Customer c')
+    await page.keyboard.press('Home')
+    for (let i = 0; i < 'select c.sel'.length; i++) await page.keyboard.press('ArrowRight')
+    await page.keyboard.press('Control+Space')
+    await expect.poll(() => page.locator('.cm-tooltip-autocomplete').textContent()).toContain('seller')
+    await screenshots(page, 'workbench-completion')
+    await page.keyboard.press('Escape')
+
+    await page.keyboard.press('Control+a')
+    await page.keyboard.type('select c code form Customer c')
+    await page.keyboard.press('Escape')
+    await page.getByRole('button', { name: 'Run', exact: true }).click()
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('line 1, column 10')
+    // The cursor is put at the error: typing there inserts before 'code'.
+    await page.keyboard.type('.')
+    await expect.poll(() => page.locator('.cm-content').textContent()).toBe('select c .code form Customer c')
+    await screenshots(page, 'workbench-error')
+    problems400(1)
+
+    await editor.click()
+    await page.keyboard.press('Control+a')
+    await page.keyboard.type('select b.code from BillingAccount b')
+    await page.getByLabel('Name').fill('UI_BILLING')
+    await page.getByRole('button', { name: 'Save' }).click()
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('Saved UI_BILLING')
+    await page.reload()
+    await page.getByLabel('Saved queries').selectOption('UI_BILLING')
+    await expect.poll(() => page.locator('.cm-content').textContent()).toBe('select b.code from BillingAccount b')
+    expect(ui.problems).toEqual([])
+  })
+
+  it('reports: lists saved report queries with type, visibility and tags, runs one and shows its rows', async () => {
+    const page = await loggedIn('reports')
+    const row = page.locator('tr', { hasText: 'SYS_CUSTOMERS_BY_SELLER' })
+    await expect.poll(() => row.textContent()).toContain('VISUAL')
+    await expect.poll(() => row.textContent()).toContain('PUBLIC')
+    await page.getByRole('button', { name: 'Run SYS_CUSTOMERS_BY_SELLER' }).click()
+    await expect.poll(() => page.getByTestId('row-count').textContent()).toMatch(/^[1-9]\d* rows?$/)
+    await screenshots(page, 'reports')
+    expect(ui.problems).toEqual([])
+  })
+
+  it('order preview: a billing account, an offer, a quantity and an attribute give rated lines and totals', async () => {
+    const page = await loggedIn('order')
+    await page.getByLabel('Billing account').selectOption('BA_001')
+    await expect.poll(() => page.getByLabel('User account').inputValue()).toBe('UA_001')
+    await page.getByLabel('Offer').selectOption('OF_INTERNET')
+    await page.getByLabel('Service tier').selectOption('GOLD')
+    await page.getByLabel('Region').selectOption('EU')
+    const rated = page.getByRole('region', { name: 'Rated lines' })
+    const monthly = rated.locator('tr', { hasText: 'Internet access, monthly' })
+    await expect.poll(() => monthly.textContent()).toContain('71.99')
+    await expect.poll(() => rated.locator('tr', { hasText: 'Installation fee' }).textContent()).toContain('59.99')
+    await page.getByLabel('Service tier').selectOption('BRONZE')
+    await expect.poll(() => monthly.textContent()).toContain('29.99')
+    await screenshots(page, 'order-preview')
+    // A quantity the offer refuses is said plainly, naming the allowed range.
+    await page.getByLabel('Quantity').fill('2')
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('quantities from 1 to 1')
+    problems400(1)
+    await screenshots(page, 'order-preview-refused')
+  })
+
+  it('groups: built-in and custom groups with their roles; a custom group created through the portal', async () => {
+    const page = await loggedIn('groups')
+    const builtIn = page.getByRole('region', { name: 'Built-in groups' })
+    await expect.poll(() => builtIn.textContent()).toContain('Platform Admin')
+    const custom = page.getByRole('region', { name: 'Custom groups' })
+    await expect.poll(() => custom.textContent()).toContain('Query Administrators')
+    await custom.getByText('Query Administrators').click()
+    await expect.poll(() => custom.locator('.roles').textContent()).toContain('queryUser')
+    await screenshots(page, 'groups')
+
+    // A custom group through the portal endpoint (session cookie and CSRF header), then listed with its roles.
+    await page.getByLabel('Group name').fill('Order Desk')
+    await page.getByLabel('Description').fill('Previews and places orders')
+    await page.getByLabel('ordering.orders.view').check()
+    await page.getByLabel('ordering.orders.manage').check()
+    await page.getByRole('button', { name: 'Create group' }).click()
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('Created the group Order Desk')
+    await custom.getByText('Order Desk').click()
+    await expect
+      .poll(() => custom.locator('details', { hasText: 'Order Desk' }).locator('.roles').textContent())
+      .toBe('ordering.orders.manageordering.orders.view')
+    const stored = await t.request('GET', '/api/v1/groups/Order%20Desk')
+    expect([stored.status, stored.body.roles]).toEqual([200, ['ordering.orders.manage', 'ordering.orders.view']])
+    await screenshots(page, 'groups-created')
+    expect(ui.problems).toEqual([])
+  })
+})

@@ -1,0 +1,338 @@
+/**
+ * Every call the web UI makes to Obol, in one place: the portal session (login, logout, the bearer token it hands
+ * out) and the public API called with that token. Screens import functions from here and never call fetch, so this
+ * module alone changes when the typed client generated from the OpenAPI document (clients/typescript) replaces it.
+ */
+
+export interface ApiErrorBody {
+  status?: string
+  errorCode?: string
+  message?: string
+  line?: number
+  column?: number
+  details?: unknown[]
+}
+
+/** An answer other than 2xx, with the JSON body the API sent (message, error code, line and column for queries). */
+export class ApiError extends Error {
+  readonly status: number
+  readonly body: ApiErrorBody
+  /** Seconds to wait before retrying (Retry-After), when the API said so. */
+  readonly retryAfterSec: number | undefined
+
+  constructor(status: number, body: ApiErrorBody, retryAfter: string | null) {
+    super(body.message ?? `The server answered ${status}`)
+    this.status = status
+    this.body = body
+    this.retryAfterSec = retryAfter && /^\d+$/.test(retryAfter) ? Number(retryAfter) : undefined
+  }
+}
+
+/** The portal session is gone (expired, logged out elsewhere): the UI goes back to the login screen. */
+export class SessionExpired extends Error {}
+
+const SESSION_KEY = 'obol.session'
+
+export interface PortalSession {
+  username: string
+  csrfToken: string
+  expiresAt: string
+}
+
+let token: { value: string; until: number } | undefined
+let expiredListener: (() => void) | undefined
+
+export function storedSession(): PortalSession | undefined {
+  const text = sessionStorage.getItem(SESSION_KEY)
+  return text ? (JSON.parse(text) as PortalSession) : undefined
+}
+
+/** Called once by the app: it shows the login screen with a message. */
+export function onSessionExpired(listener: () => void): void {
+  expiredListener = listener
+}
+
+function forget(): void {
+  sessionStorage.removeItem(SESSION_KEY)
+  token = undefined
+}
+
+async function failure(response: Response): Promise<ApiError> {
+  const text = await response.text()
+  let body: ApiErrorBody
+  try {
+    body = JSON.parse(text) as ApiErrorBody
+  } catch {
+    body = { message: text || response.statusText }
+  }
+  return new ApiError(response.status, body, response.headers.get('retry-after'))
+}
+
+export async function login(username: string, password: string): Promise<PortalSession> {
+  const response = await fetch('/api/portal/login', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password }),
+  })
+  if (!response.ok) throw await failure(response)
+  const session = (await response.json()) as PortalSession
+  sessionStorage.setItem(SESSION_KEY, JSON.stringify(session))
+  token = undefined
+  return session
+}
+
+export async function logout(): Promise<void> {
+  const session = storedSession()
+  forget()
+  if (!session) return
+  await fetch('/api/portal/logout', { method: 'POST', headers: { 'x-csrf-token': session.csrfToken } })
+}
+
+function expired(): SessionExpired {
+  forget()
+  expiredListener?.()
+  return new SessionExpired('Your session has expired; log in again.')
+}
+
+/** The bearer token of the portal session, fetched again a little before it runs out. */
+async function bearer(): Promise<string> {
+  if (token && token.until > Date.now()) return token.value
+  const response = await fetch('/api/portal/token', { credentials: 'same-origin' })
+  if (response.status === 401) throw expired()
+  if (!response.ok) throw await failure(response)
+  const issued = (await response.json()) as { access_token: string; expires_in: number }
+  token = { value: issued.access_token, until: Date.now() + Math.max(10, issued.expires_in - 30) * 1000 }
+  return token.value
+}
+
+interface Answer<T> {
+  body: T
+  headers: Headers
+}
+
+async function call<T>(method: string, path: string, body?: unknown): Promise<Answer<T>> {
+  const send = async () =>
+    fetch(path, {
+      method,
+      headers: {
+        authorization: `Bearer ${await bearer()}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+  let response = await send()
+  if (response.status === 401) {
+    // The token may have run out between fetching it and using it: one more try with a fresh one.
+    token = undefined
+    response = await send()
+  }
+  if (!response.ok) throw await failure(response)
+  const answer = response.status === 204 ? undefined : ((await response.json()) as T)
+  return { body: answer as T, headers: response.headers }
+}
+
+const get = async <T>(path: string): Promise<T> => (await call<T>('GET', path)).body
+const query = (parameters: Record<string, string | number | undefined>): string => {
+  const search = new URLSearchParams()
+  for (const [name, value] of Object.entries(parameters)) if (value !== undefined) search.set(name, String(value))
+  return search.toString()
+}
+
+// --- who am I
+
+export interface Me {
+  username?: string
+  roles: string[]
+  groups: string[]
+}
+export const me = (): Promise<Me> => get<Me>('/api/v1/auth/session')
+
+// --- workbench (Deep)
+
+export type Row = Record<string, unknown>
+export interface DeepResult {
+  rows: Row[]
+  truncated: boolean
+}
+
+export async function runDeep(text: string, parameters: Record<string, string> = {}): Promise<DeepResult> {
+  const answer = await call<Row[]>('GET', `/api/rest/query?${query({ ...parameters, query: text })}`)
+  return { rows: answer.body, truncated: answer.headers.get('x-result-truncated') === 'true' }
+}
+
+export interface Field {
+  name: string
+  type: string
+  nullable: boolean
+  relation: { kind: 'manyToOne' | 'oneToMany'; target: string } | null
+}
+export interface EntityDescription {
+  name: string
+  fullName: string
+  fields: Field[]
+}
+export const schemaEntities = async (): Promise<string[]> =>
+  (await get<{ entities: string[] }>('/api/v1/workbench/schema/entities')).entities
+export const describeEntity = (entity: string): Promise<EntityDescription> =>
+  get<EntityDescription>(`/api/v1/workbench/schema/entities/${encodeURIComponent(entity)}`)
+
+export interface SavedQuery {
+  code: string
+  description: string | null
+  targetEntity: string | null
+  visibility: 'PUBLIC' | 'PROTECTED' | 'PRIVATE'
+  tags: string[]
+  queryType: 'VISUAL' | 'HQL' | 'NATIVE_SQL'
+  queryText?: string
+  advancedQuery?: Record<string, unknown> | null
+  system: boolean
+}
+export const workbenchQueries = async (): Promise<SavedQuery[]> =>
+  (await get<{ total: number; data: SavedQuery[] }>('/api/v1/workbench/queries')).data
+export const workbenchQuery = (code: string): Promise<SavedQuery> =>
+  get<SavedQuery>(`/api/v1/workbench/queries/${encodeURIComponent(code)}`)
+export async function saveWorkbenchQuery(
+  input: { code: string; queryText: string; queryType: 'HQL' | 'NATIVE_SQL'; visibility: string; description?: string },
+  exists: boolean,
+): Promise<SavedQuery> {
+  const path = exists ? `/api/v1/workbench/queries/${encodeURIComponent(input.code)}` : '/api/v1/workbench/queries'
+  return (await call<SavedQuery>(exists ? 'PUT' : 'POST', path, input)).body
+}
+
+// --- saved report queries
+
+/** Every saved report query the caller may see (VISUAL, HQL, NATIVE_SQL), through the Query API. */
+export const reportQueries = async (): Promise<SavedQuery[]> =>
+  (
+    await get<{ data: SavedQuery[] }>(
+      `/api/v1/query/reportQuery?${query({ fields: 'code,description,queryType,visibility,targetEntity,tags', sortBy: 'code', limit: 500 })}`,
+    )
+  ).data
+export async function runReportQuery(code: string): Promise<Row[]> {
+  const answer = await call<unknown>('POST', `/api/v1/reportQueries/${encodeURIComponent(code)}/executions`, {})
+  return rowsOf(answer.body)
+}
+
+/** The rows of an execution, whichever envelope the API wraps them in. */
+function rowsOf(body: unknown): Row[] {
+  if (Array.isArray(body)) return body as Row[]
+  if (body && typeof body === 'object') {
+    for (const key of ['data', 'rows', 'result', 'results']) {
+      const value = (body as Record<string, unknown>)[key]
+      if (Array.isArray(value)) return value as Row[]
+    }
+  }
+  return []
+}
+
+// --- accounts and catalog, for the order preview
+
+export interface Listed {
+  code: string
+  description?: string | null
+  name?: string | null
+  [key: string]: unknown
+}
+async function list(resource: string, parameters: Record<string, string | number | undefined> = {}): Promise<Listed[]> {
+  const answer = await get<{ data: Listed[] }>(
+    `/api/v1/${resource}?${query({ limit: 200, sortBy: 'code', ...parameters })}`,
+  )
+  return answer.data
+}
+export const billingAccounts = (): Promise<Listed[]> => list('billingAccounts')
+export const userAccounts = (): Promise<Listed[]> => list('userAccounts')
+export const customerAccounts = (): Promise<Listed[]> => list('customerAccounts')
+export const customers = (): Promise<Listed[]> => list('customers')
+export const offerTemplates = (): Promise<Listed[]> => list('offerTemplates')
+export const offerTemplate = (code: string): Promise<Listed> =>
+  get<Listed>(`/api/v1/offerTemplates/${encodeURIComponent(code)}`)
+export interface ProductVersion {
+  version: number
+  status: string
+  attributes: string[]
+}
+export const productVersions = async (code: string): Promise<ProductVersion[]> =>
+  (await get<{ versions: ProductVersion[] }>(`/api/v1/products/${encodeURIComponent(code)}/versions`)).versions
+export interface Attribute {
+  code: string
+  description: string | null
+  attributeType: string
+  allowedValues: string[] | null
+}
+export const attribute = (code: string): Promise<Attribute> =>
+  get<Attribute>(`/api/v1/attributes/${encodeURIComponent(code)}`)
+
+export interface OrderAttribute {
+  attributeCode: string
+  stringValue?: string
+  doubleValue?: string
+}
+export interface OrderInput {
+  sellerCode: string
+  billingAccountCode: string
+  userAccountCode: string
+  orderOffers: {
+    offerTemplateCode: string
+    orderProducts: { productCode: string; quantity: string; orderAttributes: OrderAttribute[] }[]
+  }[]
+}
+/** Amounts are exact decimals written as JSON numbers; shown as written, never computed with. */
+export type Amount = number | string
+export interface PreviewLine {
+  productCode: string | null
+  chargeCode: string
+  chargeType: string
+  label: string
+  amountWithoutTax: Amount | null
+  amountWithTax: Amount | null
+  discountPlanCode: string | null
+}
+export interface Preview {
+  currency: string
+  offers: {
+    offerCode: string
+    lines: PreviewLine[]
+    totalOneTime?: Amount
+    totalRecurring?: Amount
+    totalTax?: Amount
+    totalWithTax?: Amount
+  }[]
+}
+export const previewOrder = async (order: OrderInput): Promise<Preview> =>
+  (await call<Preview>('POST', '/api/v1/orders/preview', order)).body
+
+// --- groups
+
+export interface Group {
+  name: string
+  description?: string | null
+  builtIn?: boolean
+  system?: boolean
+  roles: string[]
+  members?: unknown[]
+  [key: string]: unknown
+}
+export const groups = async (): Promise<Group[]> => {
+  const answer = await get<Group[] | { data: Group[] }>('/api/v1/groups')
+  return Array.isArray(answer) ? answer : answer.data
+}
+
+export interface Role {
+  name: string
+  description: string
+}
+export const roles = async (): Promise<Role[]> => (await get<{ data: Role[] }>('/api/v1/roles?limit=1000')).data
+
+/** Creates a custom group through the portal (session cookie and CSRF header, role api.groups.manage). */
+export async function createGroup(input: { name: string; description?: string; roles: string[] }): Promise<Group> {
+  const session = storedSession()
+  if (!session) throw expired()
+  const response = await fetch('/api/portal/groups', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-csrf-token': session.csrfToken },
+    body: JSON.stringify(input),
+  })
+  if (response.status === 401) throw expired()
+  if (!response.ok) throw await failure(response)
+  return (await response.json()) as Group
+}

@@ -1,0 +1,274 @@
+import { useEffect, useMemo, useState } from 'react'
+import {
+  attribute,
+  billingAccounts,
+  customerAccounts,
+  customers,
+  offerTemplates,
+  previewOrder,
+  productVersions,
+  userAccounts,
+  type Amount,
+  type Attribute,
+  type Listed,
+  type OrderInput,
+  type Preview,
+} from '../api.ts'
+import { ErrorMessage } from '../components.tsx'
+
+interface Parties {
+  billing: Listed[]
+  users: Listed[]
+  customerAccounts: Listed[]
+  customers: Listed[]
+  offers: Listed[]
+}
+interface ProductForm {
+  code: string
+  quantity: string
+  range: string
+  attributes: Attribute[]
+  values: Record<string, string>
+}
+
+const components = (offer: Listed | undefined) =>
+  (
+    (offer?.offerComponents as
+      | { productCode: string; defaultQuantity?: number; minQuantity?: number | null; maxQuantity?: number | null }[]
+      | undefined) ?? []
+  ).map((c) => ({
+    code: c.productCode,
+    quantity: String(c.defaultQuantity ?? 1),
+    range:
+      c.minQuantity != null || c.maxQuantity != null ? `${c.minQuantity ?? 0} to ${c.maxQuantity ?? 'any number'}` : '',
+  }))
+
+/** The attributes of a product's latest published version, with their allowed values. */
+async function attributesOf(productCode: string): Promise<Attribute[]> {
+  const versions = await productVersions(productCode)
+  const published = versions.filter((v) => v.status === 'PUBLISHED').sort((a, b) => b.version - a.version)[0]
+  return Promise.all((published?.attributes ?? []).map(attribute))
+}
+
+const shown = (amount: Amount | null | undefined) => (amount === null || amount === undefined ? '—' : String(amount))
+
+/** An order as it would be rated: the form on the left, the API's preview (lines and totals) beside it. */
+export function OrderPreview() {
+  const [parties, setParties] = useState<Parties>()
+  const [error, setError] = useState<unknown>()
+  const [billingCode, setBillingCode] = useState('')
+  const [userCode, setUserCode] = useState('')
+  const [offerCode, setOfferCode] = useState('')
+  const [products, setProducts] = useState<ProductForm[]>([])
+  const [preview, setPreview] = useState<Preview>()
+
+  useEffect(() => {
+    Promise.all([billingAccounts(), userAccounts(), customerAccounts(), customers(), offerTemplates()]).then(
+      ([billing, users, cas, custs, offers]) =>
+        setParties({ billing, users, customerAccounts: cas, customers: custs, offers }),
+      setError,
+    )
+  }, [])
+
+  const usersOfBilling = useMemo(
+    () => parties?.users.filter((u) => u.billingAccount === billingCode) ?? [],
+    [parties, billingCode],
+  )
+  const sellerCode = useMemo(() => {
+    const ba = parties?.billing.find((b) => b.code === billingCode)
+    const ca = parties?.customerAccounts.find((c) => c.code === ba?.customerAccount)
+    return (parties?.customers.find((c) => c.code === ca?.customer)?.seller as string | undefined) ?? ''
+  }, [parties, billingCode])
+
+  const chooseBilling = (code: string) => {
+    setBillingCode(code)
+    setUserCode(parties?.users.find((u) => u.billingAccount === code)?.code ?? '')
+  }
+  const chooseOffer = (code: string) => {
+    setOfferCode(code)
+    const offer = parties?.offers.find((o) => o.code === code)
+    const chosen = components(offer)
+    setProducts(chosen.map((p) => ({ ...p, attributes: [], values: {} })))
+    Promise.all(chosen.map((p) => attributesOf(p.code))).then(
+      (lists) => setProducts(chosen.map((p, i) => ({ ...p, attributes: lists[i]!, values: {} }))),
+      setError,
+    )
+  }
+  const changeProduct = (index: number, change: Partial<ProductForm>) =>
+    setProducts((list) => list.map((p, i) => (i === index ? { ...p, ...change } : p)))
+
+  const order: OrderInput | undefined = useMemo(() => {
+    if (!billingCode || !userCode || !offerCode || !sellerCode || products.length === 0) return undefined
+    return {
+      sellerCode,
+      billingAccountCode: billingCode,
+      userAccountCode: userCode,
+      orderOffers: [
+        {
+          offerTemplateCode: offerCode,
+          orderProducts: products.map((p) => ({
+            productCode: p.code,
+            quantity: p.quantity,
+            orderAttributes: Object.entries(p.values)
+              .filter(([, v]) => v !== '')
+              .map(([attributeCode, value]) => {
+                const kind = p.attributes.find((a) => a.code === attributeCode)?.attributeType ?? ''
+                return /NUMERIC|INTEGER|DOUBLE/.test(kind)
+                  ? { attributeCode, doubleValue: value }
+                  : { attributeCode, stringValue: value }
+              }),
+          })),
+        },
+      ],
+    }
+  }, [billingCode, userCode, offerCode, sellerCode, products])
+
+  // The preview follows the form: asked again a moment after the last change.
+  useEffect(() => {
+    if (!order) return setPreview(undefined)
+    const timer = setTimeout(() => {
+      setError(undefined)
+      previewOrder(order).then(setPreview, (e: unknown) => {
+        setPreview(undefined)
+        setError(e)
+      })
+    }, 250)
+    return () => clearTimeout(timer)
+  }, [order])
+
+  if (!parties)
+    return (
+      <div className="screen">
+        <h1>Order preview</h1>
+        <ErrorMessage error={error} />
+        {!error && <p>Loading accounts and offers…</p>}
+      </div>
+    )
+
+  return (
+    <div className="screen">
+      <h1>Order preview</h1>
+      <div className="columns">
+        <form className="order-form" aria-label="Order" onSubmit={(e) => e.preventDefault()}>
+          <label>
+            Billing account
+            <select value={billingCode} onChange={(e) => chooseBilling(e.target.value)}>
+              <option value="">Choose…</option>
+              {parties.billing.map((b) => (
+                <option key={b.code} value={b.code}>
+                  {b.code} · {b.name ?? b.description}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            User account
+            <select value={userCode} onChange={(e) => setUserCode(e.target.value)} disabled={!billingCode}>
+              <option value="">Choose…</option>
+              {usersOfBilling.map((u) => (
+                <option key={u.code} value={u.code}>
+                  {u.code}
+                </option>
+              ))}
+            </select>
+          </label>
+          {sellerCode && <p className="muted">Seller {sellerCode}</p>}
+          <label>
+            Offer
+            <select value={offerCode} onChange={(e) => chooseOffer(e.target.value)}>
+              <option value="">Choose…</option>
+              {parties.offers.map((o) => (
+                <option key={o.code} value={o.code}>
+                  {o.code} · {o.name ?? o.description}
+                </option>
+              ))}
+            </select>
+          </label>
+          {products.map((p, index) => (
+            <fieldset key={p.code}>
+              <legend>Product {p.code}</legend>
+              <label>
+                <span>Quantity{p.range && <span className="hint"> ({p.range})</span>}</span>
+                <input
+                  inputMode="decimal"
+                  value={p.quantity}
+                  onChange={(e) => changeProduct(index, { quantity: e.target.value })}
+                />
+              </label>
+              {p.attributes.map((a) => (
+                <label key={a.code}>
+                  {a.description ?? a.code}
+                  {a.allowedValues && a.allowedValues.length > 0 ? (
+                    <select
+                      value={p.values[a.code] ?? ''}
+                      onChange={(e) => changeProduct(index, { values: { ...p.values, [a.code]: e.target.value } })}
+                    >
+                      <option value="">(none)</option>
+                      {a.allowedValues.map((v) => (
+                        <option key={v}>{v}</option>
+                      ))}
+                    </select>
+                  ) : (
+                    <input
+                      value={p.values[a.code] ?? ''}
+                      onChange={(e) => changeProduct(index, { values: { ...p.values, [a.code]: e.target.value } })}
+                    />
+                  )}
+                </label>
+              ))}
+            </fieldset>
+          ))}
+        </form>
+        <section className="preview" aria-label="Rated lines" aria-live="polite">
+          <ErrorMessage error={error} />
+          {!preview && !error && <p className="muted">Choose a billing account and an offer to see the rated lines.</p>}
+          {preview?.offers.map((o) => (
+            <div key={o.offerCode}>
+              <h2>
+                {o.offerCode} <span className="muted">({preview.currency})</span>
+              </h2>
+              <div className="table-scroll">
+                <table className="list">
+                  <thead>
+                    <tr>
+                      <th>Charge</th>
+                      <th>Type</th>
+                      <th className="number">Without tax</th>
+                      <th className="number">With tax</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {o.lines.map((l, i) => (
+                      <tr key={i}>
+                        <td>{l.label || l.chargeCode}</td>
+                        <td>{l.chargeType}</td>
+                        <td className="number">{shown(l.amountWithoutTax)}</td>
+                        <td className="number">{shown(l.amountWithTax)}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+              {o.totalWithTax === undefined ? (
+                <p className="muted">
+                  No totals: a line of this offer is priced when it is used (usage), so the API gives none.
+                </p>
+              ) : (
+                <dl className="totals" data-testid="totals">
+                  <dt>One-time</dt>
+                  <dd>{shown(o.totalOneTime)}</dd>
+                  <dt>Recurring</dt>
+                  <dd>{shown(o.totalRecurring)}</dd>
+                  <dt>Tax</dt>
+                  <dd>{shown(o.totalTax)}</dd>
+                  <dt>Total with tax</dt>
+                  <dd>{shown(o.totalWithTax)}</dd>
+                </dl>
+              )}
+            </div>
+          ))}
+        </section>
+      </div>
+    </div>
+  )
+}
