@@ -11,7 +11,17 @@ export { recurringRatingJob } from './recurring-rating.job.ts'
 export { rateDueRecurringCharges, type RecurringRatingResult } from './recurring-rating.ts'
 export { seedOrderingDemo } from './demo-data.ts'
 /** The business day an instant falls on in a time zone (`yyyy-MM-dd`). */
-export { dayIn } from './business-day.ts'
+export { dayIn, startOfDay } from './business-day.ts'
+/** The rating glue shared with prepaid usage reservations. */
+export {
+  RatingCatalog,
+  storedChargeInput,
+  storedOperationOwner,
+  type BillingParties,
+  type StoredCharge,
+} from './rating-glue.ts'
+export { chargeOperation } from './wallet-operation.model.ts'
+export { insertWalletOperations, reserveWalletOperationIds } from './wallet-operation.repository.ts'
 
 /** Orders, subscriptions and their instances, wallet operations; preview and placement share the rating path. */
 export function createOrderingModule(deps: { db: Db; actorOf: ActorOf; clock?: Clock }) {

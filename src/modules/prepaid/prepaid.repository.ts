@@ -1,0 +1,499 @@
+import { sql } from 'drizzle-orm'
+import { one, rows, type Db } from '../../kernel/db/database.ts'
+import { textArray } from '../../kernel/model/json.ts'
+import type { BillingParties } from '../ordering/index.ts'
+
+const num = (value: unknown) => Number(value)
+const ids = (values: readonly number[]) => textArray(values.map(String))
+
+/** A subscription with what a usage reservation needs: its parties, user account and order. */
+export interface SubscriptionRow {
+  readonly id: number
+  readonly code: string
+  readonly status: string
+  readonly subscriptionDate: string
+  readonly offerCode: string
+  readonly userAccountId: number
+  readonly orderId: number | null
+  readonly parties: BillingParties
+}
+
+const partiesColumns = sql`se.id as seller_id, se.code as seller_code, se.country_id as seller_country_id,
+  ba.id as billing_account_id, ba.code as billing_account_code, ba.country_id as billing_country_id,
+  cur.id as currency_id, cur.code as currency_code, cur.decimal_places as minor_units`
+
+function partiesOf(r: Record<string, unknown>): BillingParties {
+  return {
+    sellerId: num(r.seller_id),
+    sellerCode: r.seller_code as string,
+    sellerCountryId: r.seller_country_id === null ? null : num(r.seller_country_id),
+    billingAccountId: num(r.billing_account_id),
+    billingAccountCode: r.billing_account_code as string,
+    billingCountryId: num(r.billing_country_id),
+    currencyId: num(r.currency_id),
+    currencyCode: r.currency_code as string,
+    minorUnits: num(r.minor_units),
+  }
+}
+
+function subscriptionOf(r: Record<string, unknown>): SubscriptionRow {
+  return {
+    id: num(r.id),
+    code: r.code as string,
+    status: r.status as string,
+    subscriptionDate: r.subscription_date as string,
+    offerCode: r.offer_code as string,
+    userAccountId: num(r.user_account_id),
+    orderId: r.order_id === null ? null : num(r.order_id),
+    parties: partiesOf(r),
+  }
+}
+
+const subscriptionSelect = sql`select s.id, s.code, s.status, to_char(s.subscription_date, 'YYYY-MM-DD') as subscription_date,
+    ot.code as offer_code, s.user_account_id, s.order_id, ${partiesColumns}
+  from subscription s
+  join offer_template ot on ot.id = s.offer_template_id
+  join seller se on se.id = s.seller_id
+  join user_account ua on ua.id = s.user_account_id
+  join billing_account ba on ba.id = ua.billing_account_id
+  join trading_currency cur on cur.id = ba.trading_currency_id`
+
+export async function subscriptionByCode(db: Db, code: string): Promise<SubscriptionRow | undefined> {
+  const found = await one<Record<string, unknown>>(db, sql`${subscriptionSelect} where s.code = ${code}`)
+  return found && subscriptionOf(found)
+}
+
+export async function subscriptionById(db: Db, id: number): Promise<SubscriptionRow | undefined> {
+  const found = await one<Record<string, unknown>>(db, sql`${subscriptionSelect} where s.id = ${id}`)
+  return found && subscriptionOf(found)
+}
+
+/** A usage charge instance of a subscription, with its product and counter template. */
+export interface UsageChargeRow {
+  readonly id: number
+  readonly chargeId: number
+  readonly walletId: number
+  readonly quantity: string
+  readonly unitPriceOverride: string | null
+  readonly attributes: Record<string, string> | null
+  readonly productCode: string | null
+  readonly counterTemplateId: number | null
+}
+
+const usageChargeSelect = sql`select ci.id, ci.charge_id, ci.wallet_id, ci.quantity::text as quantity,
+    ci.unit_price_override::text as unit_price_override, pi.attributes, p.code as product_code, ct.counter_template_id
+  from charge_instance ci
+  join charge_template ct on ct.id = ci.charge_id
+  left join product_instance pi on pi.id = ci.product_instance_id
+  left join product p on p.id = pi.product_id`
+
+function usageChargeOf(r: Record<string, unknown>): UsageChargeRow {
+  return {
+    id: num(r.id),
+    chargeId: num(r.charge_id),
+    walletId: num(r.wallet_id),
+    quantity: r.quantity as string,
+    unitPriceOverride: r.unit_price_override as string | null,
+    attributes: (typeof r.attributes === 'string' ? JSON.parse(r.attributes) : r.attributes) as Record<
+      string,
+      string
+    > | null,
+    productCode: r.product_code as string | null,
+    counterTemplateId: r.counter_template_id === null ? null : num(r.counter_template_id),
+  }
+}
+
+/**
+ * The ACTIVE usage charge of a subscription that `param1` selects: a charge whose filterParam1 equals it before one
+ * without filter (which matches any), then the first instance.
+ */
+export async function usageChargeFor(
+  db: Db,
+  subscriptionId: number,
+  param1: string,
+): Promise<UsageChargeRow | undefined> {
+  const found = await one<Record<string, unknown>>(
+    db,
+    sql`${usageChargeSelect}
+      where ci.subscription_id = ${subscriptionId} and ci.charge_type = 'USAGE' and ci.status = 'ACTIVE'
+        and (coalesce(ct.filter_param1, '') = '' or ct.filter_param1 = ${param1})
+      order by (coalesce(ct.filter_param1, '') = ''), ci.id
+      limit 1`,
+  )
+  return found && usageChargeOf(found)
+}
+
+export async function usageChargeById(db: Db, chargeInstanceId: number): Promise<UsageChargeRow> {
+  const found = await one<Record<string, unknown>>(db, sql`${usageChargeSelect} where ci.id = ${chargeInstanceId}`)
+  if (!found) throw new Error(`charge instance ${chargeInstanceId} not found`)
+  return usageChargeOf(found)
+}
+
+export interface CounterTemplateRow {
+  readonly id: number
+  readonly code: string
+  readonly ceiling: string
+  readonly calendar: {
+    calendarType: 'PERIOD' | 'YEARLY'
+    periodUnit: 'DAY' | 'MONTH' | null
+    periodLength: number | null
+    referenceDate: string | null
+    days: string[] | null
+  }
+}
+
+export async function counterTemplateById(db: Db, id: number): Promise<CounterTemplateRow> {
+  const found = await one<Record<string, unknown>>(
+    db,
+    sql`select t.id, t.code, t.ceiling::text as ceiling, c.calendar_type, c.period_unit, c.period_length,
+        to_char(c.reference_date, 'YYYY-MM-DD') as reference_date, c.days
+      from counter_template t join calendar c on c.id = t.calendar_id where t.id = ${id}`,
+  )
+  if (!found) throw new Error(`counter template ${id} not found`)
+  return {
+    id: num(found.id),
+    code: found.code as string,
+    ceiling: found.ceiling as string,
+    calendar: {
+      calendarType: found.calendar_type as 'PERIOD' | 'YEARLY',
+      periodUnit: found.period_unit as 'DAY' | 'MONTH' | null,
+      periodLength: found.period_length === null ? null : num(found.period_length),
+      referenceDate: found.reference_date as string | null,
+      days: found.days as string[] | null,
+    },
+  }
+}
+
+/**
+ * The counter period of a subscription's counter containing a period start, created on first use with
+ * `value = level = ceiling` and its CREDIT ledger row (concurrent first uses create one). Not locked.
+ */
+export async function ensureCounterPeriod(
+  db: Db,
+  counter: { subscriptionId: number; templateId: number; start: string; end: string; ceiling: string },
+  actor: string,
+): Promise<number> {
+  await db.execute(sql`insert into counter_instance (counter_template_id, subscription_id, creator)
+    values (${counter.templateId}, ${counter.subscriptionId}, ${actor}) on conflict do nothing`)
+  const instance = await one<{ id: unknown }>(
+    db,
+    sql`select id from counter_instance where subscription_id = ${counter.subscriptionId} and counter_template_id = ${counter.templateId}`,
+  )
+  const created = await one<{ id: unknown }>(
+    db,
+    sql`insert into counter_period (counter_instance_id, period_start, period_end, level, value, creator)
+      values (${num(instance!.id)}, ${counter.start}::date, ${counter.end}::date, ${counter.ceiling}::numeric,
+        ${counter.ceiling}::numeric, ${actor})
+      on conflict do nothing returning id`,
+  )
+  if (created) {
+    await db.execute(sql`insert into balance_ledger (entry_type, counter_period_id, balance_delta, reference, creator)
+      values ('CREDIT', ${num(created.id)}, ${counter.ceiling}::numeric, 'counter period opened', ${actor})`)
+    return num(created.id)
+  }
+  const found = await one<{ id: unknown }>(
+    db,
+    sql`select id from counter_period where counter_instance_id = ${num(instance!.id)} and period_start = ${counter.start}::date`,
+  )
+  return num(found!.id)
+}
+
+/** Locks counter periods in id order (the first of the lock order: reservation, counter periods, wallets). */
+export async function lockCounterPeriods(db: Db, periodIds: readonly number[]): Promise<Map<number, string>> {
+  if (periodIds.length === 0) return new Map()
+  const found = await rows<{ id: unknown; value: string }>(
+    db,
+    sql`select id, value::text as value from counter_period where id = any(${ids(periodIds)}::bigint[])
+      order by id for update`,
+  )
+  return new Map(found.map((r) => [num(r.id), r.value]))
+}
+
+export interface WalletRow {
+  readonly id: number
+  readonly code: string
+  readonly walletType: string
+  readonly userAccountId: number
+  readonly currency: string
+  readonly balance: string
+  readonly reserved: string
+}
+
+const walletSelect = sql`select w.id, w.code, w.wallet_type, w.user_account_id, cur.code as currency,
+    w.balance::text as balance, w.reserved::text as reserved
+  from wallet w
+  join user_account ua on ua.id = w.user_account_id
+  join billing_account ba on ba.id = ua.billing_account_id
+  join trading_currency cur on cur.id = ba.trading_currency_id`
+
+function walletOf(r: Record<string, unknown>): WalletRow {
+  return {
+    id: num(r.id),
+    code: r.code as string,
+    walletType: r.wallet_type as string,
+    userAccountId: num(r.user_account_id),
+    currency: r.currency as string,
+    balance: r.balance as string,
+    reserved: r.reserved as string,
+  }
+}
+
+/** The PREPAID wallet a usage reservation holds against: the user account's first by code. */
+export async function prepaidWalletOf(db: Db, userAccountId: number): Promise<number | undefined> {
+  const found = await one<{ id: unknown }>(
+    db,
+    sql`select id from wallet where user_account_id = ${userAccountId} and wallet_type = 'PREPAID' order by code limit 1`,
+  )
+  return found && num(found.id)
+}
+
+/** Locks wallets in id order (after counter periods) and reads their balance and reserved amount. */
+export async function lockWallets(db: Db, walletIds: readonly number[]): Promise<Map<number, WalletRow>> {
+  if (walletIds.length === 0) return new Map()
+  const found = await rows<Record<string, unknown>>(
+    db,
+    sql`${walletSelect} where w.id = any(${ids(walletIds)}::bigint[]) order by w.id for update of w`,
+  )
+  return new Map(found.map((r) => [num(r.id), walletOf(r)]))
+}
+
+export async function walletsOf(db: Db, userAccountId: number): Promise<WalletRow[]> {
+  const found = await rows<Record<string, unknown>>(
+    db,
+    sql`${walletSelect} where w.user_account_id = ${userAccountId} order by w.code`,
+  )
+  return found.map(walletOf)
+}
+
+export async function walletByCode(db: Db, userAccountId: number, code: string): Promise<WalletRow | undefined> {
+  const found = await one<Record<string, unknown>>(
+    db,
+    sql`${walletSelect} where w.user_account_id = ${userAccountId} and w.code = ${code}`,
+  )
+  return found && walletOf(found)
+}
+
+export async function insertWallet(
+  db: Db,
+  wallet: { userAccountId: number; code: string; description: string | null },
+  actor: string,
+): Promise<boolean> {
+  const created = await rows<{ id: unknown }>(
+    db,
+    sql`insert into wallet (code, description, user_account_id, wallet_type, principal, creator)
+      values (${wallet.code}, ${wallet.description}, ${wallet.userAccountId}, 'PREPAID', false, ${actor})
+      on conflict do nothing returning id`,
+  )
+  return created.length > 0
+}
+
+export type LedgerType = 'CREDIT' | 'HOLD' | 'RELEASE' | 'CONSUME'
+
+/** One ledger row and the change it records, applied to its wallet or counter period (locked by the caller). */
+export interface LedgerEntry {
+  readonly type: LedgerType
+  readonly walletId?: number
+  readonly counterPeriodId?: number
+  readonly reservationId?: number | null
+  /** Wallet balance change, or counter period value change. */
+  readonly balanceDelta: string
+  /** Wallet reserved amount change. */
+  readonly reservedDelta?: string
+  readonly reference?: string | null
+}
+
+/**
+ * Writes ledger entries and applies each to its wallet (`balance`, `reserved`) or counter period (`value`): the
+ * stored figures stay the sums of their ledger rows. The rows must be locked by the caller.
+ */
+export async function applyLedger(db: Db, entries: readonly LedgerEntry[], actor: string): Promise<void> {
+  if (entries.length === 0) return
+  const column = (pick: (e: LedgerEntry) => string | number | null | undefined) =>
+    textArray(entries.map((e) => (pick(e) ?? null) as string))
+  await db.execute(sql`insert into balance_ledger (entry_type, wallet_id, counter_period_id, reservation_id,
+      balance_delta, reserved_delta, reference, creator)
+    select t, w, c, r, b, d, ref, ${actor} from unnest(
+      ${column((e) => e.type)}::text[], ${column((e) => e.walletId && String(e.walletId))}::bigint[],
+      ${column((e) => e.counterPeriodId && String(e.counterPeriodId))}::bigint[],
+      ${column((e) => e.reservationId && String(e.reservationId))}::bigint[],
+      ${column((e) => e.balanceDelta)}::numeric[], ${column((e) => e.reservedDelta ?? '0')}::numeric[],
+      ${column((e) => e.reference)}::text[]) as v(t, w, c, r, b, d, ref)`)
+  const sums = (pick: (e: LedgerEntry) => number | undefined) => {
+    const totals = new Map<number, { balance: string[]; reserved: string[] }>()
+    for (const e of entries) {
+      const id = pick(e)
+      if (id === undefined) continue
+      const total = totals.get(id) ?? { balance: [], reserved: [] }
+      total.balance.push(e.balanceDelta)
+      total.reserved.push(e.reservedDelta ?? '0')
+      totals.set(id, total)
+    }
+    return totals
+  }
+  for (const [id, delta] of sums((e) => e.walletId)) {
+    await db.execute(sql`update wallet set
+        balance = balance + (select sum(x) from unnest(${textArray(delta.balance)}::numeric[]) x),
+        reserved = reserved + (select sum(x) from unnest(${textArray(delta.reserved)}::numeric[]) x),
+        updated = now(), updater = ${actor}
+      where id = ${id}`)
+  }
+  for (const [id, delta] of sums((e) => e.counterPeriodId)) {
+    await db.execute(sql`update counter_period set
+        value = value + (select sum(x) from unnest(${textArray(delta.balance)}::numeric[]) x),
+        updated = now(), updater = ${actor}
+      where id = ${id}`)
+  }
+}
+
+export interface ReservationRow {
+  readonly id: number
+  readonly type: 'USAGE' | 'OFFER'
+  readonly status: string
+  readonly sellerId: number
+  readonly userAccountId: number
+  readonly subscriptionId: number | null
+  readonly walletId: number | null
+  readonly chargeInstanceId: number | null
+  readonly offerTemplateId: number | null
+  readonly quantity: string
+  readonly freeQuantity: string
+  readonly amountWithoutTax: string
+  readonly amountWithTax: string
+  readonly counterPeriodValues: Record<string, string>
+  readonly usageDate: Date | null
+  readonly usageDay: string | null
+  readonly param1: string | null
+  readonly creditLimit: string | null
+  readonly subscriptionDate: string | null
+  readonly subscriptionCode: string | null
+  readonly expiryDate: Date
+}
+
+const reservationColumns = sql`id, reservation_type, status, seller_id, user_account_id, subscription_id, wallet_id,
+  charge_instance_id, offer_template_id, quantity::text as quantity, free_quantity::text as free_quantity,
+  amount_without_tax::text as amount_without_tax, amount_with_tax::text as amount_with_tax,
+  counter_period_values::text as counter_period_values, usage_date,
+  param1, credit_limit::text as credit_limit, to_char(subscription_date, 'YYYY-MM-DD') as subscription_date,
+  subscription_code, expiry_date`
+
+function reservationOf(r: Record<string, unknown>, timeZoneDay: (d: Date) => string): ReservationRow {
+  const optional = (v: unknown) => (v === null ? null : num(v))
+  const usageDate = r.usage_date === null ? null : new Date(r.usage_date as string)
+  return {
+    id: num(r.id),
+    type: r.reservation_type as 'USAGE' | 'OFFER',
+    status: r.status as string,
+    sellerId: num(r.seller_id),
+    userAccountId: num(r.user_account_id),
+    subscriptionId: optional(r.subscription_id),
+    walletId: optional(r.wallet_id),
+    chargeInstanceId: optional(r.charge_instance_id),
+    offerTemplateId: optional(r.offer_template_id),
+    quantity: r.quantity as string,
+    freeQuantity: r.free_quantity as string,
+    amountWithoutTax: r.amount_without_tax as string,
+    amountWithTax: r.amount_with_tax as string,
+    counterPeriodValues: JSON.parse(r.counter_period_values as string) as Record<string, string>,
+    usageDate,
+    usageDay: usageDate && timeZoneDay(usageDate),
+    param1: r.param1 as string | null,
+    creditLimit: r.credit_limit as string | null,
+    subscriptionDate: r.subscription_date as string | null,
+    subscriptionCode: r.subscription_code as string | null,
+    expiryDate: new Date(r.expiry_date as string),
+  }
+}
+
+/** Locks one reservation (the first of the lock order). */
+export async function lockReservation(
+  db: Db,
+  id: number,
+  timeZoneDay: (d: Date) => string,
+): Promise<ReservationRow | undefined> {
+  const found = await one<Record<string, unknown>>(
+    db,
+    sql`select ${reservationColumns} from reservation where id = ${id} for update`,
+  )
+  return found && reservationOf(found, timeZoneDay)
+}
+
+/**
+ * Claims OPEN reservations due at `now`, oldest expiry first: rows another transaction holds (a confirm, a cancel,
+ * another instance's sweep) are skipped, not waited for.
+ */
+export async function claimDue(
+  db: Db,
+  now: Date,
+  limit: number,
+  timeZoneDay: (d: Date) => string,
+): Promise<ReservationRow[]> {
+  const found = await rows<Record<string, unknown>>(
+    db,
+    sql`select ${reservationColumns} from reservation
+      where status = 'OPEN' and expiry_date <= ${now.toISOString()}::timestamptz
+      order by expiry_date, id limit ${limit} for update skip locked`,
+  )
+  return found.map((r) => reservationOf(r, timeZoneDay))
+}
+
+export async function insertReservation(
+  db: Db,
+  values: {
+    type: 'USAGE' | 'OFFER'
+    sellerId: number
+    userAccountId: number
+    subscriptionId: number | null
+    walletId: number | null
+    chargeInstanceId: number | null
+    offerTemplateId: number | null
+    quantity: string
+    freeQuantity: string
+    amountWithoutTax: string
+    amountWithTax: string
+    counterPeriodValues: Record<string, string>
+    usageDate: Date | null
+    param1: string | null
+    param2: string | null
+    creditLimit: string | null
+    subscriptionDate: string | null
+    subscriptionCode: string | null
+    reservationDate: Date
+    expiryDate: Date
+  },
+  actor: string,
+): Promise<number> {
+  const created = await one<{ id: unknown }>(
+    db,
+    sql`insert into reservation (reservation_type, seller_id, user_account_id, subscription_id, wallet_id,
+        charge_instance_id, offer_template_id, quantity, free_quantity, amount_without_tax, amount_with_tax,
+        counter_period_values, usage_date, param1, param2, credit_limit, subscription_date, subscription_code,
+        reservation_date, expiry_date, creator)
+      values (${values.type}, ${values.sellerId}, ${values.userAccountId}, ${values.subscriptionId}, ${values.walletId},
+        ${values.chargeInstanceId}, ${values.offerTemplateId}, ${values.quantity}::numeric,
+        ${values.freeQuantity}::numeric, ${values.amountWithoutTax}::numeric, ${values.amountWithTax}::numeric,
+        ${JSON.stringify(values.counterPeriodValues)}::jsonb, ${values.usageDate?.toISOString() ?? null}::timestamptz,
+        ${values.param1}, ${values.param2}, ${values.creditLimit}::numeric, ${values.subscriptionDate}::date,
+        ${values.subscriptionCode}, ${values.reservationDate.toISOString()}::timestamptz,
+        ${values.expiryDate.toISOString()}::timestamptz, ${actor})
+      returning id`,
+  )
+  return num(created!.id)
+}
+
+/** Closes an OPEN reservation (locked by the caller) in its final status. */
+export async function closeReservation(
+  db: Db,
+  id: number,
+  close: { status: 'CONFIRMED' | 'CANCELLED' | 'EXPIRED'; consumedQuantity: string | null; at: Date },
+  actor: string,
+): Promise<void> {
+  await db.execute(sql`update reservation set status = ${close.status},
+      consumed_quantity = ${close.consumedQuantity}::numeric, closed_date = ${close.at.toISOString()}::timestamptz,
+      updated = now(), updater = ${actor}
+    where id = ${id} and status = 'OPEN'`)
+}
+
+export async function updateCreditLimit(db: Db, id: number, creditLimit: string, actor: string): Promise<void> {
+  await db.execute(sql`update reservation set credit_limit = ${creditLimit}::numeric, updated = now(), updater = ${actor}
+    where id = ${id}`)
+}
