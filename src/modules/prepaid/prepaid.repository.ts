@@ -497,3 +497,8 @@ export async function updateCreditLimit(db: Db, id: number, creditLimit: string,
   await db.execute(sql`update reservation set credit_limit = ${creditLimit}::numeric, updated = now(), updater = ${actor}
     where id = ${id}`)
 }
+
+export async function userAccountIdByCode(db: Db, code: string): Promise<number | undefined> {
+  const found = await one<{ id: unknown }>(db, sql`select id from user_account where code = ${code}`)
+  return found && num(found.id)
+}

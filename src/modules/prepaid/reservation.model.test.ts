@@ -58,9 +58,7 @@ describe('parseUsageLine', () => {
       'DATA',
       'x',
     ])
-    expect(parseUsageLine('2026-03-10T10:00;SUB_1;1;;', 'UTC').usageDate.toISOString()).toBe(
-      '2026-03-10T10:00:00.000Z',
-    )
+    expect(parseUsageLine('2026-03-10T10:00;SUB_1;1;;', 'UTC').usageDate.toISOString()).toBe('2026-03-10T10:00:00.000Z')
   })
   it.each([
     ['2026-03-10T10:00:00;SUB_1;1;DATA', 'line'],

@@ -68,9 +68,7 @@ export function splitConsumption(
  */
 export function availableQuantity(freeLeft: Decimal, availableBalance: Decimal, unitAmountWithTax: Decimal): Decimal {
   const paid =
-    unitAmountWithTax.gt(0) && availableBalance.gt(0)
-      ? availableBalance.div(unitAmountWithTax).floor()
-      : money(0)
+    unitAmountWithTax.gt(0) && availableBalance.gt(0) ? availableBalance.div(unitAmountWithTax).floor() : money(0)
   return freeLeft.plus(paid)
 }
 

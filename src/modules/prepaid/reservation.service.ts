@@ -50,7 +50,10 @@ export async function inTransaction<T>(db: Db, work: (tx: Db) => Promise<T>): Pr
 
 const notFound = (id: number) => new AppError('ENTITY_NOT_FOUND', `Reservation ${id} not found`)
 const notOpen = (id: number, status: string) =>
-  new AppError('INVALID_STATE', `Reservation ${id} is ${status}: only an OPEN reservation can be confirmed or cancelled`)
+  new AppError(
+    'INVALID_STATE',
+    `Reservation ${id} is ${status}: only an OPEN reservation can be confirmed or cancelled`,
+  )
 
 /** The seller of a record is one the caller may see (row-level security; unrestricted callers see all). */
 export async function sellerVisible(db: Db, sellerId: number, sellerCodes: SellerCodes): Promise<boolean> {
@@ -174,14 +177,22 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
       return inTransaction(db, async (tx) => {
         const sub = await repo.subscriptionByCode(tx, line.subscriptionCode)
         if (!sub || !(await sellerVisible(tx, sub.parties.sellerId, caller.sellerCodes))) {
-          throw new AppError('INVALID_USAGE_RECORD', `Invalid usage record: subscription ${line.subscriptionCode} not found`, {
-            details: [{ field: 'subscription', message: `no subscription with code '${line.subscriptionCode}'` }],
-          })
+          throw new AppError(
+            'INVALID_USAGE_RECORD',
+            `Invalid usage record: subscription ${line.subscriptionCode} not found`,
+            {
+              details: [{ field: 'subscription', message: `no subscription with code '${line.subscriptionCode}'` }],
+            },
+          )
         }
         if (sub.status !== 'ACTIVE') {
-          throw new AppError('INVALID_USAGE_RECORD', `Invalid usage record: subscription ${sub.code} is ${sub.status}`, {
-            details: [{ field: 'subscription', message: `subscription ${sub.code} is ${sub.status}, not ACTIVE` }],
-          })
+          throw new AppError(
+            'INVALID_USAGE_RECORD',
+            `Invalid usage record: subscription ${sub.code} is ${sub.status}`,
+            {
+              details: [{ field: 'subscription', message: `subscription ${sub.code} is ${sub.status}, not ACTIVE` }],
+            },
+          )
         }
         const charge = await repo.usageChargeFor(tx, sub.id, line.param1)
         if (!charge) {
@@ -266,11 +277,7 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
         )
         return {
           reservationId,
-          availableQuantity: availableQuantity(
-            freeLeft,
-            available.minus(rated.amountWithTax),
-            rated.unitAmountWithTax,
-          ),
+          availableQuantity: availableQuantity(freeLeft, available.minus(rated.amountWithTax), rated.unitAmountWithTax),
           amountWithTax: rated.amountWithTax,
         }
       })
