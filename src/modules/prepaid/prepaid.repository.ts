@@ -6,6 +6,12 @@ import type { BillingParties } from '../ordering/index.ts'
 const num = (value: unknown) => Number(value)
 const ids = (values: readonly number[]) => textArray(values.map(String))
 
+/** A text[] parameter whose absent values are NULL (`textArray` takes only strings). */
+function nullableTextArray(values: readonly (string | null)[]) {
+  const items = values.map((v) => (v === null ? 'NULL' : `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`))
+  return sql`${`{${items.join(',')}}`}::text[]`
+}
+
 /** A subscription with what a usage reservation needs: its parties, user account and order. */
 export interface SubscriptionRow {
   readonly id: number
@@ -308,14 +314,14 @@ export interface LedgerEntry {
  */
 export async function applyLedger(db: Db, entries: readonly LedgerEntry[], actor: string): Promise<void> {
   if (entries.length === 0) return
-  const column = (pick: (e: LedgerEntry) => string | number | null | undefined) =>
-    textArray(entries.map((e) => (pick(e) ?? null) as string))
+  const column = (pick: (e: LedgerEntry) => string | null | undefined) =>
+    nullableTextArray(entries.map((e) => pick(e) ?? null))
   await db.execute(sql`insert into balance_ledger (entry_type, wallet_id, counter_period_id, reservation_id,
       balance_delta, reserved_delta, reference, creator)
     select t, w, c, r, b, d, ref, ${actor} from unnest(
-      ${column((e) => e.type)}::text[], ${column((e) => e.walletId && String(e.walletId))}::bigint[],
-      ${column((e) => e.counterPeriodId && String(e.counterPeriodId))}::bigint[],
-      ${column((e) => e.reservationId && String(e.reservationId))}::bigint[],
+      ${column((e) => e.type)}::text[], ${column((e) => (e.walletId === undefined ? null : String(e.walletId)))}::bigint[],
+      ${column((e) => (e.counterPeriodId === undefined ? null : String(e.counterPeriodId)))}::bigint[],
+      ${column((e) => (e.reservationId === undefined || e.reservationId === null ? null : String(e.reservationId)))}::bigint[],
       ${column((e) => e.balanceDelta)}::numeric[], ${column((e) => e.reservedDelta ?? '0')}::numeric[],
       ${column((e) => e.reference)}::text[]) as v(t, w, c, r, b, d, ref)`)
   const sums = (pick: (e: LedgerEntry) => number | undefined) => {
@@ -344,6 +350,12 @@ export async function applyLedger(db: Db, entries: readonly LedgerEntry[], actor
       where id = ${id}`)
   }
 }
+
+/** Counter period id → units as a JSON object whose values are numbers written exactly (decimal text). */
+const unitsJson = (units: Readonly<Record<string, string>>) =>
+  `{${Object.entries(units)
+    .map(([id, value]) => `${JSON.stringify(id)}:${value}`)
+    .join(',')}}`
 
 export interface ReservationRow {
   readonly id: number
@@ -393,7 +405,10 @@ function reservationOf(r: Record<string, unknown>, timeZoneDay: (d: Date) => str
     freeQuantity: r.free_quantity as string,
     amountWithoutTax: r.amount_without_tax as string,
     amountWithTax: r.amount_with_tax as string,
-    counterPeriodValues: JSON.parse(r.counter_period_values as string) as Record<string, string>,
+    // Units are JSON numbers in the column, read back as their exact decimal text.
+    counterPeriodValues: JSON.parse(r.counter_period_values as string, (_key, value, context?: { source?: string }) =>
+      typeof value === 'number' ? context?.source : (value as unknown),
+    ) as Record<string, string>,
     usageDate,
     usageDay: usageDate && timeZoneDay(usageDate),
     param1: r.param1 as string | null,
@@ -471,7 +486,7 @@ export async function insertReservation(
       values (${values.type}, ${values.sellerId}, ${values.userAccountId}, ${values.subscriptionId}, ${values.walletId},
         ${values.chargeInstanceId}, ${values.offerTemplateId}, ${values.quantity}::numeric,
         ${values.freeQuantity}::numeric, ${values.amountWithoutTax}::numeric, ${values.amountWithTax}::numeric,
-        ${JSON.stringify(values.counterPeriodValues)}::jsonb, ${values.usageDate?.toISOString() ?? null}::timestamptz,
+        ${unitsJson(values.counterPeriodValues)}::jsonb, ${values.usageDate?.toISOString() ?? null}::timestamptz,
         ${values.param1}, ${values.param2}, ${values.creditLimit}::numeric, ${values.subscriptionDate}::date,
         ${values.subscriptionCode}, ${values.reservationDate.toISOString()}::timestamptz,
         ${values.expiryDate.toISOString()}::timestamptz, ${actor})
