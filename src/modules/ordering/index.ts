@@ -6,6 +6,7 @@ import { registerOrderRoutes } from './order.routes.ts'
 import { createOrderService } from './order.service.ts'
 
 export type { OrderService, Caller } from './order.service.ts'
+export { createOrderService } from './order.service.ts'
 export type { OrderInput } from './order.model.ts'
 export { recurringRatingJob } from './recurring-rating.job.ts'
 export { rateDueRecurringCharges, type RecurringRatingResult } from './recurring-rating.ts'

@@ -6,6 +6,7 @@ import { registerPrepaidRoutes } from './prepaid.routes.ts'
 import { ReservationExpiryTimer, type WarningLog } from './reservation-expiry.timer.ts'
 import { createReservationService } from './reservation.service.ts'
 import { createWalletService } from './wallet.service.ts'
+import { createOfferReservationService } from './offer-reservation.service.ts'
 
 export { ReservationExpiryTimer } from './reservation-expiry.timer.ts'
 export type { ReservationService } from './reservation.service.ts'
@@ -17,13 +18,14 @@ export type { ReservationService } from './reservation.service.ts'
 export function createPrepaidModule(deps: { db: Db; clock: Clock; actorOf: ActorOf; log: WarningLog }) {
   const reservations = createReservationService({ db: deps.db, clock: deps.clock })
   const wallets = createWalletService({ db: deps.db })
+  const offerReservations = createOfferReservationService({ db: deps.db, clock: deps.clock, reservations })
   const expiry = new ReservationExpiryTimer({ db: deps.db, service: reservations, log: deps.log })
   return {
     reservations,
     wallets,
     expiry,
     routes(app: FastifyInstance) {
-      registerPrepaidRoutes(app, { reservations, wallets, actorOf: deps.actorOf })
+      registerPrepaidRoutes(app, { reservations, offerReservations, wallets, actorOf: deps.actorOf })
       app.addHook('onClose', () => expiry.stop())
     },
   }

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { one, rows, type Db } from '../../kernel/db/database.ts'
-import { textArray } from '../../kernel/model/json.ts'
+import { instantText, textArray } from '../../kernel/model/json.ts'
 import type { BillingParties } from '../ordering/index.ts'
 
 const num = (value: unknown) => Number(value)
@@ -515,5 +515,91 @@ export async function updateCreditLimit(db: Db, id: number, creditLimit: string,
 
 export async function userAccountIdByCode(db: Db, code: string): Promise<number | undefined> {
   const found = await one<{ id: unknown }>(db, sql`select id from user_account where code = ${code}`)
+  return found && num(found.id)
+}
+
+/** An offer's products (code, default quantity) in sequence order: what an offer reservation orders. */
+export async function offerProducts(
+  db: Db,
+  offerCode: string,
+): Promise<{ offerId: number; products: { code: string; quantity: string }[] } | undefined> {
+  const offer = await one<{ id: unknown }>(db, sql`select id from offer_template where code = ${offerCode}`)
+  if (!offer) return undefined
+  const found = await rows<{ code: string; quantity: string }>(
+    db,
+    sql`select p.code, oc.default_quantity::text as quantity from offer_component oc join product p on p.id = oc.product_id
+      where oc.offer_template_id = ${num(offer.id)} order by oc.sequence, oc.id`,
+  )
+  return { offerId: num(offer.id), products: found }
+}
+
+/** A user account with its billing account code, locked: offer reservations of one account queue on it. */
+export async function lockUserAccount(
+  db: Db,
+  code: string,
+): Promise<{ id: number; billingAccountCode: string } | undefined> {
+  const found = await one<{ id: unknown; billing_account_code: string }>(
+    db,
+    sql`select ua.id, ba.code as billing_account_code from user_account ua
+      join billing_account ba on ba.id = ua.billing_account_id where ua.code = ${code} for update of ua`,
+  )
+  return found && { id: num(found.id), billingAccountCode: found.billing_account_code }
+}
+
+/**
+ * What a user account already owes this month: its OPEN wallet operations dated in [monthStart, monthEnd), plus what
+ * its other OPEN offer reservations hold.
+ */
+export async function openAmounts(
+  db: Db,
+  userAccountId: number,
+  month: { start: string; end: string },
+  exceptReservation: number | null,
+): Promise<string> {
+  const found = await one<{ total: string }>(
+    db,
+    sql`select (
+        coalesce((select sum(wo.amount_with_tax) from wallet_operation wo join wallet w on w.id = wo.wallet_id
+          where w.user_account_id = ${userAccountId} and wo.status = 'OPEN'
+            and wo.operation_date >= ${month.start}::date and wo.operation_date < ${month.end}::date), 0)
+        + coalesce((select sum(r.amount_with_tax) from reservation r where r.user_account_id = ${userAccountId}
+            and r.reservation_type = 'OFFER' and r.status = 'OPEN' and r.id <> ${exceptReservation ?? 0}), 0)
+      )::text as total`,
+  )
+  return found?.total ?? '0'
+}
+
+/** A reservation as the offer reservation routes answer it (decimals as text). */
+export interface ReservationViewRow {
+  reservationId: number | string
+  type: string
+  status: string
+  sellerCode: string
+  userAccountCode: string
+  offerCode: string | null
+  subscriptionCode: string | null
+  subscriptionDate: string | null
+  creditLimit: string | null
+  amountWithoutTax: string
+  amountWithTax: string
+  reservationDate: string
+  expiryDate: string
+}
+
+export async function reservationView(db: Db, id: number): Promise<ReservationViewRow | undefined> {
+  return one<ReservationViewRow>(
+    db,
+    sql`select r.id as "reservationId", r.reservation_type as type, r.status, se.code as "sellerCode",
+        ua.code as "userAccountCode", ot.code as "offerCode", r.subscription_code as "subscriptionCode",
+        to_char(r.subscription_date, 'YYYY-MM-DD') as "subscriptionDate", r.credit_limit::text as "creditLimit",
+        r.amount_without_tax::text as "amountWithoutTax", r.amount_with_tax::text as "amountWithTax",
+        ${instantText(sql`r.reservation_date`)} as "reservationDate", ${instantText(sql`r.expiry_date`)} as "expiryDate"
+      from reservation r join seller se on se.id = r.seller_id join user_account ua on ua.id = r.user_account_id
+      left join offer_template ot on ot.id = r.offer_template_id where r.id = ${id}`,
+  )
+}
+
+export async function sellerIdByCode(db: Db, code: string): Promise<number | undefined> {
+  const found = await one<{ id: unknown }>(db, sql`select id from seller where code = ${code}`)
   return found && num(found.id)
 }

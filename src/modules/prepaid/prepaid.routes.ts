@@ -14,15 +14,21 @@ import {
   ReserveAnswer,
   UsageLineBody,
   UserAccountParams,
+  CreditLimitBody,
+  OfferReservation,
+  OfferReservationBody,
+  ReservationParams,
   Wallet,
   WalletList,
   WalletParams,
 } from './prepaid.schemas.ts'
 import type { Caller, ReservationService } from './reservation.service.ts'
 import type { WalletService, WalletView } from './wallet.service.ts'
+import type { OfferReservationService } from './offer-reservation.service.ts'
 
 const MEDIATION = '/api/rest/billing/mediation'
 const WALLETS = '/api/v1/userAccounts/:code/wallets'
+const OFFER_RESERVATIONS = '/api/rest/billing/wallet/reservation'
 
 /** A decimal field of a body, read exactly; 400 naming the field when it cannot be stored. */
 function decimalField(value: number | string, field: string, bounds: Parameters<typeof readDecimal>[3] = {}) {
@@ -42,7 +48,12 @@ const walletWire = (w: WalletView) => ({
 /** Prepaid usage reservations (`billing.wallets.manage`) and prepaid wallets (`billing.wallets.*`). */
 export function registerPrepaidRoutes(
   server: FastifyInstance,
-  deps: { reservations: ReservationService; wallets: WalletService; actorOf: ActorOf },
+  deps: {
+    reservations: ReservationService
+    offerReservations: OfferReservationService
+    wallets: WalletService
+    actorOf: ActorOf
+  },
 ): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>()
   const manage = { policy: { role: 'billing.wallets.manage' } }
@@ -170,5 +181,82 @@ export function registerPrepaidRoutes(
       )
       return reply.status(201).send(walletWire(wallet))
     },
+  )
+
+  const offerTags = ['Offer reservations']
+  const offerErrors =
+    '402 INSUFFICIENT_BALANCE above the credit limit minus the user account’s open amounts of the month; ' +
+    '404 ENTITY_NOT_FOUND; 409 INVALID_STATE when the reservation is not OPEN.'
+
+  app.post(
+    OFFER_RESERVATIONS,
+    {
+      config: manage,
+      schema: {
+        tags: offerTags,
+        summary:
+          'Reserve an offer’s activation price (one-shot charges and first recurring periods) under a credit limit',
+        description: offerErrors,
+        body: OfferReservationBody,
+        response: { 200: OfferReservation },
+      },
+    },
+    async (request) => {
+      const { creditLimit, ...rest } = request.body
+      return deps.offerReservations.reserve(
+        { ...rest, creditLimit: decimalField(creditLimit, 'creditLimit', { min: 0 }) },
+        caller(request),
+      )
+    },
+  )
+
+  app.put(
+    OFFER_RESERVATIONS,
+    {
+      config: manage,
+      schema: {
+        tags: offerTags,
+        summary: 'Change the credit limit of an OPEN offer reservation',
+        description: offerErrors,
+        body: CreditLimitBody,
+        response: { 200: OfferReservation },
+      },
+    },
+    async (request) =>
+      deps.offerReservations.updateCreditLimit(
+        request.body.reservationId,
+        decimalField(request.body.creditLimit, 'creditLimit', { min: 0 }),
+        caller(request),
+      ),
+  )
+
+  app.delete(
+    `${OFFER_RESERVATIONS}/:reservationId`,
+    {
+      config: manage,
+      schema: {
+        tags: offerTags,
+        summary: 'Cancel an OPEN offer reservation',
+        description: offerErrors,
+        params: ReservationParams,
+        response: { 200: OfferReservation },
+      },
+    },
+    async (request) => deps.offerReservations.cancel(request.params.reservationId, caller(request)),
+  )
+
+  app.post(
+    `${OFFER_RESERVATIONS}/confirm`,
+    {
+      config: manage,
+      schema: {
+        tags: offerTags,
+        summary: 'Confirm an OPEN offer reservation: the subscription <seller>_<userAccount>_<offer> is ordered',
+        description: offerErrors,
+        body: CancelBody,
+        response: { 200: OfferReservation },
+      },
+    },
+    async (request) => deps.offerReservations.confirm(request.body.reservationId, caller(request)),
   )
 }

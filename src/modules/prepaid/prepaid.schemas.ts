@@ -63,3 +63,39 @@ export const Wallet = Type.Object({
   available: DecimalOut,
 })
 export const WalletList = Type.Array(Wallet)
+
+export const OfferReservationBody = Type.Object(
+  {
+    sellerCode: Code,
+    offerCode: Code,
+    userAccountCode: Code,
+    subscriptionDate: Type.String({ format: 'date', description: 'yyyy-MM-dd' }),
+    creditLimit: DecimalIn,
+  },
+  { additionalProperties: false },
+)
+
+export const CreditLimitBody = Type.Object(
+  { reservationId: ReservationId, creditLimit: DecimalIn },
+  { additionalProperties: false },
+)
+
+export const ReservationParams = Type.Object({
+  reservationId: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+})
+
+export const OfferReservation = Type.Object({
+  reservationId: Type.Integer(),
+  type: Type.String(),
+  status: Type.String(),
+  sellerCode: Type.String(),
+  userAccountCode: Type.String(),
+  offerCode: Type.Union([Type.String(), Type.Null()]),
+  subscriptionCode: Type.Union([Type.String(), Type.Null()]),
+  subscriptionDate: Type.Union([Type.String(), Type.Null()]),
+  creditLimit: Type.Unsafe<DecimalJson | null>(decimalOut),
+  amountWithoutTax: DecimalOut,
+  amountWithTax: DecimalOut,
+  reservationDate: Type.String(),
+  expiryDate: Type.String(),
+})

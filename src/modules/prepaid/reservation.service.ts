@@ -149,11 +149,13 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
     id: number,
     caller: Caller,
     timeZone: string,
+    type: 'USAGE' | 'OFFER',
     work: (tx: Db, r: repo.ReservationRow) => Promise<string>,
   ): Promise<string> {
     const outcome = await inTransaction(db, async (tx) => {
       const r = await repo.lockReservation(tx, id, (d) => dayIn(d, timeZone))
-      if (!r || !(await sellerVisible(tx, r.sellerId, caller.sellerCodes))) throw notFound(id)
+      // Usage and offer reservations have their own routes: one of the other kind is not found on these.
+      if (!r || r.type !== type || !(await sellerVisible(tx, r.sellerId, caller.sellerCodes))) throw notFound(id)
       if (r.status !== 'OPEN') throw notOpen(id, r.status)
       if (r.expiryDate.getTime() <= clock.now().getTime()) {
         await releaseAll(tx, [r], 'EXPIRED', caller.username)
@@ -289,7 +291,7 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
      */
     async confirm(id: number, consumedQuantity: Decimal | undefined, caller: Caller): Promise<string> {
       const settings = await readTenantSettings(db)
-      return openReservation(id, caller, settings.timeZone, async (tx, r) => {
+      return openReservation(id, caller, settings.timeZone, 'USAGE', async (tx, r) => {
         const quantity = money(r.quantity)
         const consumed = consumedQuantity ?? quantity
         if (consumed.gt(quantity)) {
@@ -384,10 +386,13 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
       })
     },
 
+    /** Runs `work` on an OPEN reservation of the type, locked (see `openReservation`). */
+    withOpen: openReservation,
+
     /** Cancels an OPEN reservation: its counter units and held amount are given back, once. */
-    async cancel(id: number, caller: Caller): Promise<string> {
+    async cancel(id: number, caller: Caller, type: 'USAGE' | 'OFFER' = 'USAGE'): Promise<string> {
       const settings = await readTenantSettings(db)
-      return openReservation(id, caller, settings.timeZone, async (tx, r) => {
+      return openReservation(id, caller, settings.timeZone, type, async (tx, r) => {
         await releaseAll(tx, [r], 'CANCELLED', caller.username)
         return `Reservation ${r.id} cancelled: balance and counters restored`
       })
