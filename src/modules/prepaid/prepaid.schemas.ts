@@ -7,6 +7,8 @@ const Code = Type.String({ minLength: 1, maxLength: 255 })
 const NewCode = Type.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9][A-Za-z0-9_.\\-]*$' })
 const DecimalIn = Type.Unsafe<number | string>(decimalSchema)
 const DecimalOut = Type.Unsafe<DecimalJson>(decimalOut)
+/** A nullable string without `anyOf`: the response serializer then needs no schema validator. */
+const NullableText = Type.Unsafe<string | null>({ type: ['string', 'null'] })
 const ReservationId = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'the reservation id' })
 
 /** One usage line, as text/plain or as a JSON string. */
@@ -90,9 +92,9 @@ export const OfferReservation = Type.Object({
   status: Type.String(),
   sellerCode: Type.String(),
   userAccountCode: Type.String(),
-  offerCode: Type.Union([Type.String(), Type.Null()]),
-  subscriptionCode: Type.Union([Type.String(), Type.Null()]),
-  subscriptionDate: Type.Union([Type.String(), Type.Null()]),
+  offerCode: NullableText,
+  subscriptionCode: NullableText,
+  subscriptionDate: NullableText,
   creditLimit: Type.Unsafe<DecimalJson | null>(decimalOut),
   amountWithoutTax: DecimalOut,
   amountWithTax: DecimalOut,
