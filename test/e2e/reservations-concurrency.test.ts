@@ -21,7 +21,9 @@ const ACCOUNTS = [
   ['UA_1B', 'SUB_B'],
   ['UA_2', 'SUB_C'],
 ] as const
-const INITIAL = '500'
+const INITIAL = '5000'
+/** How long the 32 clients run: 15 s in CI, longer for `npm run soak` (RESERVATION_SOAK_SEC=300). */
+const RUN_MS = Number(process.env.RESERVATION_SOAK_SEC ?? 15) * 1000
 
 beforeAll(async () => {
   await seedPrepaid(t, ['SUB_A', 'SUB_R'])
@@ -131,105 +133,116 @@ describe.skipIf(!onPostgres)('32 clients on two instances (needs PostgreSQL)', (
     await second?.database.close()
   })
 
-  it('reserve, confirm, cancel and let expire: balances and counters end at the initial values minus what was confirmed', async () => {
-    const apps = [t.app, second!.app]
-    let seed = 17
-    const random = (n: number) => {
-      seed = (seed * 1103515245 + 12345) % 2147483648
-      return seed % n
-    }
-    const counts = { reserved: 0, refused: 0, confirmed: 0, cancelled: 0, left: 0, repeatRefused: 0 }
-    let running = true
-    // The clock moves 250 ms at a time and both instances sweep: reservations left alone expire after 1 s.
-    const driver = (async () => {
-      while (running) {
-        clock.advance(250)
-        await Promise.all(apps.map((app) => app.reservationExpiry.tick()))
-        await new Promise((resolve) => setTimeout(resolve, 5))
+  it(
+    'reserve, confirm, cancel and let expire: balances and counters end at the initial values minus what was confirmed',
+    async () => {
+      const apps = [t.app, second!.app]
+      let seed = 17
+      const random = (n: number) => {
+        seed = (seed * 1103515245 + 12345) % 2147483648
+        return seed % n
       }
-    })()
-    const client = async (n: number) => {
-      for (let i = 0; i < 12; i++) {
-        const app = apps[(n + i) % 2]!
-        const [, subscription] = ACCOUNTS[random(3)]!
-        const quantity = 1 + random(6)
-        const param = random(2) === 0 ? 'CALL' : 'SMS'
-        const held = await reserveOn(app, `2026-03-10T09:00:00;${subscription};${quantity};${param};x`)
-        if (held.status === 402) {
-          counts.refused++
-          continue
+      const counts = { reserved: 0, refused: 0, confirmed: 0, cancelled: 0, left: 0, repeatRefused: 0 }
+      let running = true
+      // The clock moves 250 ms at a time and both instances sweep: reservations left alone expire after 1 s.
+      const driver = (async () => {
+        while (running) {
+          clock.advance(250)
+          await Promise.all(apps.map((app) => app.reservationExpiry.tick()))
+          await new Promise((resolve) => setImmediate(resolve))
         }
-        expect(held.status, JSON.stringify(held.body)).toBe(200)
-        counts.reserved++
-        const id = held.body.reservationId as number
-        const other = apps[(n + i + 1) % 2]!
-        const action = random(4)
-        if (action === 0 || action === 1) {
-          const partial = action === 1 ? random(quantity + 1) : undefined
-          const answer = await confirmOn(app, id, partial)
-          if (answer.status === 200) {
-            counts.confirmed++
-            const again = await confirmOn(other, id)
-            expect(again.status).toBe(409)
-            counts.repeatRefused++
-          } else expect(answer.body.message).toContain('EXPIRED')
-        } else if (action === 2) {
-          const answer = await cancelOn(other, id)
-          if (answer.status === 200) {
-            counts.cancelled++
-            expect((await cancelOn(app, id)).status).toBe(409)
-            counts.repeatRefused++
-          } else expect(answer.body.message).toContain('EXPIRED')
-        } else counts.left++
+      })()
+      const deadline = Date.now() + RUN_MS
+      const client = async (n: number) => {
+        for (let i = 0; Date.now() < deadline; i++) {
+          const app = apps[(n + i) % 2]!
+          const [, subscription] = ACCOUNTS[random(3)]!
+          const quantity = 1 + random(6)
+          const param = random(2) === 0 ? 'CALL' : 'SMS'
+          const held = await reserveOn(app, `2026-03-10T09:00:00;${subscription};${quantity};${param};x`)
+          if (held.status === 402) {
+            counts.refused++
+            continue
+          }
+          expect(held.status, JSON.stringify(held.body)).toBe(200)
+          counts.reserved++
+          const id = held.body.reservationId as number
+          const other = apps[(n + i + 1) % 2]!
+          const action = random(4)
+          if (action === 0 || action === 1) {
+            const partial = action === 1 ? random(quantity + 1) : undefined
+            const answer = await confirmOn(app, id, partial)
+            if (answer.status === 200) {
+              counts.confirmed++
+              const again = await confirmOn(other, id)
+              expect(again.status).toBe(409)
+              counts.repeatRefused++
+            } else expect(answer.body.message).toContain('EXPIRED')
+          } else if (action === 2) {
+            const answer = await cancelOn(other, id)
+            if (answer.status === 200) {
+              counts.cancelled++
+              expect((await cancelOn(app, id)).status).toBe(409)
+              counts.repeatRefused++
+            } else expect(answer.body.message).toContain('EXPIRED')
+          } else counts.left++
+        }
       }
-    }
-    await Promise.all(Array.from({ length: 32 }, (_, n) => client(n)))
-    running = false
-    await driver
-    clock.advance(2000)
-    await Promise.all(apps.map((app) => app.reservationExpiry.tick()))
+      await Promise.all(Array.from({ length: 32 }, (_, n) => client(n)))
+      running = false
+      await driver
+      clock.advance(2000)
+      await Promise.all(apps.map((app) => app.reservationExpiry.tick()))
 
-    expect(counts.reserved).toBeGreaterThan(100)
-    expect(counts.confirmed).toBeGreaterThan(10)
-    const open = await rows<{ n: string }>(
-      t.db.current.db,
-      sql`select count(*)::text as n from reservation where status = 'OPEN'`,
-    )
-    expect(open[0]!.n).toBe('0')
-    expectLedgerConsistent(await ledgerCheck(t))
+      expect(counts.reserved).toBeGreaterThan(100)
+      expect(counts.confirmed).toBeGreaterThan(10)
+      const open = await rows<{ n: string }>(
+        t.db.current.db,
+        sql`select count(*)::text as n from reservation where status = 'OPEN'`,
+      )
+      expect(open[0]!.n).toBe('0')
+      expectLedgerConsistent(await ledgerCheck(t))
 
-    // Each wallet: its credits minus the wallet operations of its confirmed reservations, nothing reserved.
-    const wallets = await rows<{ code: string; balance: string; reserved: string; charged: string; credited: string }>(
-      t.db.current.db,
-      sql`select ua.code, w.balance::text as balance, w.reserved::text as reserved,
+      // Each wallet: its credits minus the wallet operations of its confirmed reservations, nothing reserved.
+      const wallets = await rows<{
+        code: string
+        balance: string
+        reserved: string
+        charged: string
+        credited: string
+      }>(
+        t.db.current.db,
+        sql`select ua.code, w.balance::text as balance, w.reserved::text as reserved,
           (select coalesce(sum(wo.amount_with_tax), 0) from wallet_operation wo where wo.wallet_id = w.id)::text as charged,
           (select coalesce(sum(l.balance_delta), 0) from balance_ledger l where l.wallet_id = w.id and l.entry_type = 'CREDIT')::text as credited
         from wallet w join user_account ua on ua.id = w.user_account_id
         where w.wallet_type = 'PREPAID' and ua.code = any(${`{${ACCOUNTS.map(([a]) => a).join(',')}}`}::text[])`,
-    )
-    expect(wallets).toHaveLength(3)
-    for (const w of wallets) {
-      expect(money(w.reserved).toFixed(), w.code).toBe('0')
-      expect(money(w.balance).toFixed(), w.code).toBe(money(w.credited).minus(w.charged).toFixed())
-      expect(money(w.balance).gte(0), w.code).toBe(true)
-    }
-    // Each counter period: its level minus the free units its confirmed reservations consumed.
-    const counters = await rows<{ id: unknown; value: string; level: string; consumed: string }>(
-      t.db.current.db,
-      sql`select p.id, p.value::text as value, p.level::text as level,
+      )
+      expect(wallets).toHaveLength(3)
+      for (const w of wallets) {
+        expect(money(w.reserved).toFixed(), w.code).toBe('0')
+        expect(money(w.balance).toFixed(), w.code).toBe(money(w.credited).minus(w.charged).toFixed())
+        expect(money(w.balance).gte(0), w.code).toBe(true)
+      }
+      // Each counter period: its level minus the free units its confirmed reservations consumed.
+      const counters = await rows<{ id: unknown; value: string; level: string; consumed: string }>(
+        t.db.current.db,
+        sql`select p.id, p.value::text as value, p.level::text as level,
           (select coalesce(sum(least(r.consumed_quantity, (r.counter_period_values ->> p.id::text)::numeric)), 0)
             from reservation r where r.status = 'CONFIRMED' and r.counter_period_values ? p.id::text)::text as consumed
         from counter_period p`,
-    )
-    for (const c of counters) {
-      expect(money(c.value).toFixed(), `counter ${String(c.id)}`).toBe(money(c.level).minus(c.consumed).toFixed())
-    }
-    // No reservation closed twice: the wallet rows of each give back exactly what it held.
-    const unbalanced = await rows<{ id: unknown }>(
-      t.db.current.db,
-      sql`select r.id from reservation r join balance_ledger l on l.reservation_id = r.id and l.wallet_id is not null
+      )
+      for (const c of counters) {
+        expect(money(c.value).toFixed(), `counter ${String(c.id)}`).toBe(money(c.level).minus(c.consumed).toFixed())
+      }
+      // No reservation closed twice: the wallet rows of each give back exactly what it held.
+      const unbalanced = await rows<{ id: unknown }>(
+        t.db.current.db,
+        sql`select r.id from reservation r join balance_ledger l on l.reservation_id = r.id and l.wallet_id is not null
         group by r.id having sum(l.reserved_delta) <> 0 or count(*) filter (where l.entry_type <> 'HOLD') > 2`,
-    )
-    expect(unbalanced).toEqual([])
-  }, 120_000)
+      )
+      expect(unbalanced).toEqual([])
+    },
+    RUN_MS + 120_000,
+  )
 })
