@@ -179,6 +179,14 @@ export async function ensureCounterPeriod(
   counter: { subscriptionId: number; templateId: number; start: string; end: string; ceiling: string },
   actor: string,
 ): Promise<number> {
+  // The common case, one statement: the period exists already.
+  const existing = await one<{ id: unknown }>(
+    db,
+    sql`select p.id from counter_period p join counter_instance i on i.id = p.counter_instance_id
+      where i.subscription_id = ${counter.subscriptionId} and i.counter_template_id = ${counter.templateId}
+        and p.period_start = ${counter.start}::date`,
+  )
+  if (existing) return num(existing.id)
   await db.execute(sql`insert into counter_instance (counter_template_id, subscription_id, creator)
     values (${counter.templateId}, ${counter.subscriptionId}, ${actor}) on conflict do nothing`)
   const instance = await one<{ id: unknown }>(
@@ -244,13 +252,14 @@ function walletOf(r: Record<string, unknown>): WalletRow {
   }
 }
 
-/** The PREPAID wallet a usage reservation holds against: the user account's first by code. */
-export async function prepaidWalletOf(db: Db, userAccountId: number): Promise<number | undefined> {
-  const found = await one<{ id: unknown }>(
+/** The PREPAID wallet a usage reservation holds against (the user account's first by code), locked. */
+export async function lockPrepaidWalletOf(db: Db, userAccountId: number): Promise<WalletRow | undefined> {
+  const found = await one<Record<string, unknown>>(
     db,
-    sql`select id from wallet where user_account_id = ${userAccountId} and wallet_type = 'PREPAID' order by code limit 1`,
+    sql`${walletSelect} where w.user_account_id = ${userAccountId} and w.wallet_type = 'PREPAID'
+      order by w.code limit 1 for update of w`,
   )
-  return found && num(found.id)
+  return found && walletOf(found)
 }
 
 /** Locks wallets in id order (after counter periods) and reads their balance and reserved amount. */

@@ -6,7 +6,7 @@ import { pgErrorOf } from '../../kernel/db/database-errors.ts'
 import { AppError, validationError } from '../../kernel/errors.ts'
 import { formatDecimal, money } from '../../kernel/money.ts'
 import type { SellerCodes } from '../../kernel/model/row-security.ts'
-import { readTenantSettings } from '../../kernel/settings.ts'
+import { cachedTenantSettings } from '../../kernel/settings.ts'
 import { periodContaining } from '../accounts/index.ts'
 import {
   chargeOperation,
@@ -173,7 +173,7 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
      * amount with tax against the user account's PREPAID wallet. INSUFFICIENT_BALANCE holds nothing.
      */
     async reserve(text: string, caller: Caller): Promise<ReserveAnswer> {
-      const settings = await readTenantSettings(db)
+      const settings = await cachedTenantSettings(db)
       const line = parseUsageLine(text, settings.timeZone)
       const now = clock.now()
       return inTransaction(db, async (tx) => {
@@ -222,8 +222,8 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
           line.quantity,
         )
         const { rated } = await rateUsage(tx, sub, charge, line.usageDay, take.paid, settings.pricesIncludeTax)
-        const walletId = await repo.prepaidWalletOf(tx, sub.userAccountId)
-        const wallet = walletId === undefined ? undefined : (await repo.lockWallets(tx, [walletId])).get(walletId)
+        const wallet = await repo.lockPrepaidWalletOf(tx, sub.userAccountId)
+        const walletId = wallet?.id
         const available = wallet ? money(wallet.balance).minus(wallet.reserved) : money(0)
         if (rated.amountWithTax.gt(available)) {
           throw new AppError(
@@ -290,7 +290,7 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
      * operation rated as a placed order's usage, debited from the wallet; unconsumed units and amount go back.
      */
     async confirm(id: number, consumedQuantity: Decimal | undefined, caller: Caller): Promise<string> {
-      const settings = await readTenantSettings(db)
+      const settings = await cachedTenantSettings(db)
       return openReservation(id, caller, settings.timeZone, 'USAGE', async (tx, r) => {
         const quantity = money(r.quantity)
         const consumed = consumedQuantity ?? quantity
@@ -391,7 +391,7 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
 
     /** Cancels an OPEN reservation: its counter units and held amount are given back, once. */
     async cancel(id: number, caller: Caller, type: 'USAGE' | 'OFFER' = 'USAGE'): Promise<string> {
-      const settings = await readTenantSettings(db)
+      const settings = await cachedTenantSettings(db)
       return openReservation(id, caller, settings.timeZone, type, async (tx, r) => {
         await releaseAll(tx, [r], 'CANCELLED', caller.username)
         return `Reservation ${r.id} cancelled: balance and counters restored`
@@ -404,7 +404,7 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
      * claimed next time). Returns how many expired.
      */
     async expireDue(batch = 200): Promise<number> {
-      const { timeZone } = await readTenantSettings(db)
+      const { timeZone } = await cachedTenantSettings(db)
       let expired = 0
       for (;;) {
         const claimed = await inTransaction(db, async (tx) => {
