@@ -325,39 +325,28 @@ export async function applyLedger(db: Db, entries: readonly LedgerEntry[], actor
   if (entries.length === 0) return
   const column = (pick: (e: LedgerEntry) => string | null | undefined) =>
     nullableTextArray(entries.map((e) => pick(e) ?? null))
-  await db.execute(sql`insert into balance_ledger (entry_type, wallet_id, counter_period_id, reservation_id,
-      balance_delta, reserved_delta, reference, creator)
-    select t, w, c, r, b, d, ref, ${actor} from unnest(
-      ${column((e) => e.type)}::text[], ${column((e) => (e.walletId === undefined ? null : String(e.walletId)))}::bigint[],
-      ${column((e) => (e.counterPeriodId === undefined ? null : String(e.counterPeriodId)))}::bigint[],
-      ${column((e) => (e.reservationId === undefined || e.reservationId === null ? null : String(e.reservationId)))}::bigint[],
-      ${column((e) => e.balanceDelta)}::numeric[], ${column((e) => e.reservedDelta ?? '0')}::numeric[],
-      ${column((e) => e.reference)}::text[]) as v(t, w, c, r, b, d, ref)`)
-  const sums = (pick: (e: LedgerEntry) => number | undefined) => {
-    const totals = new Map<number, { balance: string[]; reserved: string[] }>()
-    for (const e of entries) {
-      const id = pick(e)
-      if (id === undefined) continue
-      const total = totals.get(id) ?? { balance: [], reserved: [] }
-      total.balance.push(e.balanceDelta)
-      total.reserved.push(e.reservedDelta ?? '0')
-      totals.set(id, total)
-    }
-    return totals
-  }
-  for (const [id, delta] of sums((e) => e.walletId)) {
-    await db.execute(sql`update wallet set
-        balance = balance + (select sum(x) from unnest(${textArray(delta.balance)}::numeric[]) x),
-        reserved = reserved + (select sum(x) from unnest(${textArray(delta.reserved)}::numeric[]) x),
-        updated = now(), updater = ${actor}
-      where id = ${id}`)
-  }
-  for (const [id, delta] of sums((e) => e.counterPeriodId)) {
-    await db.execute(sql`update counter_period set
-        value = value + (select sum(x) from unnest(${textArray(delta.balance)}::numeric[]) x),
-        updated = now(), updater = ${actor}
-      where id = ${id}`)
-  }
+  const id = (value: number | null | undefined) => (value === undefined || value === null ? null : String(value))
+  // One statement: the rows, then each wallet and counter period changed by the sum of its rows (data-modifying
+  // WITH queries all run, once, whether the final select reads them or not).
+  await db.execute(sql`with entries as (
+      select * from unnest(${column((e) => e.type)}::text[], ${column((e) => id(e.walletId))}::bigint[],
+        ${column((e) => id(e.counterPeriodId))}::bigint[], ${column((e) => id(e.reservationId))}::bigint[],
+        ${column((e) => e.balanceDelta)}::numeric[], ${column((e) => e.reservedDelta ?? '0')}::numeric[],
+        ${column((e) => e.reference)}::text[]) as v(t, w, c, r, b, d, ref)
+    ), ledger as (
+      insert into balance_ledger (entry_type, wallet_id, counter_period_id, reservation_id, balance_delta,
+        reserved_delta, reference, creator)
+      select t, w, c, r, b, d, ref, ${actor} from entries returning id
+    ), wallets as (
+      update wallet set balance = balance + s.b, reserved = reserved + s.d, updated = now(), updater = ${actor}
+      from (select w, sum(b) as b, sum(d) as d from entries where w is not null group by w) s
+      where wallet.id = s.w returning wallet.id
+    ), counters as (
+      update counter_period set value = value + s.b, updated = now(), updater = ${actor}
+      from (select c, sum(b) as b from entries where c is not null group by c) s
+      where counter_period.id = s.c returning counter_period.id
+    )
+    select (select count(*) from ledger) as entries`)
 }
 
 /** Counter period id → units as a JSON object whose values are numbers written exactly (decimal text). */
