@@ -198,6 +198,22 @@ describe('usage reservations', () => {
   })
 })
 
+describe('reading through the Query API', () => {
+  it('lists reservations and the ledger as huge-volume entities, and the wallet with its balance', async () => {
+    const huge = await t.request('GET', '/api/v1/query/entities?onlyHugeEntities=true')
+    expect(huge.body.entities).toEqual(expect.arrayContaining(['Reservation', 'BalanceLedger', 'WalletOperation']))
+    const ledger = await t.request('GET', '/api/v1/query/balanceLedger?limit=1000&sortBy=id')
+    expect(ledger.status, JSON.stringify(ledger.body)).toBe(200)
+    expect(ledger.body.data[0]).toMatchObject({ type: 'CREDIT', balanceDelta: 10 })
+    const wallets = await t.request(
+      'GET',
+      `/api/v1/query/wallet?filters=${encodeURIComponent(JSON.stringify({ code: 'PP' }))}`,
+    )
+    expect(wallets.status, JSON.stringify(wallets.body)).toBe(200)
+    expect(wallets.body.data[0]).toMatchObject({ walletType: 'PREPAID', balance: (await wallet(t)).balance })
+  })
+})
+
 describe('access', () => {
   it('needs billing.wallets.manage, and a seller-restricted caller sees only its sellers’ reservations', async () => {
     const held = await reserve(t, '2026-03-10T09:00:00;SUB_PP;1;SMS;x')
