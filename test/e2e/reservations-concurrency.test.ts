@@ -104,7 +104,7 @@ describe('reservations racing on one instance', () => {
       sql`select status from reservation where id = ${held.body.reservationId}`,
     )
     expect(status).toEqual([{ status: 'EXPIRED' }])
-    expect(await wallet(t)).toMatchObject({ balance: before.balance + 0.6, reserved: 0 })
+    expect(await wallet(t)).toMatchObject({ balance: (before.balance as number) + 0.6, reserved: 0 })
     expectLedgerConsistent(await ledgerCheck(t))
   })
 })

@@ -63,7 +63,7 @@ describe('offer-based wallet reservations', () => {
     )
     expect(subscription.body.data).toEqual([expect.objectContaining({ status: 'ACTIVE' })])
     const operations = await walletOperationsOf(t, 'MAIN_UA_1_OF_B2C')
-    expect(operations.map((o) => [o.code, o.amountWithTax])).toEqual([['CH_HUNDRED', 120]])
+    expect(operations.map((o): unknown[] => [o.code, o.amountWithTax])).toEqual([['CH_HUNDRED', 120]])
     expect((await t.request('POST', `${BASE}/confirm`, { reservationId: id })).status).toBe(409)
 
     // The month's open wallet operations (120) now count against a new limit of 200.

@@ -34,7 +34,7 @@ async function reservationOf(id: number): Promise<any> {
 async function counterValue(): Promise<number> {
   const response = await t.request('GET', '/api/v1/query/counterPeriod?sortBy=id')
   expect(response.status, JSON.stringify(response.body)).toBe(200)
-  return response.body.data[0].value
+  return (response.body.data[0] as { value: number }).value
 }
 
 describe('prepaid wallets', () => {
@@ -106,7 +106,14 @@ describe('usage reservations', () => {
     expect(await reservationOf(held.body.reservationId)).toMatchObject({ status: 'CONFIRMED', consumedQuantity: 11 })
     const operations = await walletOperationsOf(t, 'SUB_PP')
     expect(
-      operations.map((o) => [o.code, o.chargeType, o.quantity, o.amountWithoutTax, o.amountTax, o.amountWithTax]),
+      operations.map((o): unknown[] => [
+        o.code,
+        o.chargeType,
+        o.quantity,
+        o.amountWithoutTax,
+        o.amountTax,
+        o.amountWithTax,
+      ]),
     ).toEqual([['CH_CALL', 'USAGE', 1, 0.5, 0.1, 0.6]])
     expect(operations[0].operationDate).toBe('2026-03-10')
 
