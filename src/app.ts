@@ -10,7 +10,7 @@ import { documentDecimals } from './kernel/decimal-json.ts'
 import { installJsonBodyParser } from './kernel/http/json-body.ts'
 import { installTextGuard } from './kernel/http/text-guard.ts'
 import { installSecurityHeaders } from './kernel/http/security-headers.ts'
-import { installMetrics } from './kernel/http/metrics.ts'
+import { installMetrics, registerCacheGauge } from './kernel/http/metrics.ts'
 import { installRoutePolicy, type PolicyEntry } from './kernel/http/route-policy.ts'
 import { registerHealthRoutes } from './kernel/http/health.routes.ts'
 import { actorOf } from './kernel/http/actor.ts'
@@ -150,6 +150,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   prepaid.routes(server)
   const query = createQueryModule({ database: deps.database })
   query.routes(server)
+  registerCacheGauge(metrics, 'query_statements', query.engine.cachedStatements)
   const workbench = createWorkbenchModule({
     db: deps.database.db,
     bookkeeping: deps.database.relaxed,

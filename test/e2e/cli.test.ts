@@ -154,7 +154,9 @@ async function stop(server: Server): Promise<Exit> {
   return server.exited
 }
 
-describe('obol CLI', () => {
+// Each test starts one to three real server processes (PGlite, migrations): a busy machine needs more than the
+// default 30 s.
+describe('obol CLI', { timeout: 90_000 }, () => {
   it('prints usage for obol --help and for each command, without touching the data directory', async () => {
     const dataDir = path.join(root, 'never-created')
     const cases: [string[], RegExp[]][] = [
@@ -212,9 +214,12 @@ describe('obol CLI', () => {
     first.child.kill('SIGTERM')
     await first.exited
     const second = await startServer(dataDir, { OBOL_ADMIN_CLIENT_SECRET: 'a-different-secret-0123456789' })
-    expect(second.output()).toContain(
-      `OBOL_ADMIN_CLIENT_SECRET is not the secret of ${ADMIN.clientId}: it is used on a database's first start only`,
-    )
+    // The warning is a log line (pino, written apart from the ready banner): it may land just after the banner.
+    await expect
+      .poll(() => second.output(), { timeout: 10_000 })
+      .toContain(
+        `OBOL_ADMIN_CLIENT_SECRET is not the secret of ${ADMIN.clientId}: it is used on a database's first start only`,
+      )
     second.child.kill('SIGTERM')
     await second.exited
   })
@@ -227,6 +232,10 @@ describe('obol CLI', () => {
     expect(printed).toContain(`Docs:     ${first.base}/api/docs`)
     expect(printed).toContain(`Health:   ${first.base}/health/ready`)
     expect((await fetch(`${first.base}/health/ready`)).status).toBe(200)
+    // The started server is the build (dist/cli.js): it finds the project's files from there too.
+    const version = await api(first, 'GET', '/api/rest/v2/generic/version')
+    const pkg = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '../../package.json'), 'utf8'))
+    expect(version.body).toEqual([expect.objectContaining({ name: 'Obol', version: pkg.version })])
 
     const second = await obol(['start'], { DATA_DIR: dataDir, PORT: String(await freePort()) }).exited
     expect(second.code).not.toBe(0)

@@ -115,6 +115,22 @@ describe('health, metrics and docs', () => {
     expect(response.body).toContain('obol_job_executions')
   })
 
+  it('reports the resident memory, the V8 heap and the bounded caches on /metrics', async () => {
+    await t.request('GET', '/api/v1/query/customer?limit=1')
+    const text = (await t.app.server.inject({ method: 'GET', url: '/metrics' })).body
+    const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1])
+    // The app runs inside the test process: its gauges read this process's memory.
+    const rss = value('process_resident_memory_bytes')
+    expect(rss).toBeGreaterThan(20 * 1024 * 1024)
+    expect(rss / process.memoryUsage.rss()).toBeGreaterThan(0.5)
+    expect(rss / process.memoryUsage.rss()).toBeLessThan(2)
+    const heapUsed = value('nodejs_heap_size_used_bytes')
+    expect(heapUsed).toBeGreaterThan(0)
+    expect(heapUsed).toBeLessThanOrEqual(value('nodejs_heap_size_total_bytes'))
+    expect(value('nodejs_external_memory_bytes')).toBeGreaterThan(0)
+    expect(Number(/^obol_cache_entries\{cache="query_statements"\} (\d+)$/m.exec(text)?.[1])).toBeGreaterThanOrEqual(1)
+  })
+
   it('serves an OpenAPI document where every operation has a summary, its role and its error responses', async () => {
     const response = await t.request('GET', '/api/openapi.json')
     expect(response.status).toBe(200)

@@ -93,7 +93,7 @@ export function useTestApp(options: { jobTypes?: JobType[]; env?: NodeJS.Process
   async function clientToken(clientId: string, clientSecret: string): Promise<string> {
     const response = await app!.server.inject({
       method: 'POST',
-      url: '/auth/realms/obol/protocol/openid-connect/token',
+      url: `/auth/realms/${options.env?.AUTH_REALM ?? 'obol'}/protocol/openid-connect/token`,
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       payload: new URLSearchParams({
         grant_type: 'client_credentials',

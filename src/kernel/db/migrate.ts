@@ -1,11 +1,11 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { sql } from 'drizzle-orm'
 import { rows, type Db } from './database.ts'
 import { syncQueryRoleGrants } from './query-role.ts'
+import { PROJECT_ROOT } from '../project-root.ts'
 
-export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../migrations')
+export const MIGRATIONS_DIR = path.join(PROJECT_ROOT, 'migrations')
 
 // Any constant works: instances starting together serialize on it, so each migration runs once.
 const MIGRATION_LOCK = 7_262_001

@@ -41,7 +41,8 @@ export function errorFamily(url: string): Family {
     path.startsWith('/api/v1/reports/')
   )
     return 'v1'
-  if (path.startsWith('/api/v1/query') || path.startsWith('/api/rest/v2/generic')) return 'query'
+  if (path.startsWith('/api/v1/query') || path.startsWith('/api/rest/v2/') || path.startsWith('/opencell/api/rest/v2/'))
+    return 'query'
   if (path.startsWith('/auth/realms/')) return 'oauth'
   if (path === '/v1/catalog/offers' || path.startsWith('/v1/catalog/offers/')) return 'offers'
   return 'default'

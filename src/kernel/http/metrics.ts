@@ -59,3 +59,29 @@ export function installMetrics(app: FastifyInstance, database: Database): Regist
   })
   return registry
 }
+
+const cacheSizes = new WeakMap<Registry, Map<string, () => number>>()
+
+/**
+ * Reports how many entries a bounded in-memory cache holds now, as `obol_cache_entries{cache="…"}`: every such cache
+ * is bounded by a number of entries, and the gauge lets an operator watch it fill beside the process's resident
+ * memory and heap (prom-client's default metrics, `process_resident_memory_bytes` and `nodejs_heap_size_*`).
+ */
+export function registerCacheGauge(registry: Registry, cache: string, size: () => number): void {
+  let sizes = cacheSizes.get(registry)
+  if (!sizes) {
+    const registered = new Map<string, () => number>()
+    new Gauge({
+      name: 'obol_cache_entries',
+      help: 'Entries held by each bounded in-memory cache',
+      labelNames: ['cache'] as const,
+      registers: [registry],
+      collect() {
+        for (const [name, sizeOf] of registered) this.set({ cache: name }, sizeOf())
+      },
+    })
+    cacheSizes.set(registry, registered)
+    sizes = registered
+  }
+  sizes.set(cache, size)
+}

@@ -6,26 +6,32 @@ import type { QueryEngine } from './query.service.ts'
 import { listEnvelopeText } from './query.service.ts'
 import * as schemas from './query.schemas.ts'
 import { requestFromLegacyBody, requestFromQueryParameters, unknownBodyKey } from './request-parser.ts'
+import { registerOpencellRoutes } from './opencell.routes.ts'
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 const tags = ['Query API']
-const entityView = { policy: { entityView: true as const } }
+export const entityView = { policy: { entityView: true as const } }
 const BOOLEAN_TEXT = /^(true|false)$/i
 
-type EntityParams = { entity: string }
+export type EntityParams = { entity: string }
 type EntityIdParams = { entity: string; id: string }
 
 const queryOf = (request: FastifyRequest) => request.query as Record<string, unknown>
 const bodyOf = (request: FastifyRequest) => (request.body ?? {}) as Record<string, unknown>
 
 /**
- * The Query API (§4.1) and the legacy generic endpoint. Read-only: other methods on these paths answer 405.
+ * The Query API (§4.1) and Opencell's generic API v2 (opencell.routes.ts). Read-only: other methods on these paths answer 405.
  * The routes live in their own scope, whose JSON parser keeps decimal numbers exact.
  */
 export function registerQueryRoutes(app: FastifyInstance, engine: QueryEngine): void {
   void app.register(async (scope) => {
     scope.removeContentTypeParser('application/json')
     scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+      // A JSON content type without a body (the Opencell clients' DELETE) is no body.
+      if (body === '') {
+        done(null, undefined)
+        return
+      }
       try {
         done(null, parseJsonExact(body as string))
       } catch {
@@ -39,7 +45,8 @@ export function registerQueryRoutes(app: FastifyInstance, engine: QueryEngine): 
     // A POST body sending a GET name (`fields`) is told the legacy name before the schema calls it unknown.
     scope.addHook('preValidation', async (request) => {
       if (request.method === 'POST' && request.body === undefined) request.body = {}
-      if (request.method === 'POST' && isPlainObject(request.body))
+      // Only where a body is read: the writes refused with 405 may carry any entity.
+      if (request.method === 'POST' && request.routeOptions.schema?.body && isPlainObject(request.body))
         for (const key of Object.keys(request.body)) unknownBodyKey(key)
       const query = request.query as Record<string, unknown>
       if (
@@ -117,18 +124,6 @@ export function registerQueryRoutes(app: FastifyInstance, engine: QueryEngine): 
       },
       async (request, reply) => list(request, reply, true),
     )
-    scope.post(
-      '/api/rest/v2/generic/all/:entity',
-      {
-        config: entityView,
-        schema: {
-          ...listSchema,
-          summary: 'Legacy generic API: same as POST /api/v1/query/{entity}',
-          body: schemas.legacyBody,
-        },
-      },
-      async (request, reply) => list(request, reply, true),
-    )
 
     const countSchema = { tags, params: schemas.entityParams, response: { 200: schemas.countResponse } }
     scope.get(
@@ -199,13 +194,13 @@ export function registerQueryRoutes(app: FastifyInstance, engine: QueryEngine): 
     }
     const writes = ['PUT', 'PATCH', 'DELETE'] as const
     const closed = { config: entityView, schema: { hide: true } }
+    registerOpencellRoutes(scope, engine, { list, get, listSchema, getSchema })
     for (const [url, allow, methods] of [
       ['/api/v1/query/entities', 'GET, HEAD', [...writes, 'POST']],
       ['/api/v1/query/entities/:entity', 'GET, HEAD', [...writes, 'POST']],
       ['/api/v1/query/:entity', 'GET, HEAD, POST', writes],
       ['/api/v1/query/:entity/count', 'GET, HEAD, POST', writes],
       ['/api/v1/query/:entity/:id', 'GET, HEAD, POST', writes],
-      ['/api/rest/v2/generic/all/:entity', 'POST', [...writes, 'GET']],
     ] as const) {
       scope.route({ method: [...methods], url, ...closed, handler: readOnly(allow) })
     }

@@ -45,6 +45,12 @@ const projection = {
   excluding: text('Comma list of fields dropped from the response'),
 }
 
+const fullTextFilter: JsonSchema = {
+  type: 'string',
+  maxLength: 1000,
+  description: 'Words every row holds in one of its text fields, in any case',
+}
+
 const filtersParameter = text('URL-encoded JSON object: the filter grammar of the Query API')
 
 export const listQuerystring: JsonSchema = {
@@ -62,6 +68,7 @@ export const listQuerystring: JsonSchema = {
     having: text('Comma list of <AGG>(<field>) <op> <value> conditions, ANDed'),
     forceCount: { type: 'boolean', description: 'Count huge-volume entities anyway' },
     extractList: { type: 'boolean', description: 'Answer the bare data array instead of the envelope' },
+    fullTextFilter,
   },
 }
 
@@ -94,6 +101,7 @@ export const legacyBody: JsonSchema = {
     excluding: list('Fields dropped from the response'),
     forceCount: { type: 'boolean' },
     extractList: { type: 'boolean' },
+    fullTextFilter,
   },
 }
 

@@ -23,6 +23,7 @@ import {
   type QueryAst,
 } from './query.model.ts'
 import { loadSqlParser, mayCarrySql } from './raw-sql.ts'
+import { opencellFieldMap, type OpencellFieldMap } from './opencell.model.ts'
 import { buildQuery, parameterError, parameterNames, type QueryRequest } from './request-parser.ts'
 import { entitiesReached, expansionWeight } from './ast-analysis.ts'
 import { compileCount, compileList, compileObject } from './sql-compiler.ts'
@@ -383,6 +384,8 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
   return {
     registry,
     list,
+    /** Compiled statements held now, for the metrics (the cache holds at most STATEMENT_CACHE_SIZE). */
+    cachedStatements: () => cache.size,
 
     /** As `list`, with parsed rows: what saved report executions use. */
     async runList(principal: Principal, entityToken: string, request: QueryRequest): Promise<ListResult> {
@@ -507,6 +510,19 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
       }
       found.sort((x, y) => x.name.localeCompare(y.name))
       return { entities: options.withFullName ? found : found.map((e) => e.name) }
+    },
+
+    /** Opencell's description of an entity (generic API v2): readable relations are described `depth` levels down. */
+    opencellFields(
+      principal: Principal,
+      entityToken: string,
+      options: { depth: number; filter: string | undefined },
+    ): OpencellFieldMap {
+      const target = authorize(principal, entityToken)
+      return opencellFieldMap(registry, target.entity, {
+        ...options,
+        readable: (entity) => canRead(principal, entity),
+      })
     },
 
     /** §2.4 "Entity field mapping": Java-style names for client compatibility (DECISIONS). */

@@ -1,4 +1,3 @@
-import { loadModule, parseSync } from 'libpg-query'
 import type { EntityRegistry } from '../../kernel/model/index.ts'
 
 /**
@@ -18,12 +17,16 @@ import type { EntityRegistry } from '../../kernel/model/index.ts'
  */
 
 let loading: Promise<void> | undefined
-let loaded = false
+let parseSync: ((sql: string) => unknown) | undefined
 
-/** Loads PostgreSQL's parser (WebAssembly) once; `sqlFragmentProblem` needs it. */
+/**
+ * Loads PostgreSQL's parser (WebAssembly) once; `sqlFragmentProblem` needs it. Imported on first use: the module
+ * reserves about 130 MB of WebAssembly memory as soon as it is loaded, which a server never using raw SQL does not pay.
+ */
 export function loadSqlParser(): Promise<void> {
-  loading ??= loadModule().then(() => {
-    loaded = true
+  loading ??= import('libpg-query').then(async (module) => {
+    await module.loadModule()
+    parseSync = module.parseSync
   })
   return loading
 }
@@ -209,7 +212,7 @@ export function sqlFragmentProblem(
   if (kind === 'select' && !/^\s*select\b/i.test(text)) return 'expected a sub-select starting with SELECT'
   const structural = structureProblem(text)
   if (structural) return structural
-  if (!loaded) throw new Error('raw SQL: loadSqlParser() must be awaited first')
+  if (!parseSync) throw new Error('raw SQL: loadSqlParser() must be awaited first')
   // The probe puts the fragment exactly where the compiler will: inside parentheses, as one expression.
   const probe = kind === 'condition' ? `SELECT (${text})` : `SELECT 1 WHERE NULL IN (${text})`
   let tree: { stmts?: { stmt: unknown }[] }

@@ -1,7 +1,8 @@
 import { AppError } from '../../kernel/errors.ts'
 import type { EntityDef, EntityRegistry, FieldType } from '../../kernel/model/index.ts'
 import { PathProblem, walkPath, type WalkedPath } from './entity-paths.ts'
-import { parseFilters, type FilterContext } from './filter-parser.ts'
+import { parseFilters, wildcardPattern, type FilterContext } from './filter-parser.ts'
+import { fullTextFields, fullTextWords } from './opencell.model.ts'
 import { decimalText, ValueProblem, valueFor } from './filter-values.ts'
 import { isExactNumber, isPlainObject, parseFiltersText } from './json-text.ts'
 import {
@@ -40,6 +41,8 @@ export interface QueryRequest {
   readonly excluding?: readonly string[] | undefined
   readonly forceCount?: boolean | undefined
   readonly extractList?: boolean | undefined
+  /** Words every row must hold, each in one of its text fields, in any case (Opencell's `fullTextFilter`). */
+  readonly fullText?: string | undefined
   /** Which dialect the request came in: messages name the parameters as the client wrote them. */
   readonly dialect?: 'parameters' | 'body' | undefined
 }
@@ -164,6 +167,7 @@ export function requestFromQueryParameters(query: Record<string, unknown>): Quer
     excluding: listParameter('excluding', query.excluding),
     forceCount: booleanParameter('forceCount', query.forceCount),
     extractList: booleanParameter('extractList', query.extractList),
+    fullText: stringParameter('fullTextFilter', query.fullTextFilter),
     dialect: 'parameters',
   }
 }
@@ -184,6 +188,7 @@ export const LEGACY_BODY_KEYS = [
   'excluding',
   'forceCount',
   'extractList',
+  'fullTextFilter',
 ] as const
 
 /** The GET names a client may send in a POST body by mistake, and the body's name for each. */
@@ -215,6 +220,7 @@ export function requestFromLegacyBody(body: Record<string, unknown>): QueryReque
     excluding: listParameter('excluding', body.excluding),
     forceCount: booleanParameter('forceCount', body.forceCount),
     extractList: booleanParameter('extractList', body.extractList),
+    fullText: stringParameter('fullTextFilter', body.fullTextFilter),
     dialect: 'body',
   }
 }
@@ -263,6 +269,7 @@ export function buildQuery(entity: EntityDef, request: QueryRequest, context: Bu
   const where = combine('and', [
     filters?.condition ?? { kind: 'constant', value: true },
     context.restriction ?? { kind: 'constant', value: true },
+    request.fullText === undefined ? { kind: 'constant', value: true } : fullTextCondition(entity, request.fullText),
   ])
 
   const fields = request.fields ?? []
@@ -295,6 +302,32 @@ export function buildQuery(entity: EntityDef, request: QueryRequest, context: Bu
   }
   const ast: QueryAst = { entity: entity.name, where, joinType, select, orderBy, offset, limit }
   return { ast: freeze(ast), usesSql: filters?.usesSql ?? false }
+}
+
+const MAX_FULL_TEXT_WORDS = 20
+
+/** Every word in some text field of the entity, case-insensitively: (f1 LIKE w1 OR f2 LIKE w1) AND (… w2 …). */
+function fullTextCondition(entity: EntityDef, text: string): Condition {
+  const words = fullTextWords(text)
+  if (words.length === 0) return { kind: 'constant', value: true }
+  if (words.length > MAX_FULL_TEXT_WORDS)
+    throw parameterError('fullTextFilter', `expected at most ${MAX_FULL_TEXT_WORDS} words, got ${words.length}`)
+  const fields = fullTextFields(entity)
+  if (fields.length === 0) throw parameterError('fullTextFilter', `${entity.name} has no text field to search`)
+  return combine(
+    'and',
+    words.map((word) =>
+      combine(
+        'or',
+        fields.map((field) => ({
+          kind: 'like',
+          target: { relations: [], field },
+          pattern: wildcardPattern(`*${word}*`),
+          ignoreCase: true,
+        })),
+      ),
+    ),
+  )
 }
 
 function walk(registry: EntityRegistry, entity: EntityDef, parameter: string, path: string): WalkedPath {

@@ -1,0 +1,212 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify'
+import { AppError } from '../../kernel/errors.ts'
+import { principalOf } from '../../kernel/http/principal.ts'
+import type { QueryEngine } from './query.service.ts'
+import * as schemas from './query.schemas.ts'
+import { DEFAULT_DESCRIBE_DEPTH, MAX_DESCRIBE_DEPTH } from './opencell.model.ts'
+import { productVersion } from './product-version.ts'
+
+/**
+ * Opencell's generic API v2, read side, for the clients teams bring along (DECISIONS "Coming from Opencell"):
+ * under `/api/rest/v2/generic` and under Opencell's default context path `/opencell`. Every read is the Query API's
+ * engine (same roles, row-level security, limits and errors); writes answer 405 naming the v1 resource to use.
+ */
+export const OPENCELL_PREFIXES = ['/api/rest/v2', '/opencell/api/rest/v2'] as const
+
+type Handler = (request: FastifyRequest, reply: FastifyReply, fromBody: boolean) => Promise<unknown>
+type EntityParams = { entity: string }
+
+const tags = ['Opencell generic API v2']
+const entityView = { policy: { entityView: true as const } }
+const writes = ['PUT', 'PATCH', 'DELETE'] as const
+
+const describeQuerystring = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    depth: {
+      type: 'integer',
+      minimum: 0,
+      description: `Levels of related entities described (default ${DEFAULT_DESCRIBE_DEPTH}, at most ${MAX_DESCRIBE_DEPTH} are answered)`,
+    },
+    filter: { type: 'string', maxLength: 200, description: 'Keep the fields whose name contains this, in any case' },
+  },
+}
+
+const fieldMapResponse = {
+  description: 'One key per field and relation: { fullQualifiedTypeName, shortTypeName, isEntity, type, … }',
+  type: 'object',
+  additionalProperties: { type: 'object', additionalProperties: true },
+}
+
+const versionResponse = {
+  type: 'array',
+  items: {
+    type: 'object',
+    properties: { name: { type: 'string' }, version: { type: 'string' }, commit: { type: 'string' } },
+  },
+}
+
+/** The v1 collection a write on `entity` belongs to, when the server has one (`/api/v1/customers`). */
+function v1ResourceOf(request: FastifyRequest, engine: QueryEngine, token: string | undefined): string | undefined {
+  if (token === undefined) return undefined
+  const entity = engine.registry.find(token)
+  if (!entity) return undefined
+  const base = entity.token
+  const candidates = [`${base}s`, `${base}es`, base.endsWith('y') ? `${base.slice(0, -1)}ies` : base]
+  return candidates
+    .map((plural) => `/api/v1/${plural}`)
+    .find((url) => request.server.hasRoute({ method: 'POST', url }) || request.server.hasRoute({ method: 'GET', url }))
+}
+
+export function registerOpencellRoutes(
+  scope: FastifyInstance,
+  engine: QueryEngine,
+  handlers: { list: Handler; get: Handler; listSchema: object; getSchema: object },
+): void {
+  const version = productVersion()
+
+  const refuseWrite = (allow: string) => async (request: FastifyRequest) => {
+    const token = (request.params as Partial<EntityParams>).entity
+    engine.assertCanQuery(principalOf(request), token)
+    const resource = v1ResourceOf(request, engine, token)
+    const instead = resource
+      ? `write through the v1 resource ${resource}`
+      : 'write through the entity’s v1 resource (see /api/docs)'
+    throw new AppError(
+      'METHOD_NOT_ALLOWED',
+      `The Opencell generic API is read-only here: ${request.method} is not allowed (allowed: ${allow}); ${instead}`,
+      { headers: { allow } },
+    )
+  }
+
+  for (const prefix of OPENCELL_PREFIXES) {
+    // One copy of each operation in the OpenAPI document: the context-path copies are hidden.
+    const hide = prefix !== OPENCELL_PREFIXES[0] ? { hide: true } : {}
+    const generic = `${prefix}/generic`
+
+    for (const url of [`${prefix}/version`, `${generic}/version`]) {
+      scope.get(
+        url,
+        {
+          config: entityView,
+          schema: { tags, ...hide, summary: 'Product name, version and commit', response: { 200: versionResponse } },
+        },
+        async (request) => {
+          engine.assertCanQuery(principalOf(request), undefined)
+          return [version()]
+        },
+      )
+    }
+    scope.get(
+      `${generic}/entities`,
+      {
+        config: entityView,
+        schema: {
+          tags,
+          ...hide,
+          summary: 'Entity names, as GET /api/v1/query/entities',
+          querystring: schemas.entitiesQuerystring,
+          response: { 200: schemas.entitiesResponse },
+        },
+      },
+      async (request) =>
+        engine.entities(
+          principalOf(request),
+          request.query as { onlyBusinessEntities?: boolean; withFullName?: boolean },
+        ),
+    )
+    scope.get(
+      `${generic}/entities/:entity`,
+      {
+        config: entityView,
+        schema: {
+          tags,
+          ...hide,
+          summary: 'Fields and relations of an entity, as Opencell describes them (relations: isEntity "true")',
+          params: schemas.entityParams,
+          querystring: describeQuerystring,
+          response: { 200: fieldMapResponse },
+        },
+      },
+      async (request) => {
+        const query = request.query as { depth?: number; filter?: string }
+        return engine.opencellFields(principalOf(request), (request.params as EntityParams).entity, {
+          depth: query.depth ?? DEFAULT_DESCRIBE_DEPTH,
+          filter: query.filter,
+        })
+      },
+    )
+    scope.post(
+      `${generic}/all/:entity`,
+      {
+        config: entityView,
+        schema: {
+          ...handlers.listSchema,
+          tags,
+          ...hide,
+          summary: 'List entities: same as POST /api/v1/query/{entity}, with fullTextFilter',
+          body: schemas.legacyBody,
+        },
+      },
+      async (request, reply) => handlers.list(request, reply, true),
+    )
+    scope.get(
+      `${generic}/:entity`,
+      {
+        config: entityView,
+        schema: {
+          ...handlers.listSchema,
+          tags,
+          ...hide,
+          summary: 'List entities: same as GET /api/v1/query/{entity}, with fullTextFilter',
+          querystring: schemas.listQuerystring,
+        },
+      },
+      async (request, reply) => handlers.list(request, reply, false),
+    )
+    scope.get(
+      `${generic}/:entity/:id`,
+      {
+        config: entityView,
+        schema: {
+          ...handlers.getSchema,
+          tags,
+          ...hide,
+          summary: 'Get one entity by id (HEAD: 200 or 404, no body)',
+          querystring: schemas.getQuerystring,
+        },
+      },
+      async (request, reply) => handlers.get(request, reply, false),
+    )
+    scope.post(
+      `${generic}/:entity/:id`,
+      {
+        config: entityView,
+        schema: {
+          ...handlers.getSchema,
+          tags,
+          ...hide,
+          summary: 'Get one entity by id: genericFields, nestedEntities, nestedDepth (an empty body: every field)',
+          body: schemas.legacyBody,
+        },
+      },
+      async (request, reply) => handlers.get(request, reply, true),
+    )
+
+    const closed = { config: entityView, schema: { hide: true } }
+    const routes: [string, string, readonly HTTPMethods[]][] = [
+      [`${prefix}/version`, 'GET, HEAD', ['POST', ...writes]],
+      [`${generic}/version`, 'GET, HEAD', ['POST', ...writes]],
+      [`${generic}/entities`, 'GET, HEAD', ['POST', ...writes]],
+      [`${generic}/entities/:entity`, 'GET, HEAD', ['POST', ...writes]],
+      [`${generic}/all/:entity`, 'POST', ['GET', ...writes]],
+      // Opencell's create.
+      [`${generic}/:entity`, 'GET, HEAD', ['POST', ...writes]],
+      [`${generic}/:entity/:id`, 'GET, HEAD, POST', writes],
+    ]
+    for (const [url, allow, methods] of routes) {
+      scope.route({ method: [...methods], url, ...closed, handler: refuseWrite(allow) })
+    }
+  }
+}
