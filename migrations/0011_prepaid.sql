@@ -97,3 +97,10 @@ CREATE TABLE "balance_ledger" (
 CREATE INDEX "balance_ledger_wallet_idx" ON "balance_ledger" USING btree ("wallet_id");--> statement-breakpoint
 CREATE INDEX "balance_ledger_counter_period_idx" ON "balance_ledger" USING btree ("counter_period_id");--> statement-breakpoint
 CREATE INDEX "balance_ledger_reservation_idx" ON "balance_ledger" USING btree ("reservation_id");
+--> statement-breakpoint
+-- Reservations and the ledger are huge-volume: their free-text fields get the trigram indexes `fullTextFilter` needs.
+CREATE EXTENSION IF NOT EXISTS pg_trgm;--> statement-breakpoint
+CREATE INDEX "reservation_param1_trgm_idx" ON "reservation" USING gin (lower("param1") gin_trgm_ops);--> statement-breakpoint
+CREATE INDEX "reservation_param2_trgm_idx" ON "reservation" USING gin (lower("param2") gin_trgm_ops);--> statement-breakpoint
+CREATE INDEX "reservation_subscription_code_trgm_idx" ON "reservation" USING gin (lower("subscription_code") gin_trgm_ops);--> statement-breakpoint
+CREATE INDEX "balance_ledger_reference_trgm_idx" ON "balance_ledger" USING gin (lower("reference") gin_trgm_ops);
