@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { FakeClock } from '../../src/kernel/clock.ts'
 import { useTestApp } from '../support/test-app.ts'
-import { walletOperationsOf } from './order-fixtures.ts'
+import { orderOf, place, walletOperationsOf } from './order-fixtures.ts'
 import {
   credit,
   expectLedgerConsistent,
@@ -251,5 +251,41 @@ describe('access', () => {
       reservationId: held.body.reservationId,
     })
     expect(mine.status).toBe(200)
+  })
+})
+
+describe('usage of a subscription with discount plans', () => {
+  it('holds and charges the usage with its order’s discounts, as wallet operations of a placed order would be', async () => {
+    await place(
+      t,
+      orderOf(
+        [
+          {
+            subscriptionCode: 'SUB_DISC',
+            offerTemplateCode: 'OF_PREPAID',
+            subscriptionDate: '2026-01-01',
+            orderProducts: [{ productCode: 'PR_PREPAID' }],
+          },
+        ],
+        { discountPlanCodes: ['DP_ORDER_20'] },
+      ),
+    )
+    const before = await wallet(t)
+    // 5 SMS × 0.10 = 0.50, 20 % off = 0.40, + 20 % tax = 0.48.
+    const held = await reserve(t, '2026-03-10T09:00:00;SUB_DISC;5;SMS;x')
+    expect(held.status, JSON.stringify(held.body)).toBe(200)
+    expect(held.body.amountWithTax).toBe(0.48)
+    expect((await confirm({ reservationId: held.body.reservationId })).status).toBe(200)
+    const operations = await walletOperationsOf(t, 'SUB_DISC')
+    expect(operations.map((o): unknown[] => [o.code, o.chargeType, o.amountWithoutTax, o.amountWithTax])).toEqual([
+      ['CH_ANY', 'USAGE', 0.5, 0.6],
+      ['ORD20', 'USAGE', -0.1, -0.12],
+    ])
+    expect(operations[1].discountedWalletOperation).toEqual({ id: operations[0].id })
+    expect(await wallet(t)).toMatchObject({
+      balance: Number(((before.balance as number) - 0.48).toFixed(2)),
+      reserved: 0,
+    })
+    expectLedgerConsistent(await ledgerCheck(t))
   })
 })

@@ -15,13 +15,18 @@ export { seedOrderingDemo } from './demo-data.ts'
 export { dayIn, startOfDay } from './business-day.ts'
 /** The rating glue shared with prepaid usage reservations. */
 export {
+  planInstanceKey,
   RatingCatalog,
+  savePlanStates,
   storedChargeInput,
   storedOperationOwner,
+  storedPlanInstances,
+  storedScopes,
   type BillingParties,
+  type PlanInstanceRow,
   type StoredCharge,
 } from './rating-glue.ts'
-export { chargeOperation } from './wallet-operation.model.ts'
+export { chargeOperation, discountOperation } from './wallet-operation.model.ts'
 export { insertWalletOperations, reserveWalletOperationIds } from './wallet-operation.repository.ts'
 
 /** Orders, subscriptions and their instances, wallet operations; preview and placement share the rating path. */

@@ -1,4 +1,6 @@
-import type { Db } from '../../kernel/db/database.ts'
+import { sql } from 'drizzle-orm'
+import { rows, type Db } from '../../kernel/db/database.ts'
+import { textArray } from '../../kernel/model/json.ts'
 import { AppError } from '../../kernel/errors.ts'
 import { money } from '../../kernel/money.ts'
 import {
@@ -78,6 +80,46 @@ export const storedScopes = (subscriptionId: number, productInstanceId: number |
 })
 
 export const planInstanceKey = (row: Pick<PlanInstanceRow, 'id'>) => `dpi:${row.id}`
+
+/** The ACTIVE discount plan instances of orders, with their state, in order then position order. */
+export async function storedPlanInstances(db: Db, orderIds: readonly number[]): Promise<PlanInstanceRow[]> {
+  if (orderIds.length === 0) return []
+  const found = await rows<Record<string, unknown>>(
+    db,
+    sql`select id, order_id, subscription_id, product_instance_id, discount_plan_id, level, state::text as state
+      from discount_plan_instance where status = 'ACTIVE' and order_id = any(${textArray(orderIds.map(String))}::bigint[])
+      order by order_id, position, id`,
+  )
+  const id = (value: unknown) => (value === null ? null : Number(value))
+  return found.map((r) => {
+    const state = JSON.parse(r.state as string) as Partial<DiscountState>
+    return {
+      id: Number(r.id),
+      orderId: Number(r.order_id),
+      subscriptionId: id(r.subscription_id),
+      productInstanceId: id(r.product_instance_id),
+      discountPlanId: Number(r.discount_plan_id),
+      level: r.level as DiscountLevel,
+      state: { applied: state.applied ?? {}, fixedUsed: state.fixedUsed ?? {} },
+    }
+  })
+}
+
+/**
+ * Saves discount plan instance states after a rating. The caller holds the order's lock (`for no key update` on
+ * customer_order), which every rating that changes an order's plan states takes first.
+ */
+export async function savePlanStates(
+  db: Db,
+  states: readonly { id: number; state: DiscountState }[],
+  actor: string,
+): Promise<void> {
+  if (states.length === 0) return
+  await db.execute(sql`update discount_plan_instance dpi set state = v.state::jsonb, updated = now(), updater = ${actor}
+    from (select unnest(${textArray(states.map((s) => String(s.id)))}::bigint[]) as id,
+      unnest(${textArray(states.map((s) => JSON.stringify(s.state)))}) as state) v
+    where dpi.id = v.id`)
+}
 
 /**
  * Catalog reads for ratings, batched and kept for a run: charges, published prices by day (the version valid on the

@@ -9,7 +9,6 @@ import {
   rateCharge,
   servicePeriodFrom,
   type DiscountableLine,
-  type DiscountLevel,
   type DiscountState,
   type PricingSnapshot,
   type RatedCharge,
@@ -21,6 +20,8 @@ import * as catalog from './order-catalog.repository.ts'
 import {
   planInstanceKey,
   RatingCatalog,
+  savePlanStates,
+  storedPlanInstances,
   storedChargeInput,
   storedOperationOwner,
   storedScopes,
@@ -289,27 +290,6 @@ async function orderContexts(db: Db, orderIds: readonly number[]): Promise<Map<n
   )
 }
 
-async function planInstances(db: Db, orderIds: readonly number[]): Promise<PlanInstanceRow[]> {
-  const found = await rows<Record<string, unknown>>(
-    db,
-    sql`select id, order_id, subscription_id, product_instance_id, discount_plan_id, level, state::text as state
-      from discount_plan_instance where status = 'ACTIVE' and order_id = any(${textArray(orderIds.map(String))}::bigint[])
-      order by order_id, position, id`,
-  )
-  return found.map((r) => {
-    const state = JSON.parse(r.state as string) as Partial<DiscountState>
-    return {
-      id: num(r.id),
-      orderId: num(r.order_id),
-      subscriptionId: r.subscription_id === null ? null : num(r.subscription_id),
-      productInstanceId: r.product_instance_id === null ? null : num(r.product_instance_id),
-      discountPlanId: num(r.discount_plan_id),
-      level: r.level as DiscountLevel,
-      state: { applied: state.applied ?? {}, fixedUsed: state.fixedUsed ?? {} },
-    }
-  })
-}
-
 /** Writes what a batch of orders billed: operations, then their discounts, charge timers and plan states. */
 async function persist(db: Db, billings: readonly OrderBilling[], actor: string): Promise<number> {
   const count = billings.reduce((n, b) => n + b.operations.length + b.discounts.length, 0)
@@ -333,13 +313,11 @@ async function persist(db: Db, billings: readonly OrderBilling[], actor: string)
         unnest(${textArray(charges.map((c) => c.next))}) as next) v
       where ci.id = v.id`)
   }
-  const states = billings.flatMap((b) => b.states)
-  if (states.length > 0) {
-    await db.execute(sql`update discount_plan_instance dpi set state = v.state::jsonb, updated = now(), updater = ${actor}
-      from (select unnest(${textArray(states.map((s) => String(s.id)))}::bigint[]) as id,
-        unnest(${textArray(states.map((s) => JSON.stringify(s.state)))}) as state) v
-      where dpi.id = v.id`)
-  }
+  await savePlanStates(
+    db,
+    billings.flatMap((b) => b.states),
+    actor,
+  )
   return values.length
 }
 
@@ -365,7 +343,7 @@ export async function rateDueRecurringCharges(options: RecurringRatingOptions): 
 
   const billBatch = async (tx: Db, orderIds: readonly number[]) => {
     const due = await dueCharges(tx, orderIds, today)
-    const instances = await planInstances(tx, orderIds)
+    const instances = await storedPlanInstances(tx, orderIds)
     const contexts = await orderContexts(tx, orderIds)
     const chargeIds = [...new Set(due.map((d) => d.chargeId))]
     await cache.load(tx, { chargeIds, planIds: instances.map((i) => i.discountPlanId) })

@@ -83,10 +83,11 @@ export interface UsageChargeRow {
   readonly unitPriceOverride: string | null
   readonly attributes: Record<string, string> | null
   readonly productCode: string | null
+  readonly productInstanceId: number | null
   readonly counterTemplateId: number | null
 }
 
-const usageChargeSelect = sql`select ci.id, ci.charge_id, ci.wallet_id, ci.quantity::text as quantity,
+const usageChargeSelect = sql`select ci.id, ci.charge_id, ci.wallet_id, ci.product_instance_id, ci.quantity::text as quantity,
     ci.unit_price_override::text as unit_price_override, pi.attributes, p.code as product_code, ct.counter_template_id
   from charge_instance ci
   join charge_template ct on ct.id = ci.charge_id
@@ -105,6 +106,7 @@ function usageChargeOf(r: Record<string, unknown>): UsageChargeRow {
       string
     > | null,
     productCode: r.product_code as string | null,
+    productInstanceId: r.product_instance_id === null ? null : num(r.product_instance_id),
     counterTemplateId: r.counter_template_id === null ? null : num(r.counter_template_id),
   }
 }
@@ -600,4 +602,9 @@ export async function reservationView(db: Db, id: number): Promise<ReservationVi
 export async function sellerIdByCode(db: Db, code: string): Promise<number | undefined> {
   const found = await one<{ id: unknown }>(db, sql`select id from seller where code = ${code}`)
   return found && num(found.id)
+}
+
+/** Locks an order as recurring rating does (`for no key update`): the rating of its plan states is then this one's. */
+export async function lockOrderForRating(db: Db, orderId: number): Promise<void> {
+  await db.execute(sql`select id from customer_order where id = ${orderId} for no key update`)
 }

@@ -11,6 +11,12 @@ import { periodContaining } from '../accounts/index.ts'
 import {
   chargeOperation,
   dayIn,
+  discountOperation,
+  planInstanceKey,
+  savePlanStates,
+  storedPlanInstances,
+  storedScopes,
+  type PlanInstanceRow,
   insertWalletOperations,
   RatingCatalog,
   reserveWalletOperationIds,
@@ -18,7 +24,7 @@ import {
   storedOperationOwner,
   type StoredCharge,
 } from '../ordering/index.ts'
-import { rateCharge, type RatedCharge } from '../rating/index.ts'
+import { applyDiscounts, rateCharge } from '../rating/index.ts'
 import * as repo from './prepaid.repository.ts'
 import { availableQuantity, insufficientBalance, splitConsumption, takeFreeUnits } from './reservation.model.ts'
 import { parseUsageLine } from './usage-line.model.ts'
@@ -70,7 +76,10 @@ export async function sellerVisible(db: Db, sellerId: number, sellerCodes: Selle
 export function createReservationService(deps: { db: Db; clock: Clock }) {
   const { db, clock } = deps
 
-  /** Rates `quantity` units of a reservation's usage charge at its usage day, as a placed order's usage would be. */
+  /**
+   * Rates `quantity` units of a reservation's usage charge at its usage day, as a placed order's usage would be: the
+   * charge, then the discounts of the subscription's order plans (`instances`, with their states) on it.
+   */
   async function rateUsage(
     tx: Db,
     sub: repo.SubscriptionRow,
@@ -78,9 +87,14 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
     usageDay: string,
     quantity: Decimal,
     pricesIncludeTax: boolean,
+    instances: readonly PlanInstanceRow[],
   ) {
     const catalog = new RatingCatalog()
-    await catalog.load(tx, { chargeIds: [charge.chargeId], prices: [{ chargeId: charge.chargeId, day: usageDay }] })
+    await catalog.load(tx, {
+      chargeIds: [charge.chargeId],
+      prices: [{ chargeId: charge.chargeId, day: usageDay }],
+      planIds: instances.map((i) => i.discountPlanId),
+    })
     const row = catalog.charge(charge.chargeId)
     const pricing = catalog.priceOn(row, usageDay, sub.parties)
     const tax = catalog.tax(row.taxClassId, sub.parties, `charge ${row.code}`)
@@ -97,7 +111,29 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
     const rated = rateCharge(
       storedChargeInput(row, stored, { pricing, tax, parties: sub.parties, pricesIncludeTax, quantity }),
     )
-    return { row, pricing, tax, rated }
+    const discounts = applyDiscounts(
+      quantity.gt(0)
+        ? [
+            {
+              key: 'usage',
+              amount: rated.amount,
+              scopes: storedScopes(sub.id, charge.productInstanceId),
+              subscription: sub.code,
+            },
+          ]
+        : [],
+      catalog.discountInstances(instances, sub.parties),
+      new Map(instances.map((i) => [planInstanceKey(i), i.state])),
+      { minorUnits: sub.parties.minorUnits, pricesIncludeTax },
+    )
+    const total = discounts.discounts.reduce(
+      (sum, d) => ({
+        withoutTax: sum.withoutTax.plus(d.amountWithoutTax),
+        withTax: sum.withTax.plus(d.amountWithTax),
+      }),
+      { withoutTax: rated.amountWithoutTax, withTax: rated.amountWithTax },
+    )
+    return { row, pricing, tax, rated, discounts, total }
   }
 
   /**
@@ -221,14 +257,23 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
           periodIds.map((periodId) => ({ periodId, value: money(values.get(periodId) ?? '0') })),
           line.quantity,
         )
-        const { rated } = await rateUsage(tx, sub, charge, line.usageDay, take.paid, settings.pricesIncludeTax)
+        const instances = sub.orderId === null ? [] : await storedPlanInstances(tx, [sub.orderId])
+        const { rated, total } = await rateUsage(
+          tx,
+          sub,
+          charge,
+          line.usageDay,
+          take.paid,
+          settings.pricesIncludeTax,
+          instances,
+        )
         const wallet = await repo.lockPrepaidWalletOf(tx, sub.userAccountId)
         const walletId = wallet?.id
         const available = wallet ? money(wallet.balance).minus(wallet.reserved) : money(0)
-        if (rated.amountWithTax.gt(available)) {
+        if (total.withTax.gt(available)) {
           throw new AppError(
             'INSUFFICIENT_BALANCE',
-            insufficientBalance(rated.amountWithTax, available, sub.parties.currencyCode),
+            insufficientBalance(total.withTax, available, sub.parties.currencyCode),
           )
         }
         const reservationId = await repo.insertReservation(
@@ -243,8 +288,8 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
             offerTemplateId: null,
             quantity: line.quantity.toFixed(),
             freeQuantity: take.free.toFixed(),
-            amountWithoutTax: rated.amountWithoutTax.toFixed(),
-            amountWithTax: rated.amountWithTax.toFixed(),
+            amountWithoutTax: total.withoutTax.toFixed(),
+            amountWithTax: total.withTax.toFixed(),
             counterPeriodValues: take.taken,
             usageDate: line.usageDate,
             param1: line.param1,
@@ -263,13 +308,13 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
           reservationId,
           balanceDelta: money(units).neg().toFixed(),
         }))
-        if (walletId !== undefined && rated.amountWithTax.gt(0)) {
+        if (walletId !== undefined && total.withTax.gt(0)) {
           entries.push({
             type: 'HOLD',
             walletId,
             reservationId,
             balanceDelta: '0',
-            reservedDelta: rated.amountWithTax.toFixed(),
+            reservedDelta: total.withTax.toFixed(),
           })
         }
         await repo.applyLedger(tx, entries, caller.username)
@@ -279,8 +324,8 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
         )
         return {
           reservationId,
-          availableQuantity: availableQuantity(freeLeft, available.minus(rated.amountWithTax), rated.unitAmountWithTax),
-          amountWithTax: rated.amountWithTax,
+          availableQuantity: availableQuantity(freeLeft, available.minus(total.withTax), rated.unitAmountWithTax),
+          amountWithTax: total.withTax,
         }
       })
     },
@@ -306,6 +351,72 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
           { freeQuantity: money(r.freeQuantity), counterPeriodValues: r.counterPeriodValues },
           consumed,
         )
+        // Lock order: the reservation (held), the order when its plan states change, counter periods, the wallet.
+        let charged = money(0)
+        if (split.paidConsumed.gt(0)) {
+          const sub = (await repo.subscriptionById(tx, r.subscriptionId!))!
+          const charge = await repo.usageChargeById(tx, r.chargeInstanceId!)
+          let instances = sub.orderId === null ? [] : await storedPlanInstances(tx, [sub.orderId])
+          if (instances.length > 0) {
+            // The plan states this rating continues from are read again under the order's lock.
+            await repo.lockOrderForRating(tx, sub.orderId!)
+            instances = await storedPlanInstances(tx, [sub.orderId!])
+          }
+          const rating = await rateUsage(
+            tx,
+            sub,
+            charge,
+            r.usageDay!,
+            split.paidConsumed,
+            settings.pricesIncludeTax,
+            instances,
+          )
+          charged = rating.total.withTax
+          const owner = storedOperationOwner(
+            sub.parties,
+            {
+              walletId: r.walletId ?? charge.walletId,
+              chargeInstanceId: charge.id,
+              subscriptionId: sub.id,
+              orderId: sub.orderId,
+            },
+            caller.username,
+          )
+          const ids = await reserveWalletOperationIds(tx, 1 + rating.discounts.discounts.length)
+          const instanceIds = new Map(instances.map((i) => [planInstanceKey(i), i.id]))
+          await insertWalletOperations(tx, [
+            {
+              ...chargeOperation(
+                owner,
+                rating.row,
+                'USAGE',
+                rating.rated,
+                rating.tax,
+                rating.pricing.versionId,
+                r.usageDay!,
+                null,
+              ),
+              id: ids[0]!,
+            },
+            ...rating.discounts.discounts.map((discount, i) => ({
+              ...discountOperation(
+                owner,
+                'USAGE',
+                discount,
+                instanceIds.get(discount.instance.key) ?? null,
+                ids[0]!,
+                r.usageDay!,
+                null,
+              ),
+              id: ids[i + 1]!,
+            })),
+          ])
+          await savePlanStates(
+            tx,
+            instances.map((i) => ({ id: i.id, state: rating.discounts.states.get(planInstanceKey(i)) ?? i.state })),
+            caller.username,
+          )
+        }
         await repo.lockCounterPeriods(
           tx,
           Object.keys(r.counterPeriodValues)
@@ -320,40 +431,6 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
           balanceDelta: units.toFixed(),
         }))
         const held = money(r.amountWithTax)
-        let rated: RatedCharge | undefined
-        if (split.paidConsumed.gt(0)) {
-          const sub = (await repo.subscriptionById(tx, r.subscriptionId!))!
-          const charge = await repo.usageChargeById(tx, r.chargeInstanceId!)
-          const rating = await rateUsage(tx, sub, charge, r.usageDay!, split.paidConsumed, settings.pricesIncludeTax)
-          rated = rating.rated
-          const owner = storedOperationOwner(
-            sub.parties,
-            {
-              walletId: r.walletId ?? charge.walletId,
-              chargeInstanceId: charge.id,
-              subscriptionId: sub.id,
-              orderId: sub.orderId,
-            },
-            caller.username,
-          )
-          const [operationId] = await reserveWalletOperationIds(tx, 1)
-          await insertWalletOperations(tx, [
-            {
-              ...chargeOperation(
-                owner,
-                rating.row,
-                'USAGE',
-                rated,
-                rating.tax,
-                rating.pricing.versionId,
-                r.usageDay!,
-                null,
-              ),
-              id: operationId!,
-            },
-          ])
-        }
-        const charged = rated?.amountWithTax ?? money(0)
         const fromHold = charged.lt(held) ? charged : held
         if (r.walletId !== null && (charged.gt(0) || held.gt(0))) {
           if (charged.gt(0)) {
