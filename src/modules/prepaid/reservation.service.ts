@@ -352,7 +352,10 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
           consumed,
         )
         // Lock order: the reservation (held), the order when its plan states change, counter periods, the wallet.
+        // Rated first (reads only); the counter and wallet locks come before any write that references them (a
+        // wallet operation's foreign key share-locks its wallet, which a later FOR UPDATE would have to upgrade).
         let charged = money(0)
+        let write: (() => Promise<void>) | undefined
         if (split.paidConsumed.gt(0)) {
           const sub = (await repo.subscriptionById(tx, r.subscriptionId!))!
           const charge = await repo.usageChargeById(tx, r.chargeInstanceId!)
@@ -372,50 +375,52 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
             instances,
           )
           charged = rating.total.withTax
-          const owner = storedOperationOwner(
-            sub.parties,
-            {
-              walletId: r.walletId ?? charge.walletId,
-              chargeInstanceId: charge.id,
-              subscriptionId: sub.id,
-              orderId: sub.orderId,
-            },
-            caller.username,
-          )
-          const ids = await reserveWalletOperationIds(tx, 1 + rating.discounts.discounts.length)
-          const instanceIds = new Map(instances.map((i) => [planInstanceKey(i), i.id]))
-          await insertWalletOperations(tx, [
-            {
-              ...chargeOperation(
-                owner,
-                rating.row,
-                'USAGE',
-                rating.rated,
-                rating.tax,
-                rating.pricing.versionId,
-                r.usageDay!,
-                null,
-              ),
-              id: ids[0]!,
-            },
-            ...rating.discounts.discounts.map((discount, i) => ({
-              ...discountOperation(
-                owner,
-                'USAGE',
-                discount,
-                instanceIds.get(discount.instance.key) ?? null,
-                ids[0]!,
-                r.usageDay!,
-                null,
-              ),
-              id: ids[i + 1]!,
-            })),
-          ])
-          await savePlanStates(
-            tx,
-            instances.map((i) => ({ id: i.id, state: rating.discounts.states.get(planInstanceKey(i)) ?? i.state })),
-            caller.username,
-          )
+          write = async () => {
+            const owner = storedOperationOwner(
+              sub.parties,
+              {
+                walletId: r.walletId ?? charge.walletId,
+                chargeInstanceId: charge.id,
+                subscriptionId: sub.id,
+                orderId: sub.orderId,
+              },
+              caller.username,
+            )
+            const ids = await reserveWalletOperationIds(tx, 1 + rating.discounts.discounts.length)
+            const instanceIds = new Map(instances.map((i) => [planInstanceKey(i), i.id]))
+            await insertWalletOperations(tx, [
+              {
+                ...chargeOperation(
+                  owner,
+                  rating.row,
+                  'USAGE',
+                  rating.rated,
+                  rating.tax,
+                  rating.pricing.versionId,
+                  r.usageDay!,
+                  null,
+                ),
+                id: ids[0]!,
+              },
+              ...rating.discounts.discounts.map((discount, i) => ({
+                ...discountOperation(
+                  owner,
+                  'USAGE',
+                  discount,
+                  instanceIds.get(discount.instance.key) ?? null,
+                  ids[0]!,
+                  r.usageDay!,
+                  null,
+                ),
+                id: ids[i + 1]!,
+              })),
+            ])
+            await savePlanStates(
+              tx,
+              instances.map((i) => ({ id: i.id, state: rating.discounts.states.get(planInstanceKey(i)) ?? i.state })),
+              caller.username,
+            )
+          }
         }
         await repo.lockCounterPeriods(
           tx,
@@ -430,6 +435,7 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
           reservationId: r.id,
           balanceDelta: units.toFixed(),
         }))
+        await write?.()
         const held = money(r.amountWithTax)
         const fromHold = charged.lt(held) ? charged : held
         if (r.walletId !== null && (charged.gt(0) || held.gt(0))) {
