@@ -74,10 +74,11 @@ export async function loadAlternating(
     const order = round % 2 === 0 ? [0, 1] : [1, 0]
     for (const side of order) runs[side]!.push(await load(urls[side]!, options))
   }
-  return [merge(runs[0]), merge(runs[1])]
+  return [mergeRounds(runs[0]), mergeRounds(runs[1])]
 }
 
-function merge(results: readonly LoadResult[]): LoadResult {
+/** Several rounds of one measurement as one: mean requests/s, median p50 and p99. */
+export function mergeRounds(results: readonly LoadResult[]): LoadResult {
   const median = (values: number[]) => values.sort((x, y) => x - y)[Math.floor((values.length - 1) / 2)]!
   return {
     requestsPerSec: results.reduce((sum, r) => sum + r.requestsPerSec, 0) / results.length,

@@ -52,6 +52,8 @@ interface Measured {
   roundRss: number[]
   heapUsed: number
   external: number
+  /** Seconds spent in garbage collection during the rounds (prom-client's nodejs_gc_duration_seconds). */
+  gcSeconds: number
   list: LoadResult[]
   preview: LoadResult[]
 }
@@ -68,6 +70,15 @@ async function metric(base: string, name: string): Promise<number> {
   const text = await (await fetch(`${base}/metrics`)).text()
   const line = text.split('\n').find((l) => l.startsWith(`${name} `))
   return Number(line?.split(' ')[1] ?? NaN)
+}
+
+/** Total seconds of garbage collection so far, every kind of collection summed. */
+async function gcSeconds(base: string): Promise<number> {
+  const text = await (await fetch(`${base}/metrics`)).text()
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith('nodejs_gc_duration_seconds_sum'))
+    .reduce((sum, l) => sum + Number(l.split(' ')[1]), 0)
 }
 
 async function waitReady(base: string, child: ChildProcess, log: () => string): Promise<void> {
@@ -127,7 +138,7 @@ async function startServer(
     child,
     base,
     headers: {},
-    measured: { idleRss: 0, roundRss: [], heapUsed: 0, external: 0, list: [], preview: [] },
+    measured: { idleRss: 0, roundRss: [], heapUsed: 0, external: 0, gcSeconds: 0, list: [], preview: [] },
   }
   await waitReady(base, child, () => output)
   return running
@@ -146,6 +157,7 @@ const listUrl = (base: string) =>
 /** Reads the resident set at rest, then gets a token and checks both requests answer 200 before any load. */
 async function prepare(running: Running): Promise<void> {
   running.measured.idleRss = residentBytes(running.child.pid!)
+  running.measured.gcSeconds = await gcSeconds(running.base)
   const token = (await (
     await fetch(`${running.base}/auth/realms/obol/protocol/openid-connect/token`, {
       method: 'POST',
@@ -178,6 +190,7 @@ async function round(running: Running): Promise<void> {
 async function finish(running: Running): Promise<void> {
   running.measured.heapUsed = await metric(running.base, 'nodejs_heap_size_used_bytes')
   running.measured.external = await metric(running.base, 'nodejs_external_memory_bytes')
+  running.measured.gcSeconds = (await gcSeconds(running.base)) - running.measured.gcSeconds
 }
 
 /** A preview of the demo catalog's internet offer (the demo tenant `obol start --demo` creates). */
@@ -212,12 +225,14 @@ function demoPreview() {
 }
 
 const mb = (bytes: number) => `${(bytes / MB).toFixed(0).padStart(4)} MB`
+const requests = (m: Measured) => [...m.list, ...m.preview].reduce((sum, r) => sum + r.requestsPerSec * durationSec, 0)
 const rps = (results: LoadResult[]) => results.reduce((sum, r) => sum + r.requestsPerSec, 0) / results.length
 
 function report(store: string, name: string, m: Measured): string[] {
   return [
     `${store.padEnd(10)} ${name.padEnd(10)} idle ${mb(m.idleRss)} | after each round ${m.roundRss.map(mb).join(' ')} | ` +
       `heap used ${mb(m.heapUsed)}, outside the heap ${mb(m.external)}`,
+    `${''.padEnd(21)} garbage collection ${((1000 * m.gcSeconds) / requests(m)).toFixed(3)} ms per request`,
     `${''.padEnd(21)} list ${rps(m.list).toFixed(0).padStart(6)} req/s, preview ${rps(m.preview).toFixed(0).padStart(6)} req/s`,
   ]
 }

@@ -7,8 +7,13 @@
  * 2. recurring rating of 100,000 charge instances (10,000 orders of 10 recurring charges with the same discounts,
  *    one ended period each): charge instances rated per second, wallet operations written per second.
  *
+ * Baselines, measured in the same run: the preview against a Query API get by id through the same hooks, in
+ * alternating rounds; recurring rating against `INSERT … SELECT … generate_series` writing as many wallet-operation
+ * rows in statements of the same size. (Placement has no baseline yet.)
+ *
  *   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), BENCH_DURATION_SEC (default 8),
- *   BENCH_CONNECTIONS (default 10), BENCH_ORDERS (default 10000), BENCH_RATING_CONCURRENCY (default 4)
+ *   BENCH_CONNECTIONS (default 10), BENCH_ORDERS (default 10000), BENCH_RATING_CONCURRENCY (default 4),
+ *   BENCH_ROUNDS (default 2: alternating rounds of the preview and its baseline)
  */
 import assert from 'node:assert/strict'
 import type { AddressInfo } from 'node:net'
@@ -18,20 +23,21 @@ import { sql } from 'drizzle-orm'
 import { buildApp } from '../src/app.ts'
 import { systemClock } from '../src/kernel/clock.ts'
 import { loadConfig } from '../src/kernel/config.ts'
-import { one, openPostgres, type Db } from '../src/kernel/db/database.ts'
+import { one, openPostgres, rows, type Db } from '../src/kernel/db/database.ts'
 import { migrate } from '../src/kernel/db/migrate.ts'
 import { JobRuntime } from '../src/kernel/jobs/job-runtime.ts'
 import { seedAccountsDemo } from '../src/modules/accounts/demo-data.ts'
 import { createCatalogModule } from '../src/modules/catalog/index.ts'
 import { seedCatalogDemo } from '../src/modules/catalog/demo-data.ts'
 import { rateDueRecurringCharges } from '../src/modules/ordering/index.ts'
-import { load, type LoadResult } from './load.ts'
+import { load, mergeRounds, type LoadResult } from './load.ts'
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const durationSec = Number(process.env.BENCH_DURATION_SEC ?? 8)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10)
 const orderCount = Number(process.env.BENCH_ORDERS ?? 10_000)
 const ratingConcurrency = Number(process.env.BENCH_RATING_CONCURRENCY ?? 4)
+const rounds = Number(process.env.BENCH_ROUNDS ?? 2)
 const SECRET = 'bench-admin-secret-0123456789'
 const PRODUCTS = 10
 const DEMO = 'bench'
@@ -213,6 +219,60 @@ async function cloneOrders(db: Db, template: string, count: number): Promise<voi
   await db.execute(sql`analyze`)
 }
 
+/** Recurring rating's batch: the charge instances one transaction rates (rateDueRecurringCharges' default). */
+const RATING_BATCH = 100
+
+/**
+ * The baseline of recurring rating: `count` wallet-operation rows written by `INSERT … SELECT` from one rated row and
+ * `generate_series`, in statements of the size recurring rating writes (a batch of charge instances' operations),
+ * `concurrency` at once. Returns the seconds taken; the rows are deleted afterwards.
+ */
+async function rawWalletOperationInserts(db: Db, count: number, concurrency: number): Promise<number> {
+  const columns = (
+    await rows<{ name: string }>(
+      db,
+      sql`select column_name as name from information_schema.columns
+        where table_name = 'wallet_operation' and column_name <> 'id' and is_generated = 'NEVER'
+        order by ordinal_position`,
+    )
+  ).map((c) => c.name)
+  const template = await one<{ id: string; per: string }>(
+    db,
+    sql`select min(id)::text as id, (count(*)::numeric / count(distinct charge_instance_id))::text as per
+      from wallet_operation where charge_type = 'RECURRING'`,
+  )
+  // Rows a batch of RATING_BATCH charge instances writes: their periods and the discounts on them.
+  const perStatement = Math.max(1, Math.round(Number(template!.per) * RATING_BATCH))
+  const list = sql.raw(columns.map((c) => `"${c}"`).join(', '))
+  const values = sql.raw(columns.map((c) => (c === 'code' ? `w.code || '_RAW_' || g` : `w."${c}"`)).join(', '))
+  let remaining = count
+  const started = performance.now()
+  const worker = async () => {
+    while (remaining > 0) {
+      const n = Math.min(perStatement, remaining)
+      remaining -= n
+      await db.execute(sql`insert into wallet_operation (${list})
+        select ${values} from wallet_operation w cross join generate_series(1, ${n}) g where w.id = ${template!.id}`)
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, worker))
+  const seconds = (performance.now() - started) / 1000
+  await db.execute(sql`delete from wallet_operation where code like '%\_RAW\_%'`)
+  return seconds
+}
+
+/** Runs two measurements in alternating rounds (A B, B A, …) and merges each side's rounds as loadAlternating does. */
+async function alternate(
+  runs: readonly [() => Promise<LoadResult>, () => Promise<LoadResult>],
+  count: number,
+): Promise<[LoadResult, LoadResult]> {
+  const results: [LoadResult[], LoadResult[]] = [[], []]
+  for (let round = 0; round < count; round += 1) {
+    for (const side of round % 2 === 0 ? [0, 1] : [1, 0]) results[side]!.push(await runs[side]!())
+  }
+  return [mergeRounds(results[0]), mergeRounds(results[1])]
+}
+
 const cell = (r: LoadResult) =>
   `${r.requestsPerSec.toFixed(0).padStart(6)} req/s  p50 ${String(r.p50).padStart(4)} ms  p99 ${String(r.p99).padStart(4)} ms`
 
@@ -279,14 +339,28 @@ async function main(): Promise<void> {
     )
     for (const response of concurrent) assert.equal(response.status, 201, await response.clone().text())
 
-    const previewLoad = await load(`${base}/api/v1/orders/preview`, {
-      headers,
-      durationSec,
-      connections,
-      method: 'POST',
-      body: previewBody,
-    })
+    // The preview against the cheapest authenticated request the server answers, a Query API get by id through the
+    // same hooks (token, role, metrics), in alternating rounds: the ratio is the share of a request's budget rating
+    // leaves.
+    const account = await one<{ id: number }>(database.db, sql`select id from billing_account where code = 'BA_001'`)
+    const getByIdUrl = `${base}/api/v1/query/billingAccount/${account!.id}`
+    assert.equal((await fetch(getByIdUrl, { headers })).status, 200)
+    const [previewLoad, getByIdLoad] = await alternate(
+      [
+        () =>
+          load(`${base}/api/v1/orders/preview`, {
+            headers,
+            durationSec,
+            connections,
+            method: 'POST',
+            body: previewBody,
+          }),
+        () => load(getByIdUrl, { headers, durationSec, connections }),
+      ],
+      rounds,
+    )
     process.stdout.write(`preview   ${cell(previewLoad)}\n`)
+    process.stdout.write(`get by id ${cell(getByIdLoad)}\n`)
     const placeLoad = await load(`${base}/api/v1/orders?autoValidate=true`, {
       headers,
       durationSec,
@@ -310,6 +384,7 @@ async function main(): Promise<void> {
     const seconds = (performance.now() - t0) / 1000
     assert.equal(result.failed, 0)
     assert.equal(String(result.processed), due!.n)
+    const raw = await rawWalletOperationInserts(database.db, result.walletOperations, ratingConcurrency)
     const lines = [
       '',
       `Rating, ${durationSec} s per HTTP run, ${connections} connections (PostgreSQL, autocannon on loopback):`,
@@ -319,6 +394,13 @@ async function main(): Promise<void> {
         `${Math.round(result.processed / seconds).toLocaleString('en')} charge instances/s, ` +
         `${Math.round(result.walletOperations / seconds).toLocaleString('en')} wallet operations/s ` +
         `(${result.walletOperations.toLocaleString('en')} written)`,
+      `  baseline: the same ${result.walletOperations.toLocaleString('en')} wallet operations by INSERT … SELECT … generate_series, ` +
+        `${RATING_BATCH} charge instances' worth a statement, ${ratingConcurrency} at once: ` +
+        `${Math.round(result.walletOperations / raw).toLocaleString('en')} wallet operations/s`,
+      '',
+      'Ratios (targets: preview ≥ 0.25 of get by id, recurring rating ≥ 0.5 of the raw inserts):',
+      `  preview / get by id                    ${(previewLoad.requestsPerSec / getByIdLoad.requestsPerSec).toFixed(2)}`,
+      `  recurring rating / raw inserts         ${(result.walletOperations / seconds / (result.walletOperations / raw)).toFixed(2)}`,
       `  whole run: ${((Date.now() - started) / 1000).toFixed(0)} s`,
     ]
     process.stdout.write(`${lines.join('\n')}\n`)

@@ -8,15 +8,22 @@ import { fileURLToPath } from 'node:url'
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 export const OUTPUT = path.join(ROOT, 'dist', 'cli.js')
+/**
+ * Worker threads the server starts from a file next to its own module (`new URL('./x.worker.ts', import.meta.url)`):
+ * each is built to dist/<name>.js, where the built server finds it.
+ */
+const WORKERS = ['src/kernel/db/csv-export.worker.ts']
 /** Bundled into dist/cli.js; everything else stays a package loaded at run time (WASM, workers, static assets). */
 const BUNDLED = new Set(['drizzle-orm'])
 
+/** @param {string} dir @returns {number} the newest modification time of a non-test .ts file under dir */
 function newestSource(dir) {
   let newest = 0
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     const file = path.join(dir, entry.name)
     if (entry.isDirectory()) newest = Math.max(newest, newestSource(file))
-    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')) newest = Math.max(newest, fs.statSync(file).mtimeMs)
+    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts'))
+      newest = Math.max(newest, fs.statSync(file).mtimeMs)
   }
   return newest
 }
@@ -38,10 +45,11 @@ export async function build() {
     .filter((name) => !BUNDLED.has(name))
     .flatMap((name) => [name, `${name}/*`])
   const aside = path.join(path.dirname(OUTPUT), `.build-${process.pid}`)
-  const temporary = path.join(aside, path.basename(OUTPUT))
   await esbuild({
-    entryPoints: [path.join(ROOT, 'src', 'cli.ts')],
-    outfile: temporary,
+    // The server, and the worker threads it starts by file (they load beside it: see WORKERS).
+    entryPoints: [path.join(ROOT, 'src', 'cli.ts'), ...WORKERS.map((w) => path.join(ROOT, w))],
+    outdir: aside,
+    entryNames: '[name]',
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -51,9 +59,9 @@ export async function build() {
     logLevel: 'warning',
     banner: { js: '// Built by bin/build.js from src/: edit the sources, not this file.' },
   })
-  // The map first: the bundle names it by its file name, which does not change.
-  fs.renameSync(`${temporary}.map`, `${OUTPUT}.map`)
-  fs.renameSync(temporary, OUTPUT)
+  // Workers and maps first, the server last: a start that sees the new dist/cli.js finds everything it loads.
+  const files = fs.readdirSync(aside).sort((a, b) => Number(a === 'cli.js') - Number(b === 'cli.js'))
+  for (const file of files) fs.renameSync(path.join(aside, file), path.join(path.dirname(OUTPUT), file))
   fs.rmSync(aside, { recursive: true, force: true })
 }
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import path from 'node:path'
 import Fastify, { type FastifyInstance } from 'fastify'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
@@ -45,6 +46,8 @@ export interface AppDeps {
   /** Base URL shown in the OpenAPI document and used as the token issuer. */
   publicUrl: string
   auth: AuthConfig
+  /** Root of Expert CSV exports (EXPORT_DIR); default `./data`, as DATA_DIR's. */
+  exportDir?: string
   /** Proxies whose X-Forwarded-For gives `request.ip` (TRUST_PROXY); none by default. */
   trustProxy?: TrustProxy
 }
@@ -154,8 +157,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const workbench = createWorkbenchModule({
     db: deps.database.db,
     bookkeeping: deps.database.relaxed,
+    database: deps.database,
     engine: query.engine,
     clock: deps.clock,
+    jobs: deps.jobs,
+    exportDir: deps.exportDir ?? path.resolve('data'),
+    log: server.log.child({ component: 'workbench-expert' }),
   })
   const reporting = createReportingModule({
     db: deps.database.db,

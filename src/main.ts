@@ -7,6 +7,7 @@ import { migrate } from './kernel/db/migrate.ts'
 import { systemClock } from './kernel/clock.ts'
 import { JobRuntime } from './kernel/jobs/job-runtime.ts'
 import { executionPurgeJob } from './kernel/jobs/execution-purge.job.ts'
+import { expertExportPurgeJob, expertScheduledQueryJob } from './modules/workbench/index.ts'
 import { recurringRatingJob } from './modules/ordering/index.ts'
 import { buildApp } from './app.ts'
 import { seedDemo } from './seed.ts'
@@ -45,6 +46,8 @@ export function createJobRuntime(database: Database, config: Config, log: pino.L
   })
   runtime.register(executionPurgeJob)
   runtime.register(recurringRatingJob)
+  runtime.register(expertExportPurgeJob)
+  runtime.register(expertScheduledQueryJob)
   return runtime
 }
 
@@ -107,6 +110,7 @@ export async function start(options: { demo: boolean; role: ProcessRole }): Prom
     logPretty: pretty,
     publicUrl: baseUrl,
     auth: config.auth,
+    exportDir: config.exportDir,
     trustProxy: config.trustProxy,
   }).catch(async (error: unknown) => {
     await jobs.stop(1000).catch(() => undefined)

@@ -9,6 +9,8 @@ export interface Config {
   databaseReadUrl: string | undefined
   databasePoolMax: number
   dataDir: string
+  /** Root of Expert exports (`{providerRoot}`): files go under `<exportDir>/exports/queryStudio/`. */
+  exportDir: string
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
   shutdownTimeoutMs: number
   heartbeatIntervalMs: number
@@ -61,6 +63,11 @@ export const CONFIG_VARIABLES = [
   { name: 'DATABASE_READ_URL', default: '(unset)', description: 'optional read replica for read-heavy paths' },
   { name: 'DATABASE_POOL_MAX', default: '10', description: 'connections in the PostgreSQL pool' },
   { name: 'DATA_DIR', default: './data', description: 'embedded database and exports' },
+  {
+    name: 'EXPORT_DIR',
+    default: '(DATA_DIR)',
+    description: 'root of Expert CSV exports (shared storage when several instances run)',
+  },
   { name: 'LOG_LEVEL', default: 'info', description: 'fatal, error, warn, info, debug, trace or silent' },
   { name: 'SHUTDOWN_TIMEOUT_MS', default: '10000', description: 'how long SIGTERM waits for requests and jobs' },
   { name: 'HEARTBEAT_INTERVAL_MS', default: '5000', description: 'instance heartbeat period' },
@@ -158,6 +165,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseReadUrl: postgresUrl(env, 'DATABASE_READ_URL'),
     databasePoolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
     dataDir: path.resolve(dataDir),
+    exportDir: path.resolve(env.EXPORT_DIR?.trim() || dataDir),
     logLevel: logLevel as Config['logLevel'],
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     heartbeatIntervalMs: integer(env, 'HEARTBEAT_INTERVAL_MS', 5_000, 100, 600_000),

@@ -1,3 +1,6 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import { afterAll, beforeAll } from 'vitest'
 import pino from 'pino'
 import { buildApp, type App, type AppDeps } from '../../src/app.ts'
@@ -40,6 +43,8 @@ export function testAppDeps(
     jobs,
     publicUrl: TEST_BASE_URL,
     auth: config.auth,
+    // Each test app exports into a directory of its own unless told otherwise.
+    exportDir: env.EXPORT_DIR ? config.exportDir : fs.mkdtempSync(path.join(os.tmpdir(), 'obol-exports-')),
     trustProxy: config.trustProxy,
   }
 }
@@ -72,6 +77,8 @@ export function useTestApp(options: { jobTypes?: JobType[]; env?: NodeJS.Process
   let app: App | undefined
   let jobs: JobRuntime | undefined
   let adminToken = ''
+  /** The export directory made for this app, removed with it. */
+  let exportDir: string | undefined
 
   async function requestAs(token: string | undefined, method: string, url: string, body?: unknown): Promise<Response> {
     const response = await app!.server.inject({
@@ -120,12 +127,15 @@ export function useTestApp(options: { jobTypes?: JobType[]; env?: NodeJS.Process
     jobs.register(recurringRatingJob)
     for (const type of options.jobTypes ?? []) jobs.register(type)
     await jobs.start()
-    app = await buildApp(testAppDeps(db.current, jobs, options.env, options.clock))
+    const deps = testAppDeps(db.current, jobs, options.env, options.clock)
+    if (!options.env?.EXPORT_DIR) exportDir = deps.exportDir
+    app = await buildApp(deps)
     adminToken = await clientToken(TEST_ADMIN.clientId, TEST_ADMIN.clientSecret)
   })
   afterAll(async () => {
     await app?.server.close()
     await jobs?.stop(1000)
+    if (exportDir) fs.rmSync(exportDir, { recursive: true, force: true })
   })
   return {
     get app() {

@@ -6,12 +6,24 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import { sql, type SQL } from 'drizzle-orm'
+import { Worker } from 'node:worker_threads'
 import pg from 'pg'
+import type { CsvExportReply, CsvExportTask } from './csv-export.worker.ts'
 import { QUERY_ROLE } from './query-role.ts'
 
 export type Db = PgDatabase<PgQueryResultHKT>
 /** A drizzle handle usable inside or outside a transaction. */
 export type Tx = Db
+
+/** An Expert export: one vetted statement written as CSV (header line first) as the query role, read-only. */
+export interface CsvExport {
+  /** A SELECT or WITH statement (COPY's query), or an EXPLAIN (its plan lines written as one CSV column). */
+  readonly text: string
+  readonly kind: 'select' | 'explain'
+  readonly statementTimeoutMs: number
+  /** Names the run's connection (application_name) so any instance can cancel it with `cancelCsvExport`. */
+  readonly tag: string
+}
 
 export interface PoolStats {
   total: number
@@ -54,6 +66,16 @@ export interface Database {
    */
   readOnlyQuery<T>(statementTimeoutMs: number, statement: TextStatement): Promise<T[]>
   /**
+   * Writes a statement's result as PostgreSQL's CSV (`COPY (...) TO STDOUT WITH (FORMAT csv, HEADER)`) into `file`,
+   * read-only and as the query role; answers the number of data rows. On a server: on its own connection (to the
+   * read database when configured), streamed by a worker thread, so memory stays flat, with `statement_timeout`; an
+   * error of the statement (timeout, cancel: SQLSTATE 57014) rejects with its `code`. On PGlite: the whole output
+   * at once, not interruptible.
+   */
+  exportCsv(statement: CsvExport, file: string): Promise<number>
+  /** Cancels the running export tagged `tag` (pg_cancel_backend), from any instance; false when none runs. */
+  cancelCsvExport(tag: string): Promise<boolean>
+  /**
    * A handle whose commits do not wait for the write-ahead log to reach disk (`synchronous_commit = off`): for
    * bookkeeping whose last fraction of a second may be lost in a database crash — the workbench audit and governor
    * counts, written around every workbench query — never for money, balances or states. PGlite: the same handle.
@@ -83,8 +105,111 @@ export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob
         await tx.exec(`set transaction read only; set local role ${QUERY_ROLE}`)
         return (await tx.query<T>(statement.text, [...statement.values])).rows
       }),
+    exportCsv: async (statement, file) => {
+      // A simple-query message of three statements runs as one implicit transaction: read-only, as the query role,
+      // rolled back as a whole on error. COPY ... TO STDOUT, as COPY to a file needs pg_write_server_files.
+      const body =
+        statement.kind === 'explain' ? statement.text : `COPY (${statement.text}) TO STDOUT WITH (FORMAT csv, HEADER)`
+      const text = `SET TRANSACTION READ ONLY; SET LOCAL ROLE ${QUERY_ROLE}; ${body}`
+      const message = simpleQuery(text)
+      const messages = await pglite.runExclusive(() => pglite.execProtocolStream(message))
+      let count = 0
+      if (statement.kind === 'explain') {
+        await writeAll(file, [
+          'QUERY PLAN\n',
+          ...messages.flatMap((m) =>
+            m.name === 'dataRow' ? [csvLine((m as unknown as { fields: (string | null)[] }).fields)] : [],
+          ),
+        ])
+        count = messages.filter((m) => m.name === 'dataRow').length
+      } else {
+        const chunks: Uint8Array[] = []
+        for (const m of messages) {
+          if (m.name === 'copyData') chunks.push((m as unknown as { chunk: Uint8Array }).chunk)
+          if (m.name === 'commandComplete') {
+            const words = (m as unknown as { text: string }).text.split(' ')
+            if (words[0] === 'COPY') count = Number(words[1])
+          }
+        }
+        await writeAll(file, chunks)
+      }
+      return count
+    },
+    // PGlite runs one statement at a time in this process: nothing to interrupt.
+    cancelCsvExport: async () => false,
     close: () => pglite.close(),
   }
+}
+
+/** A protocol simple-query message ('Q'): PGlite's `query` cannot read COPY ... TO STDOUT output. */
+function simpleQuery(text: string): Uint8Array {
+  const body = Buffer.from(`${text}\0`, 'utf8')
+  const message = Buffer.alloc(5 + body.length)
+  message.write('Q', 0)
+  message.writeInt32BE(4 + body.length, 1)
+  body.copy(message, 5)
+  return new Uint8Array(message)
+}
+
+/** One CSV line as PostgreSQL's COPY writes it: quoted when needed, NULL as nothing, an empty string as "". */
+export function csvLine(values: readonly (string | null)[]): string {
+  return `${values
+    .map((value) =>
+      value === null
+        ? ''
+        : value === '' || /[",\r\n]/.test(value) || value === '\\.'
+          ? `"${value.replaceAll('"', '""')}"`
+          : value,
+    )
+    .join(',')}\n`
+}
+
+async function writeAll(file: string, chunks: Iterable<string | Uint8Array>): Promise<void> {
+  const handle = await fs.promises.open(file, 'w')
+  try {
+    for (const chunk of chunks) await handle.write(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)
+  } finally {
+    await handle.close()
+  }
+}
+
+/**
+ * The export worker's young generation, in MiB: small, so the buffers of the network reads it discards are collected
+ * every few megabytes instead of piling up (measured: flat at a few MiB instead of tens to hundreds).
+ */
+const EXPORT_WORKER_YOUNG_MB = 2
+
+/**
+ * The export worker's file, beside this module: the TypeScript source when Obol runs from src/, its build when it runs
+ * from dist/cli.js (bin/build.js builds dist/csv-export.worker.js beside it).
+ */
+const EXPORT_WORKER = new URL(
+  import.meta.url.endsWith('.ts') ? './csv-export.worker.ts' : './csv-export.worker.js',
+  import.meta.url,
+)
+
+/** Runs one COPY export in a worker thread (`csv-export.worker.ts`); rejects with the statement's error and code. */
+function exportInWorker(task: CsvExportTask): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(EXPORT_WORKER, {
+      workerData: task,
+      resourceLimits: { maxYoungGenerationSizeMb: EXPORT_WORKER_YOUNG_MB },
+    })
+    let settled = false
+    worker.once('message', (reply: CsvExportReply) => {
+      settled = true
+      if ('rows' in reply) resolve(reply.rows)
+      else reject(Object.assign(new Error(reply.error.message), { code: reply.error.code }))
+    })
+    worker.once('error', (error: Error) => {
+      if (!settled) reject(error)
+      settled = true
+    })
+    worker.once('exit', (code) => {
+      if (!settled) reject(new Error(`the export worker stopped (exit code ${code})`))
+      settled = true
+    })
+  })
 }
 
 /**
@@ -169,6 +294,42 @@ export function openPostgres(
         values: [...statement.values],
       })
       return result.rows
+    },
+    exportCsv: async (statement, file) => {
+      const settings = `-c role=${QUERY_ROLE} -c default_transaction_read_only=on -c statement_timeout=${Math.max(1, Math.floor(statement.statementTimeoutMs))}`
+      if (statement.kind === 'select') {
+        return exportInWorker({
+          connectionString: options.readUrl ?? url,
+          applicationName: statement.tag,
+          options: settings,
+          copy: `COPY (${statement.text}) TO STDOUT WITH (FORMAT csv, HEADER)`,
+          file,
+          connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
+        })
+      }
+      // EXPLAIN cannot be COPY's query: its plan lines (one text column) are written as COPY would write them.
+      const client = new pg.Client({
+        connectionString: options.readUrl ?? url,
+        application_name: statement.tag,
+        connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
+        options: settings,
+      })
+      client.on('error', () => undefined)
+      try {
+        await client.connect()
+        const plan = await client.query<(string | null)[]>({ text: statement.text, rowMode: 'array' })
+        await writeAll(file, ['QUERY PLAN\n', ...plan.rows.map((row) => csvLine(row))])
+        return plan.rows.length
+      } finally {
+        await client.end().catch(() => undefined)
+      }
+    },
+    cancelCsvExport: async (tag) => {
+      const cancelled = await rows<{ done: boolean }>(
+        db,
+        sql`select pg_cancel_backend(pid) as done from pg_stat_activity where application_name = ${tag}`,
+      )
+      return cancelled.some((row) => row.done)
     },
     close: async () => {
       if (closed) return

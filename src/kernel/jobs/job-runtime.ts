@@ -68,6 +68,12 @@ export interface ExecutionView {
   instance: string | null
 }
 
+/**
+ * Ends what instances that stopped heartbeating left running: `selfId` is this instance, `staleSeconds` the
+ * silence after which another is dead (the database clock decides).
+ */
+export type StaleSweep = (db: Db, selfId: string, staleSeconds: number) => Promise<unknown>
+
 const QUEUE = 'obol-job-run'
 
 const executionColumns = sql`e.id, i.code as "jobCode", e.status, e.trigger,
@@ -109,6 +115,7 @@ export class JobRuntime {
   private timers: NodeJS.Timeout[] = []
   private readonly stopping = new AbortController()
   private running = 0
+  private readonly staleSweeps: StaleSweep[] = []
 
   constructor(options: JobRuntimeOptions) {
     this.options = options
@@ -117,6 +124,14 @@ export class JobRuntime {
   register(type: JobType): void {
     if (this.types.has(type.name)) throw new Error(`job type ${type.name} registered twice`)
     this.types.set(type.name, type)
+  }
+
+  /**
+   * Adds work to the stale-instance sweep: runs a module keeps outside job executions (Expert exports) whose
+   * instance stopped heartbeating are ended there too.
+   */
+  addStaleSweep(sweep: StaleSweep): void {
+    this.staleSweeps.push(sweep)
   }
 
   jobTypes(): JobType[] {
@@ -383,6 +398,7 @@ export class JobRuntime {
         where status = 'QUEUED' and queued_at < now() - make_interval(secs => ${staleSeconds}) returning id`,
     )
     for (const orphan of orphans) await this.enqueue(Number(orphan.id))
+    for (const sweep of this.staleSweeps) await sweep(this.db, this.instanceId, staleSeconds)
     return reaped.length
   }
 }

@@ -3,6 +3,7 @@
 // as croner lacks those and fires DST gaps late. DST: a wall-clock time in a spring-forward gap does not fire that day;
 // a repeated (fall-back) time fires once, at its first occurrence.
 import { CronPattern } from 'croner'
+import { DAY_MS, instantsAt, isTimeZone, offsetAt, offsetChange, utcDate } from '../time-zone.ts'
 
 export interface ScheduleExpression {
   second?: string
@@ -55,7 +56,6 @@ const DEFAULTS: Required<ScheduleExpression> = {
 }
 
 const LAST_YEAR = 2200
-const DAY_MS = 86_400_000
 const DAY_NAMES = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat']
 const MONTH_NAMES = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec']
 
@@ -258,65 +258,28 @@ function daysInMonth(year: number, month: number): number {
   return new Date(utcDate(year, month + 1, 0)).getUTCDate()
 }
 
-/** Date.UTC without its two-digit-year mapping. `month` is 1-12; day 0 is the last day of the previous month. */
-function utcDate(year: number, month: number, day: number): number {
-  const date = new Date(0)
-  date.setUTCFullYear(year, month - 1, day)
-  return date.getTime()
-}
-
-/** Offsets and wall-clock conversions of one IANA zone, via Intl only. Wall-clock times are "local ms" values. */
+/** Offsets and wall-clock conversions of one IANA zone (src/kernel/time-zone.ts). Wall-clock times are "local ms". */
 class Zone {
-  private readonly format: Intl.DateTimeFormat
+  private readonly timeZone: string
 
   constructor(timeZone: string) {
-    try {
-      this.format = new Intl.DateTimeFormat('en-US', {
-        timeZone,
-        hourCycle: 'h23',
-        year: 'numeric',
-        month: 'numeric',
-        day: 'numeric',
-        hour: 'numeric',
-        minute: 'numeric',
-        second: 'numeric',
-      })
-    } catch {
-      throw new Error(`Unknown time zone '${timeZone}'`)
-    }
+    if (!isTimeZone(timeZone)) throw new Error(`Unknown time zone '${timeZone}'`)
+    this.timeZone = timeZone
   }
 
   /** Wall-clock time minus UTC at a whole-second instant. */
   offset(instant: number): number {
-    const fields: Record<string, number> = {}
-    for (const part of this.format.formatToParts(instant)) {
-      if (part.type !== 'literal') fields[part.type] = Number(part.value)
-    }
-    const local =
-      utcDate(fields.year ?? 0, fields.month ?? 1, fields.day ?? 1) +
-      ((fields.hour ?? 0) * 3600 + (fields.minute ?? 0) * 60 + (fields.second ?? 0)) * 1000
-    return local - instant
+    return offsetAt(instant, this.timeZone)
   }
 
   /** The instants showing wall-clock time `local`: none in a gap, two in an overlap (earlier first). */
   instants(local: number): number[] {
-    const before = this.offset(local - DAY_MS)
-    const after = this.offset(local + DAY_MS)
-    const candidates = before === after ? [local - before] : [local - before, local - after].sort((a, b) => a - b)
-    return candidates.filter((instant) => instant + this.offset(instant) === local)
+    return instantsAt(local, this.timeZone)
   }
 
   /** The first whole-second instant in (from, to] whose offset is that of `to`; assumes one transition between. */
   transition(from: number, to: number): number {
-    const target = this.offset(to)
-    let lo = from
-    let hi = to
-    while (hi - lo > 1000) {
-      const mid = lo + Math.floor((hi - lo) / 2000) * 1000
-      if (this.offset(mid) === target) hi = mid
-      else lo = mid
-    }
-    return hi
+    return offsetChange(from, to, this.timeZone)
   }
 }
 

@@ -46,6 +46,7 @@ const settingsBody = {
           additionalProperties: false,
           properties: Object.fromEntries(Object.keys(GOVERNOR_KEYS).map((k) => [k, positive(100_000_000)])),
         },
+        exportRetentionDays: positive(36_500),
       },
     },
   },
@@ -64,6 +65,7 @@ export function settingsToWire(s: TenantSettings) {
     reservationSweepIntervalMs: s.reservationSweepIntervalMs,
     workbench: {
       governor: Object.fromEntries(Object.entries(GOVERNOR_KEYS).map(([wire, key]) => [wire, s[key]])),
+      exportRetentionDays: s.workbenchExportRetentionDays,
     },
     auditable: {
       created: s.created.toISOString(),
@@ -93,7 +95,7 @@ interface SettingsBody {
   defaultListLimit?: number
   prepaidReservationExpirationDelayinMillisec?: number
   reservationSweepIntervalMs?: number
-  workbench?: { governor?: Partial<Record<keyof typeof GOVERNOR_KEYS, number>> }
+  workbench?: { governor?: Partial<Record<keyof typeof GOVERNOR_KEYS, number>>; exportRetentionDays?: number }
 }
 
 /** Tenant settings: one record, read and partially updated. */
@@ -155,6 +157,8 @@ export function registerTenantSettingsRoutes(
         const value = body.workbench?.governor?.[wire as keyof typeof GOVERNOR_KEYS]
         if (value !== undefined) values[key] = value
       }
+      if (body.workbench?.exportRetentionDays !== undefined)
+        values.workbenchExportRetentionDays = body.workbench.exportRetentionDays
       if (problems.length > 0) throw validationError(problems)
       await db.transaction(async (tx) => {
         const before = await tx

@@ -4,7 +4,7 @@ import type { Actor } from '../../kernel/resources/resource.service.ts'
 import { readTenantSettings } from '../../kernel/settings.ts'
 import { DEFAULT_PROCESS_TYPE, checkRunOptions, parseDates } from './billing-runs.model.ts'
 import * as repo from './billing-runs.repository.ts'
-import { addDays } from './business-dates.ts'
+import { addDays } from '../../kernel/time-zone.ts'
 
 /** A one-off bill run request: a billing cycle, optional dates and options, and its own aggregation rules. */
 export interface BillRunBody {

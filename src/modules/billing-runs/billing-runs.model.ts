@@ -5,7 +5,7 @@ import {
   type ScheduleExpression,
 } from '../../kernel/jobs/schedule-expression.ts'
 import { CODE_PATTERN } from '../../kernel/resources/resource.model.ts'
-import { parseBusinessDate } from './business-dates.ts'
+import { parseBusinessDate } from '../../kernel/time-zone.ts'
 
 export const REPEATS = ['NONE', 'DAILY', 'WEEKLY', 'MONTHLY'] as const
 export const PROCESS_TYPES = ['AUTOMATIC', 'MANUAL', 'FULL_AUTOMATIC'] as const

@@ -1,4 +1,5 @@
 import type { Clock } from '../../kernel/clock.ts'
+import { readDay } from '../../kernel/time-zone.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import { AppError, validationError } from '../../kernel/errors.ts'
 import { registry } from '../../kernel/model/index.ts'
@@ -24,11 +25,13 @@ function notDraft(what: 'attributes' | 'charges' | 'version', status: string): A
   return new AppError('VALIDATION_FAILED', message, { details: [{ field: 'version', message }] })
 }
 
-/** A validity bound as a day: a date-time counts as its day in the tenant time zone. */
+/**
+ * A validity bound as a day: a date-time counts as its day in the tenant time zone (one without an offset is
+ * already wall-clock time there); a value that is no date is left for validation to refuse.
+ */
 function dayOf(value: string | null | undefined, timeZone: string): string | null | undefined {
-  if (value === undefined || value === null || /^\d{4}-\d{2}-\d{2}$/.test(value)) return value
-  const format = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' })
-  return format.format(new Date(value))
+  if (value === undefined || value === null) return value
+  return readDay(value, timeZone) ?? value
 }
 
 /** The input's validity bounds as days. */

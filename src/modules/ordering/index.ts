@@ -12,7 +12,7 @@ export { recurringRatingJob } from './recurring-rating.job.ts'
 export { rateDueRecurringCharges, type RecurringRatingResult } from './recurring-rating.ts'
 export { seedOrderingDemo } from './demo-data.ts'
 /** The business day an instant falls on in a time zone (`yyyy-MM-dd`). */
-export { dayIn, startOfDay } from './business-day.ts'
+export { dayIn } from '../../kernel/time-zone.ts'
 /** The rating glue shared with prepaid usage reservations. */
 export {
   planInstanceKey,

@@ -2,7 +2,7 @@ import type { Decimal } from 'decimal.js'
 import { decimalJson, type DecimalJson } from '../../kernel/decimal-json.ts'
 import { money } from '../../kernel/money.ts'
 import type { DiscountLine } from '../rating/index.ts'
-import { startOfDay } from './business-day.ts'
+import { startOfDay } from '../../kernel/time-zone.ts'
 import type { OrderLine, OrderRating } from './order-rating.ts'
 
 export interface PreviewLine {

@@ -7,7 +7,7 @@ import { versionValidOn } from '../catalog/index.ts'
 import { readDecimal } from '../pricing/index.ts'
 import { currencyMismatch, priceNotFound, taxNotFound } from './rating-glue.ts'
 import { firstServicePeriod, selectTax, type DiscountLevel, type TaxRate } from '../rating/index.ts'
-import { dayIn, readDay } from './business-day.ts'
+import { dayIn, readDay } from '../../kernel/time-zone.ts'
 import * as catalog from './order-catalog.repository.ts'
 import { accountsOfOtherSellers, orderParties } from './order-parties.ts'
 import {

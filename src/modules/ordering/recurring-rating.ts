@@ -15,7 +15,7 @@ import {
   type ServicePeriod,
   type TaxRate,
 } from '../rating/index.ts'
-import { dayIn } from './business-day.ts'
+import { dayIn } from '../../kernel/time-zone.ts'
 import * as catalog from './order-catalog.repository.ts'
 import {
   planInstanceKey,

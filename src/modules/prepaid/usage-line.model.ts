@@ -1,7 +1,7 @@
 import type { Decimal } from 'decimal.js'
 import { AppError } from '../../kernel/errors.ts'
 import { isDecimalString, money } from '../../kernel/money.ts'
-import { startOfDay } from '../ordering/business-day.ts'
+import { startOfDay } from '../../kernel/time-zone.ts'
 
 /** One usage record line: `<local_date_time>;<subscription_code>;<quantity>;<param1>;<param2>`. */
 export interface UsageLine {

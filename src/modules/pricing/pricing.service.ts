@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm'
+import { dayIn } from '../../kernel/time-zone.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import { decimalJson } from '../../kernel/decimal-json.ts'
 import { AppError, validationError, type ErrorDetail } from '../../kernel/errors.ts'
@@ -39,11 +40,6 @@ export interface EvaluateInput {
 }
 
 const CHARGE = () => registry.get('ChargeTemplate')
-
-/** Today's date (yyyy-MM-dd) in a time zone. */
-function today(timeZone: string, now: Date): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now)
-}
 
 function cellWire(type: string, cell: MatrixCell) {
   if (!isRangeColumn(type as never)) return { dimensionCode: cell.dimensionCode, stringValue: cell.stringValue ?? '' }
@@ -291,7 +287,7 @@ export function createPricingService(deps: { db: Db; clock: Clock }) {
         stored = all.find((v) => v.version.version === input.version)
         if (!stored) throw new AppError('ENTITY_NOT_FOUND', `Charge ${code} has no pricing version ${input.version}`)
       } else {
-        date = input.date ?? today((await readTenantSettings(db)).timeZone, deps.clock.now())
+        date = input.date ?? dayIn(deps.clock.now(), (await readTenantSettings(db)).timeZone)
         const valid = await repo.publishedOn(db, id, date)
         stored = all.find((v) => v.version.id === valid?.id)
         if (!stored) throw new AppError('PRICE_NOT_FOUND', `Charge ${code} has no published price on ${date}`)

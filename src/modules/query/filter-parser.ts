@@ -106,10 +106,14 @@ export function wildcardPattern(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`).replace(/\*/g, '%')
 }
 
-/** Parses and validates a `filters` object against the registry (§2.6, §2.7, DECISIONS "Query API"). */
 /** What an Optional condition with a null value becomes: left out of its set (recognized by identity). */
 const LEFT_OUT: Condition = { kind: 'constant', value: true }
 
+/**
+ * Parses and validates a `filters` object against the registry: each key names a condition and a field path (a
+ * plain path is equality), each value is checked against the field's type, and every problem is an error naming
+ * the key. The result is one condition tree, and whether it holds raw SQL from the client.
+ */
 export function parseFilters(
   entity: EntityDef,
   filters: Record<string, unknown>,

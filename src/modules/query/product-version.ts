@@ -9,7 +9,6 @@ export interface ProductVersion {
   readonly commit: string
 }
 
-
 /**
  * What `GET /api/rest/v2/generic/version` answers, in Opencell's shape: the product, its package version and the
  * commit of the checkout it runs from ("unknown" outside a git checkout). Read once, on first use.
@@ -19,7 +18,8 @@ export function productVersion(): () => ProductVersion {
   return () => {
     found ??= {
       name: 'Obol',
-      version: (JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version,
+      version: (JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string })
+        .version,
       commit: gitCommit(),
     }
     return found

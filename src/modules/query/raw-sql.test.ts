@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { registry } from '../../kernel/model/index.ts'
-import { loadSqlParser, sqlFragmentProblem } from './raw-sql.ts'
+import { expertSqlProblem, loadSqlParser, sqlFragmentProblem } from './raw-sql.ts'
 
 beforeAll(async () => {
   await loadSqlParser()
@@ -70,5 +70,49 @@ describe(sqlFragmentProblem.name, () => {
     expect(sqlFragmentProblem(registry, 'select private_jwk from obol_secrets.signing_key', 'select')).toContain(
       'obol_secrets',
     )
+  })
+})
+
+describe(expertSqlProblem.name, () => {
+  it.each([
+    ['select code, created, updated from customer', { kind: 'select', limit: null }],
+    ['SELECT * FROM customer LIMIT 10', { kind: 'select', limit: 10 }],
+    ['select 1 limit 0', { kind: 'select', limit: 0 }],
+    ['select 1 limit all', { kind: 'select', limit: undefined }],
+    ['select 1 limit (select 3)', { kind: 'select', limit: undefined }],
+    [
+      'with recent as (select * from wallet_operation where operation_date > current_date - 30) select count(*) from recent',
+      { kind: 'select', limit: null },
+    ],
+    [
+      'select code, row_number() over (partition by seller_id order by code) from customer',
+      { kind: 'select', limit: null },
+    ],
+    ['select code from customer union all select code from seller', { kind: 'select', limit: null }],
+    ['explain (format json) select * from customer', { kind: 'explain', limit: undefined }],
+    ['select * from obol_secrets.client_secret', { kind: 'select', limit: null }],
+    ['select \'delete; -- pg_class\' as "update"', { kind: 'select', limit: null }],
+  ])('accepts %s', (text, expected) => {
+    expect(expertSqlProblem(text)).toEqual(expected)
+  })
+
+  it.each([
+    ['insert into seller (code) values (1)', 'must start with SELECT, WITH or EXPLAIN'],
+    ['with x as (delete from seller returning *) select * from x', 'may not contain DELETE'],
+    ['select * from customer for share', 'may not lock rows'],
+    ['select * into t from customer', 'SELECT INTO'],
+    ['select * from "pg_catalog".pg_authid', 'system catalogs not permitted'],
+    ['select * from U&"pg\\005fauthid"', 'system catalogs not permitted'],
+    ['select lo_export(1, 2)', 'may not call lo_export'],
+    ['select 1 union select 2; select 3', 'may not contain ;'],
+    ['select\u00a0* from customer', 'outside ASCII'],
+    ['select (select 1 for update)', 'UPDATE'],
+  ])('refuses %s', (text, message) => {
+    const problem = expertSqlProblem(text)
+    expect('message' in problem && problem.message).toContain(message)
+  })
+
+  it('points at the offending character', () => {
+    expect(expertSqlProblem('select 1 -- no')).toEqual({ message: 'the query may not contain comments', offset: 9 })
   })
 })

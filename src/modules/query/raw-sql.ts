@@ -199,6 +199,71 @@ const ALLOWED_NODES = new Set([
 const SYSTEM_SCHEMAS = /^(pg_.*|information_schema)$/i
 
 /**
+ * What a tree may contain. Fragments: the registry's tables only, no WITH, columns qualified by their table at
+ * most. Expert statements (`tables` undefined): any relation outside the system catalogs (the query role's grants
+ * are the bound), WITH, EXPLAIN, window functions and set-returning series.
+ */
+interface TreeRules {
+  readonly tables: ReadonlySet<string> | undefined
+  readonly nodes: ReadonlySet<string>
+  readonly functions: ReadonlySet<string>
+  readonly what: string
+}
+
+/** Node kinds a whole Expert statement may add to an expression's: WITH, EXPLAIN and its options, GROUPING SETS. */
+const STATEMENT_NODES = new Set([
+  ...ALLOWED_NODES,
+  'WithClause',
+  'CommonTableExpr',
+  'ExplainStmt',
+  'DefElem',
+  'GroupingSet',
+  'GroupingFunc',
+  'NullIfExpr',
+])
+
+/** Side-effect-free functions an Expert statement may call on top of a fragment's: window and series functions. */
+const STATEMENT_FUNCTIONS = new Set([
+  ...ALLOWED_FUNCTIONS,
+  'row_number',
+  'rank',
+  'dense_rank',
+  'percent_rank',
+  'cume_dist',
+  'ntile',
+  'lag',
+  'lead',
+  'first_value',
+  'last_value',
+  'nth_value',
+  'generate_series',
+  'stddev',
+  'stddev_pop',
+  'stddev_samp',
+  'variance',
+  'var_pop',
+  'var_samp',
+  'percentile_cont',
+  'percentile_disc',
+  'mode',
+  'coalesce',
+  'nullif',
+  'greatest',
+  'least',
+  'date',
+  'jsonb_agg',
+  'json_agg',
+  'jsonb_build_object',
+  'json_build_object',
+  'to_jsonb',
+  'to_json',
+  'regexp_replace',
+  'regexp_match',
+  'regexp_matches',
+  'sum',
+])
+
+/**
  * Vets a raw SQL fragment: `condition` is a boolean expression (the root entity's alias is `a`), `select` a
  * sub-select for `inSqlList`. Returns the problem in words a client can act on, or undefined when it may run.
  */
@@ -230,15 +295,98 @@ export function sqlFragmentProblem(
   if (extra.length > 0 || (select.targetList as unknown[]).length !== 1 || select.op !== 'SETOP_NONE') {
     return 'expected one expression'
   }
-  const tables = new Set(registry.queryable().map((entity) => entity.tableName.toLowerCase()))
-  return nodeProblem(kind === 'condition' ? select.targetList : select.whereClause, tables)
+  const rules: TreeRules = {
+    tables: new Set(registry.queryable().map((entity) => entity.tableName.toLowerCase())),
+    nodes: ALLOWED_NODES,
+    functions: ALLOWED_FUNCTIONS,
+    what: 'the SQL fragment',
+  }
+  return nodeProblem(kind === 'condition' ? select.targetList : select.whereClause, rules)
+}
+
+/** Words an Expert text may not contain outside literals and quoted identifiers (DECISIONS "Workbench"). */
+const FORBIDDEN_WORDS = /\b(delete|update|insert|drop|alter|create|truncate|grant|revoke|exec|execute|call|merge)\b/i
+
+/** A refused Expert text: the reason, and the offending character's offset in the text when there is one. */
+export interface SqlProblem {
+  readonly message: string
+  readonly offset?: number | undefined
+}
+
+/**
+ * The parse of an accepted Expert statement: its kind, and whether its outermost SELECT already has a constant
+ * LIMIT (its value) so the caller knows whether to append or cap one.
+ */
+export interface ExpertStatement {
+  readonly kind: 'select' | 'explain'
+  /** The outermost LIMIT when it is an integer constant; null when absent; undefined when another expression. */
+  readonly limit: number | null | undefined
+}
+
+/**
+ * Vets a whole Expert (native SQL) statement: the document's keyword rules on the text outside literals and
+ * quoted identifiers, then PostgreSQL's parse tree (one SELECT, WITH or EXPLAIN; no data-modifying CTE, SELECT
+ * INTO or locking clause; no system catalog; allow-listed functions and casts only). `loadSqlParser` first.
+ */
+export function expertSqlProblem(text: string): SqlProblem | ExpertStatement {
+  if (text.trim().length === 0) return { message: 'the query is empty' }
+  if (text.length > 20_000) return { message: 'the query is longer than 20000 characters' }
+  const first = /^\s*(\w+)/.exec(text)?.[1]?.toLowerCase()
+  if (first !== 'select' && first !== 'with' && first !== 'explain')
+    return { message: 'the query must start with SELECT, WITH or EXPLAIN', offset: text.search(/\S/) }
+  const scanned = scanOutsideLiterals(text, 'the query')
+  if ('message' in scanned) return scanned
+  // Look-alike letters, full-width forms, invisible spaces: PostgreSQL reads them as identifier characters, so
+  // outside literals and quoted identifiers they can only disguise something.
+  const foreign = scanned.bare.search(/[^\x20-\x7e\t\r\n]/)
+  if (foreign >= 0)
+    return {
+      message: 'characters outside ASCII are allowed only in string literals and quoted identifiers',
+      offset: foreign,
+    }
+  const word = FORBIDDEN_WORDS.exec(scanned.bare)
+  if (word) return { message: `the query may not contain ${word[1]!.toUpperCase()}`, offset: word.index }
+  if (/\b(pg_\w*|information_schema)\b/i.test(scanned.bare)) {
+    return { message: 'system catalogs not permitted', offset: scanned.bare.search(/\b(pg_\w*|information_schema)\b/i) }
+  }
+  if (!parseSync) throw new Error('raw SQL: loadSqlParser() must be awaited first')
+  let tree: { stmts?: { stmt: unknown }[] }
+  try {
+    tree = parseSync(text) as { stmts?: { stmt: unknown }[] }
+  } catch (error) {
+    const message = error instanceof Error ? error.message : 'syntax error'
+    const cursor = (error as { cursorPosition?: number }).cursorPosition
+    return { message: `the query does not parse: ${message}`, offset: typeof cursor === 'number' ? cursor : undefined }
+  }
+  if (tree.stmts?.length !== 1) return { message: 'expected exactly one statement' }
+  const statement = tree.stmts[0]!.stmt as { SelectStmt?: Record<string, unknown>; ExplainStmt?: unknown }
+  if (!statement.SelectStmt && !statement.ExplainStmt)
+    return { message: 'only SELECT, WITH and EXPLAIN statements are allowed' }
+  const problem = nodeProblem(statement, {
+    tables: undefined,
+    nodes: STATEMENT_NODES,
+    functions: STATEMENT_FUNCTIONS,
+    what: 'the query',
+  })
+  if (problem) return { message: problem }
+  if (statement.ExplainStmt) return { kind: 'explain', limit: undefined }
+  return { kind: 'select', limit: constantLimit(statement.SelectStmt!.limitCount) }
+}
+
+function constantLimit(node: unknown): number | null | undefined {
+  if (node === undefined) return null
+  const constant = (node as { A_Const?: { ival?: { ival?: number }; isnull?: boolean } }).A_Const
+  if (!constant || constant.isnull) return undefined
+  // libpg-query leaves out zero values: `LIMIT 0` is an A_Const whose ival is empty.
+  if (constant.ival) return constant.ival.ival ?? 0
+  return undefined
 }
 
 /** Walks a parse tree: node wrappers are objects with one capitalized key (`{ "FuncCall": {...} }`). */
-function nodeProblem(value: unknown, tables: ReadonlySet<string>): string | undefined {
+function nodeProblem(value: unknown, rules: TreeRules): string | undefined {
   if (Array.isArray(value)) {
     for (const item of value) {
-      const problem = nodeProblem(item, tables)
+      const problem = nodeProblem(item, rules)
       if (problem) return problem
     }
     return undefined
@@ -248,12 +396,12 @@ function nodeProblem(value: unknown, tables: ReadonlySet<string>): string | unde
   if (keys.length === 1 && /^[A-Z]/.test(keys[0]!)) {
     const type = keys[0]!
     const body = (value as Record<string, Record<string, unknown>>)[type]!
-    const problem = checkNode(type, body, tables)
+    const problem = checkNode(type, body, rules)
     if (problem) return problem
-    return nodeProblem(body, tables)
+    return nodeProblem(body, rules)
   }
   for (const child of Object.values(value)) {
-    const problem = nodeProblem(child, tables)
+    const problem = nodeProblem(child, rules)
     if (problem) return problem
   }
   return undefined
@@ -262,47 +410,49 @@ function nodeProblem(value: unknown, tables: ReadonlySet<string>): string | unde
 const names = (list: unknown): string[] =>
   Array.isArray(list) ? list.map((n) => (n as { String?: { sval?: string } }).String?.sval ?? '') : []
 
-function checkNode(type: string, body: Record<string, unknown>, tables: ReadonlySet<string>): string | undefined {
-  if (!ALLOWED_NODES.has(type)) {
-    if (type === 'ParamRef') return 'the SQL fragment may not use bind parameters ($1)'
-    if (type.endsWith('Stmt')) return `the SQL fragment may not contain a ${type.replace(/Stmt$/, '').toUpperCase()}`
-    return `the SQL fragment may not use ${type}`
+function checkNode(type: string, body: Record<string, unknown>, rules: TreeRules): string | undefined {
+  const what = rules.what
+  if (!rules.nodes.has(type)) {
+    if (type === 'ParamRef') return `${what} may not use bind parameters ($1)`
+    if (type.endsWith('Stmt')) return `${what} may not contain a ${type.replace(/Stmt$/, '').toUpperCase()}`
+    return `${what} may not use ${type}`
   }
   switch (type) {
     case 'SelectStmt':
-      if (body.intoClause) return 'the SQL fragment may not use SELECT INTO'
-      if (body.lockingClause) return 'the SQL fragment may not lock rows (FOR UPDATE, FOR SHARE)'
-      if (body.withClause) return 'the SQL fragment may not use WITH'
+      if (body.intoClause) return `${what} may not use SELECT INTO`
+      if (body.lockingClause) return `${what} may not lock rows (FOR UPDATE, FOR SHARE)`
+      if (body.withClause && !rules.nodes.has('WithClause')) return `${what} may not use WITH`
       return undefined
     case 'RangeVar': {
       const schema = typeof body.schemaname === 'string' ? body.schemaname : undefined
       const relation = typeof body.relname === 'string' ? body.relname : ''
-      if (body.catalogname) return `the SQL fragment may not name another database`
+      if (body.catalogname) return `${what} may not name another database`
       if (SYSTEM_SCHEMAS.test(relation) || (schema !== undefined && SYSTEM_SCHEMAS.test(schema)))
         return 'system catalogs not permitted'
-      if (schema !== undefined && schema.toLowerCase() !== 'public')
-        return `the SQL fragment may not read the schema ${schema}`
-      if (!tables.has(relation.toLowerCase()))
-        return `the SQL fragment may not read ${relation}: not a table the Query API exposes`
+      // Expert statements: any other relation; the query role's grants decide at run time.
+      if (!rules.tables) return undefined
+      if (schema !== undefined && schema.toLowerCase() !== 'public') return `${what} may not read the schema ${schema}`
+      if (!rules.tables.has(relation.toLowerCase()))
+        return `${what} may not read ${relation}: not a table the Query API exposes`
       return undefined
     }
     case 'FuncCall': {
       const parts = names(body.funcname)
       const name = (parts.at(-1) ?? '').toLowerCase()
       const qualifier = parts.length > 1 ? parts.slice(0, -1).join('.').toLowerCase() : undefined
-      if ((qualifier === undefined || qualifier === 'pg_catalog') && ALLOWED_FUNCTIONS.has(name)) return undefined
+      if ((qualifier === undefined || qualifier === 'pg_catalog') && rules.functions.has(name)) return undefined
       if (SYSTEM_SCHEMAS.test(name)) return 'system catalogs not permitted'
-      return `the SQL fragment may not call ${parts.join('.')}: not an allowed function`
+      return `${what} may not call ${parts.join('.')}: not an allowed function`
     }
     case 'TypeCast': {
       const parts = names((body.typeName as { names?: unknown } | undefined)?.names)
       const name = (parts.at(-1) ?? '').toLowerCase()
       const qualifier = parts.length > 1 ? parts.slice(0, -1).join('.').toLowerCase() : undefined
       if ((qualifier === undefined || qualifier === 'pg_catalog') && ALLOWED_TYPES.has(name)) return undefined
-      return `the SQL fragment may not cast to ${parts.join('.')}: not an allowed type`
+      return `${what} may not cast to ${parts.join('.')}: not an allowed type`
     }
     case 'ColumnRef':
-      if (names(body.fields).length > 2) return 'the SQL fragment may qualify a column by its table only'
+      if (rules.tables && names(body.fields).length > 2) return `${what} may qualify a column by its table only`
       return undefined
     default:
       return undefined
@@ -311,36 +461,52 @@ function checkNode(type: string, body: Record<string, unknown>, tables: Readonly
 
 /** The text-level scan of rule 1. */
 function structureProblem(text: string): string | undefined {
+  const scanned = scanOutsideLiterals(text, 'the SQL fragment')
+  if ('message' in scanned) return scanned.message
   let depth = 0
+  for (const c of scanned.bare) {
+    if (c === '(') depth++
+    if (c === ')' && --depth < 0) return 'the SQL fragment closes a parenthesis it did not open'
+  }
+  if (depth !== 0) return 'the SQL fragment leaves a parenthesis open'
+  return undefined
+}
+
+/**
+ * Scans a text as PostgreSQL's lexer would for what matters here: string literals and quoted identifiers are
+ * blanked out of `bare` (offsets kept), and `;`, comments, dollar quotes or bind parameters, backslashes and
+ * prefixed literals (whose escapes this scan would not follow) are refused.
+ */
+function scanOutsideLiterals(text: string, what: string): { bare: string } | SqlProblem {
+  let bare = ''
   let i = 0
   while (i < text.length) {
     const c = text[i]!
     const next = text[i + 1] ?? ''
-    if (c === "'") {
+    if (c === "'" || c === '"') {
       const previous = text[i - 1] ?? ' '
       // Prefixed literals (E'...', U&'...', B'...') have escape rules of their own: refused rather than parsed.
-      if (/[A-Za-z0-9_&]/.test(previous)) return "prefixed string literals (E'...', U&'...') are not allowed"
-      const end = closing(text, i, "'")
-      if (end < 0) return 'a string literal is not closed'
+      if (c === "'" && /[A-Za-z0-9_&]/.test(previous))
+        return { message: "prefixed string literals (E'...', U&'...') are not allowed", offset: i }
+      const end = closing(text, i, c)
+      if (end < 0)
+        return {
+          message: c === "'" ? 'a string literal is not closed' : 'a quoted identifier is not closed',
+          offset: i,
+        }
+      bare += ' '.repeat(end + 1 - i)
       i = end + 1
       continue
     }
-    if (c === '"') {
-      const end = closing(text, i, '"')
-      if (end < 0) return 'a quoted identifier is not closed'
-      i = end + 1
-      continue
-    }
-    if (c === ';') return 'the SQL fragment may not contain ;'
-    if ((c === '-' && next === '-') || (c === '/' && next === '*')) return 'the SQL fragment may not contain comments'
-    if (c === '$') return 'the SQL fragment may not use $ (dollar quotes or bind parameters)'
-    if (c === '\\') return 'backslashes are not allowed outside string literals'
-    if (c === '(') depth++
-    if (c === ')' && --depth < 0) return 'the SQL fragment closes a parenthesis it did not open'
+    if (c === ';') return { message: `${what} may not contain ;`, offset: i }
+    if ((c === '-' && next === '-') || (c === '/' && next === '*'))
+      return { message: `${what} may not contain comments`, offset: i }
+    if (c === '$') return { message: `${what} may not use $ (dollar quotes or bind parameters)`, offset: i }
+    if (c === '\\') return { message: 'backslashes are not allowed outside string literals', offset: i }
+    bare += c
     i++
   }
-  if (depth !== 0) return 'the SQL fragment leaves a parenthesis open'
-  return undefined
+  return { bare }
 }
 
 function closing(text: string, start: number, quote: string): number {

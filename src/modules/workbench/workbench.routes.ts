@@ -1,8 +1,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import fs from 'node:fs'
 import type { FastifyInstance } from 'fastify'
 import { principalOf } from '../../kernel/http/principal.ts'
 import type { ReportQueryService } from '../reporting/index.ts'
 import type { DeepService } from './deep.service.ts'
+import type { ExpertSchedules } from './expert-schedule.ts'
+import type { ExpertService } from './expert.service.ts'
 import type { SchemaService } from './schema.service.ts'
 import {
   CodeParams,
@@ -11,18 +14,35 @@ import {
   EntityDescription,
   EntityNames,
   EntityParams,
+  ExecutionParams,
+  ExpertAccepted,
+  ExpertExecuteBody,
+  ExpertExecution,
+  ExpertExecutionList,
+  ExpertSchedule,
+  ExpertScheduleBody,
+  PageQuerystring,
   WorkbenchQuery,
   WorkbenchQueryBody,
   WorkbenchQueryList,
 } from './workbench.schemas.ts'
 
 const queryUser = { policy: { role: 'queryUser' } }
+/** Expert runs: submitted by queryExpert holders (who also need queryUser); query managers see everyone's. */
+const queryExpert = { policy: { role: 'queryExpert' } }
+const expertOrManager = { policy: { anyRole: ['queryExpert', 'queryManagement'] } }
 const tags = ['Query workbench']
 
 /** The query workbench: Deep queries, the schema its editors complete from, and saved workbench queries. */
 export function registerWorkbenchRoutes(
   server: FastifyInstance,
-  services: { deep: DeepService; schema: SchemaService; queries: ReportQueryService },
+  services: {
+    deep: DeepService
+    expert: ExpertService
+    schedules: ExpertSchedules
+    schema: SchemaService
+    queries: ReportQueryService
+  },
 ): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>()
 
@@ -116,6 +136,125 @@ export function registerWorkbenchRoutes(
     { config: queryUser, schema: { tags, summary: 'Delete a saved workbench query', params: CodeParams } },
     async (request, reply) => {
       await services.queries.delete(principalOf(request), request.params.code)
+      return reply.status(204).send()
+    },
+  )
+
+  app.post(
+    '/api/v1/workbench/expert/execute',
+    {
+      config: queryExpert,
+      schema: {
+        tags,
+        summary: 'Submit an Expert (native SQL) query: runs in the background into a CSV file; poll its execution',
+        description: 'Needs queryUser as well as queryExpert.',
+        body: ExpertExecuteBody,
+        response: { 200: ExpertAccepted },
+      },
+    },
+    async (request) => services.expert.submit(principalOf(request), request.body, services.queries),
+  )
+  app.get(
+    '/api/v1/workbench/expert/executions',
+    {
+      config: expertOrManager,
+      schema: {
+        tags,
+        summary: 'The caller’s Expert runs, newest first',
+        querystring: PageQuerystring,
+        response: { 200: ExpertExecutionList },
+      },
+    },
+    async (request) => {
+      const page = request.query
+      return { ...(await services.expert.list(principalOf(request), page)), offset: page.offset, limit: page.limit }
+    },
+  )
+  app.get(
+    '/api/v1/workbench/expert/executions/:id',
+    {
+      config: expertOrManager,
+      schema: {
+        tags,
+        summary: 'An Expert run: status null until it ends (owner or queryManagement)',
+        params: ExecutionParams,
+        response: { 200: ExpertExecution },
+      },
+    },
+    async (request) => services.expert.get(principalOf(request), request.params.id),
+  )
+  app.get(
+    '/api/v1/workbench/expert/executions/:id/file',
+    {
+      config: expertOrManager,
+      schema: {
+        tags,
+        summary: 'The CSV of a successful Expert run, streamed (409 while it runs)',
+        params: ExecutionParams,
+        produces: ['text/csv'],
+      },
+    },
+    async (request, reply) => {
+      const id = request.params.id
+      const file = await services.expert.file(principalOf(request), id)
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="expert-${id}.csv"`)
+        .header('content-length', String(file.size))
+        .send(fs.createReadStream(file.path))
+    },
+  )
+  app.delete(
+    '/api/v1/workbench/expert/executions/:id',
+    {
+      config: expertOrManager,
+      schema: {
+        tags,
+        summary: 'Cancel an Expert run (pg_cancel_backend on a server); it then ends CANCELLED',
+        params: ExecutionParams,
+        response: { 202: ExpertExecution },
+      },
+    },
+    async (request, reply) =>
+      reply.status(202).send(await services.expert.cancel(principalOf(request), request.params.id)),
+  )
+
+  app.put(
+    '/api/v1/workbench/queries/:code/schedule',
+    {
+      config: queryExpert,
+      schema: {
+        tags,
+        summary: 'Schedule a saved Expert (NATIVE_SQL) query: it runs as its owner at this cadence into a CSV export',
+        params: CodeParams,
+        body: ExpertScheduleBody,
+        response: { 200: ExpertSchedule },
+      },
+    },
+    async (request) =>
+      services.schedules.put(principalOf(request), request.params.code, request.body.cron, services.queries),
+  )
+  app.get(
+    '/api/v1/workbench/queries/:code/schedule',
+    {
+      config: expertOrManager,
+      schema: {
+        tags,
+        summary: 'The schedule of a saved Expert query',
+        params: CodeParams,
+        response: { 200: ExpertSchedule },
+      },
+    },
+    async (request) => services.schedules.get(principalOf(request), request.params.code, services.queries),
+  )
+  app.delete(
+    '/api/v1/workbench/queries/:code/schedule',
+    {
+      config: expertOrManager,
+      schema: { tags, summary: 'Remove the schedule of a saved Expert query', params: CodeParams },
+    },
+    async (request, reply) => {
+      await services.schedules.remove(principalOf(request), request.params.code, services.queries)
       return reply.status(204).send()
     },
   )

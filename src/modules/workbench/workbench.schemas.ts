@@ -79,3 +79,87 @@ export const WorkbenchQuery = Type.Object({
 })
 
 export const WorkbenchQueryList = Type.Object({ total: Type.Integer(), data: Type.Array(WorkbenchQuery) })
+
+export const ExpertExecuteBody = Type.Object(
+  {
+    query: Type.Optional(Type.Union([Type.String({ maxLength: 20_000 }), Type.Null()])),
+    savedQueryCode: Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Null()])),
+    limit: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+    format: Type.Optional(Type.Union([Type.String({ maxLength: 20 }), Type.Null()])),
+  },
+  { additionalProperties: false },
+)
+
+export const ExpertAccepted = Type.Object({
+  queryExecutionResultId: Type.Integer(),
+  status: Type.Literal('ACCEPTED'),
+})
+
+const Instant = Type.String({ format: 'date-time' })
+
+export const ExpertExecution = Type.Object({
+  id: Type.Integer(),
+  status: Type.Union([
+    Type.Literal('SUCCESS'),
+    Type.Literal('FAILED'),
+    Type.Literal('TIMEOUT'),
+    Type.Literal('CANCELLED'),
+    Type.Null(),
+  ]),
+  startDate: Instant,
+  endDate: Type.Union([Instant, Type.Null()]),
+  lineCount: Type.Union([Type.Integer(), Type.Null()]),
+  durationMs: Type.Union([Type.Integer(), Type.Null()]),
+  filePath: Type.Union([Type.String(), Type.Null()]),
+  queryHash: Type.String(),
+  queryText: Type.String(),
+  username: Type.String(),
+  errorMessage: Type.Union([Type.String(), Type.Null()]),
+  savedQueryCode: Type.Union([Type.String(), Type.Null()]),
+})
+
+export const ExpertExecutionList = Type.Object({
+  total: Type.Integer(),
+  offset: Type.Integer(),
+  limit: Type.Integer(),
+  data: Type.Array(ExpertExecution),
+})
+
+export const ExecutionParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 9_007_199_254_740_991 }) })
+
+export const PageQuerystring = Type.Object(
+  {
+    offset: Type.Integer({ minimum: 0, default: 0 }),
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  },
+  { additionalProperties: false },
+)
+
+const cronField = Type.Optional(Type.String({ maxLength: 200 }))
+
+/** The EJB ScheduleExpression of billing run schedules, evaluated in the tenant time zone. */
+const CronObject = Type.Object(
+  {
+    second: cronField,
+    minute: cronField,
+    hour: cronField,
+    dayOfMonth: cronField,
+    month: cronField,
+    dayOfWeek: cronField,
+    year: cronField,
+  },
+  {
+    additionalProperties: false,
+    description:
+      'Jakarta EJB ScheduleExpression in the tenant time zone; omitted second, minute and hour are 0, the others *',
+  },
+)
+
+export const ExpertScheduleBody = Type.Object({ cron: CronObject }, { additionalProperties: false })
+
+export const ExpertSchedule = Type.Object({
+  queryCode: Type.String(),
+  cron: CronObject,
+  nextFireDate: Type.Union([Instant, Type.Null()]),
+  lastFireDate: Type.Union([Instant, Type.Null()]),
+})

@@ -1,4 +1,4 @@
-import { bigint, index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core'
+import { bigint, boolean, index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core'
 
 /** Every workbench submission (Deep, Expert) and its result: who, what (text and its SHA-256), how it ended. */
 export const queryAudits = pgTable(
@@ -30,4 +30,37 @@ export const workbenchUsage = pgTable(
     count: integer('count').notNull(),
   },
   (t) => [primaryKey({ columns: [t.username, t.minute] })],
+)
+
+/**
+ * An Expert (native SQL) run: pre-created with empty status and end date when submitted, then given its status,
+ * line count, duration and CSV file. `app_instance_id` is the instance running it (its death ends the run FAILED);
+ * `running_since` is set when the statement starts.
+ */
+export const queryExecutions = pgTable(
+  'query_execution',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedByDefaultAsIdentity(),
+    username: text('username').notNull(),
+    status: text('status'),
+    startDate: timestamp('start_date', { withTimezone: true, mode: 'date' }).notNull(),
+    endDate: timestamp('end_date', { withTimezone: true, mode: 'date' }),
+    lineCount: integer('line_count'),
+    durationMs: integer('duration_ms'),
+    filePath: text('file_path'),
+    queryHash: text('query_hash').notNull(),
+    queryText: text('query_text').notNull(),
+    /** What runs: the text with the LIMIT appended or capped. */
+    statementText: text('statement_text').notNull(),
+    errorMessage: text('error_message'),
+    savedQueryCode: text('saved_query_code'),
+    appInstanceId: text('app_instance_id').notNull(),
+    runningSince: timestamp('running_since', { withTimezone: true, mode: 'date' }),
+    cancelRequested: boolean('cancel_requested').notNull().default(false),
+    auditId: bigint('audit_id', { mode: 'number' }),
+  },
+  (t) => [
+    index('query_execution_username_idx').on(t.username, t.id),
+    index('query_execution_end_date_idx').on(t.endDate),
+  ],
 )

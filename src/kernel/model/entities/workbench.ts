@@ -19,6 +19,18 @@ export const workbenchEntities = [
         ? undefined
         : sql`${a}.username = ${viewer.username}`,
   }),
+  // Expert runs: their owner's, and everyone's for query managers.
+  defineEntity({
+    name: 'QueryExecution',
+    package: 'report',
+    table: t.queryExecutions,
+    resource: 'api.audit',
+    fields: {
+      status: { enum: ['SUCCESS', 'FAILED', 'TIMEOUT', 'CANCELLED'] },
+    },
+    rowPolicy: (a, viewer) =>
+      viewer.roles.has('queryManagement') ? undefined : sql`${a}.username = ${viewer.username}`,
+  }),
   // The governor's per-minute counts: bookkeeping, not data.
   defineEntity({
     name: 'WorkbenchUsage',

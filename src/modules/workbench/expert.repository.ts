@@ -1,0 +1,217 @@
+import { sql } from 'drizzle-orm'
+import { one, rows, type Db } from '../../kernel/db/database.ts'
+import { instantText } from '../../kernel/model/json.ts'
+import { queryHash } from './workbench.repository.ts'
+
+export type ExpertStatus = 'SUCCESS' | 'FAILED' | 'TIMEOUT' | 'CANCELLED'
+
+/** An Expert run as the API shows it (DECISIONS "Workbench": status null while it runs). */
+export interface ExpertExecution {
+  id: number
+  status: ExpertStatus | null
+  startDate: string
+  endDate: string | null
+  lineCount: number | null
+  durationMs: number | null
+  filePath: string | null
+  queryHash: string
+  queryText: string
+  username: string
+  errorMessage: string | null
+  savedQueryCode: string | null
+}
+
+const columns = sql`id, status, ${instantText(sql`start_date`)} as "startDate", ${instantText(sql`end_date`)} as "endDate",
+  line_count as "lineCount", duration_ms as "durationMs", file_path as "filePath", query_hash as "queryHash",
+  query_text as "queryText", username, error_message as "errorMessage", saved_query_code as "savedQueryCode"`
+
+/** node-postgres reads int8 as a string: ids are JSON numbers on both drivers. */
+const view = (row: Omit<ExpertExecution, 'id'> & { id: number | string }): ExpertExecution => ({
+  ...row,
+  id: Number(row.id),
+})
+
+export async function findExecution(db: Db, id: number): Promise<ExpertExecution | undefined> {
+  const found = await one<ExpertExecution>(db, sql`select ${columns} from query_execution where id = ${id}`)
+  return found && view(found)
+}
+
+export async function listExecutions(
+  db: Db,
+  username: string,
+  page: { offset: number; limit: number },
+): Promise<{ total: number; data: ExpertExecution[] }> {
+  const data = await rows<ExpertExecution>(
+    db,
+    sql`select ${columns} from query_execution where username = ${username}
+      order by id desc limit ${page.limit} offset ${page.offset}`,
+  )
+  const total = await one<{ n: string }>(
+    db,
+    sql`select count(*)::text as n from query_execution where username = ${username}`,
+  )
+  return { total: Number(total?.n ?? 0), data: data.map(view) }
+}
+
+/**
+ * The governor's concurrency rule and the record's creation in one transaction, serialized per user by an
+ * advisory lock: instances racing for a user's last free run cannot both take it. Answers the new id, or undefined
+ * when the user already has `maxOpen` runs queued or running.
+ */
+export async function createExecution(
+  db: Db,
+  run: {
+    username: string
+    text: string
+    statement: string
+    savedQueryCode: string | undefined
+    instanceId: string
+    auditId: number
+    at: Date
+  },
+  maxOpen: number,
+): Promise<number | undefined> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`obol.expert:${run.username}`}))`)
+    const open = await one<{ n: number }>(
+      tx,
+      sql`select count(*)::int as n from query_execution where username = ${run.username} and end_date is null`,
+    )
+    if ((open?.n ?? 0) >= maxOpen) return undefined
+    const created = await one<{ id: string | number }>(
+      tx,
+      sql`insert into query_execution (username, start_date, query_hash, query_text, statement_text, saved_query_code,
+          app_instance_id, audit_id)
+        values (${run.username}, ${run.at.toISOString()}::timestamptz, ${queryHash(run.text)}, ${run.text},
+          ${run.statement}, ${run.savedQueryCode ?? null}, ${run.instanceId}, ${run.auditId})
+        returning id`,
+    )
+    return Number(created!.id)
+  })
+}
+
+/** Takes a queued run for this instance: nothing when it was cancelled, swept or taken already. */
+export async function claimExecution(
+  db: Db,
+  id: number,
+): Promise<{ username: string; statement: string; startDate: Date; auditId: number | null } | undefined> {
+  const claimed = await one<{ username: string; statement: string; startDate: string; auditId: string | null }>(
+    db,
+    sql`update query_execution set running_since = now()
+      where id = ${id} and end_date is null and running_since is null
+      returning username, statement_text as statement, ${instantText(sql`start_date`)} as "startDate",
+        audit_id as "auditId"`,
+  )
+  return (
+    claimed && {
+      ...claimed,
+      startDate: new Date(claimed.startDate),
+      auditId: claimed.auditId === null ? null : Number(claimed.auditId),
+    }
+  )
+}
+
+/**
+ * Records how a run ended, unless it already has (swept as FAILED). A run whose cancel was requested ends
+ * CANCELLED whatever its statement did. Answers the status recorded, or undefined when it had ended before.
+ */
+export async function finishExecution(
+  db: Db,
+  id: number,
+  result: {
+    status: ExpertStatus
+    lineCount: number | null
+    durationMs: number
+    filePath: string | null
+    error: string | null
+  },
+): Promise<ExpertStatus | undefined> {
+  const done = await one<{ status: ExpertStatus }>(
+    db,
+    sql`update query_execution set
+        status = case when cancel_requested then 'CANCELLED' else ${result.status} end,
+        end_date = now(),
+        line_count = case when cancel_requested then null else ${result.lineCount}::int end,
+        duration_ms = ${Math.round(result.durationMs)},
+        file_path = case when cancel_requested then null else ${result.filePath} end,
+        error_message = case when cancel_requested then null else ${result.error} end
+      where id = ${id} and end_date is null
+      returning status`,
+  )
+  return done?.status
+}
+
+/**
+ * Asks for a run's cancellation: a run not yet started ends CANCELLED at once (answers 'ended'); a running one is
+ * flagged (answers 'running'), for its runner to record once its statement is interrupted.
+ */
+export async function requestCancel(db: Db, id: number): Promise<'ended' | 'running' | 'finished'> {
+  const ended = await rows<{ id: unknown }>(
+    db,
+    sql`update query_execution set cancel_requested = true, status = 'CANCELLED', end_date = now(), duration_ms = 0
+      where id = ${id} and end_date is null and running_since is null returning id`,
+  )
+  if (ended.length > 0) return 'ended'
+  const flagged = await rows<{ id: unknown }>(
+    db,
+    sql`update query_execution set cancel_requested = true where id = ${id} and end_date is null returning id`,
+  )
+  return flagged.length > 0 ? 'running' : 'finished'
+}
+
+/** Whether someone asked to cancel a run (on whichever instance). */
+export async function cancelRequested(db: Db, id: number): Promise<boolean> {
+  const found = await one<{ cancel: boolean }>(
+    db,
+    sql`select cancel_requested as cancel from query_execution where id = ${id}`,
+  )
+  return found?.cancel === true
+}
+
+/** The audit entry of a run, to record its result. */
+export async function auditIdOf(db: Db, id: number): Promise<number | null> {
+  const found = await one<{ auditId: string | null }>(
+    db,
+    sql`select audit_id as "auditId" from query_execution where id = ${id}`,
+  )
+  return found?.auditId == null ? null : Number(found.auditId)
+}
+
+/**
+ * The stale-instance sweep's part: runs (queued or running) of an instance that stopped heartbeating end FAILED,
+ * so a `kill -9` mid-export leaves no run open forever. Answers the runs ended, with their audit entries.
+ */
+export async function failRunsOfDeadInstances(
+  db: Db,
+  selfId: string,
+  staleSeconds: number,
+): Promise<{ id: number; auditId: number | null }[]> {
+  const ended = await rows<{ id: string | number; auditId: string | number | null }>(
+    db,
+    sql`update query_execution e set status = 'FAILED', end_date = now(),
+        error_message = 'the instance running this query stopped before it finished'
+      where e.end_date is null and e.app_instance_id <> ${selfId} and not exists (
+        select 1 from app_instance a where a.id = e.app_instance_id and a.stopped_at is null
+          and a.heartbeat_at > now() - make_interval(secs => ${staleSeconds}))
+      returning e.id, e.audit_id as "auditId"`,
+  )
+  return ended.map((row) => ({ id: Number(row.id), auditId: row.auditId === null ? null : Number(row.auditId) }))
+}
+
+/** Runs of this instance still open when it stops: ended FAILED, as a dead instance's would be. */
+export async function failOwnOpenRuns(db: Db, selfId: string): Promise<void> {
+  await db.execute(sql`update query_execution set status = 'FAILED', end_date = now(),
+      error_message = 'the instance running this query stopped before it finished'
+    where end_date is null and app_instance_id = ${selfId}`)
+}
+
+/** A saved query's owner, type and text, whoever asks (scheduled runs act as the owner). */
+export async function findSavedQuery(
+  db: Db,
+  code: string,
+): Promise<{ creator: string | null; queryType: string; queryText: string | null } | undefined> {
+  return one(
+    db,
+    sql`select creator, query_type as "queryType", query_text as "queryText" from report_query where code = ${code}`,
+  )
+}

@@ -1,0 +1,346 @@
+import type { FastifyBaseLogger } from 'fastify'
+import fs from 'node:fs'
+import path from 'node:path'
+import type { Clock } from '../../kernel/clock.ts'
+import type { Database, Db } from '../../kernel/db/database.ts'
+import { AppError } from '../../kernel/errors.ts'
+import { requireRole, type Principal } from '../../kernel/http/principal.ts'
+import { cachedTenantSettings } from '../../kernel/settings.ts'
+import { expertSqlProblem, loadSqlParser } from '../query/raw-sql.ts'
+import type { ReportQueryService } from '../reporting/index.ts'
+import {
+  auditIdOf,
+  cancelRequested,
+  claimExecution,
+  createExecution,
+  failOwnOpenRuns,
+  failRunsOfDeadInstances,
+  findExecution,
+  finishExecution,
+  findSavedQuery,
+  listExecutions,
+  requestCancel,
+  type ExpertExecution,
+  type ExpertStatus,
+} from './expert.repository.ts'
+import { expertStatement, exportFile, lineAndColumn } from './expert.model.ts'
+import { queryLimitExceeded } from './governor.ts'
+import { closeAudit, openAudit, openGovernedAudit } from './workbench.repository.ts'
+
+export interface ExpertSubmission {
+  query?: string | null | undefined
+  savedQueryCode?: string | null | undefined
+  limit?: number | null | undefined
+  format?: string | null | undefined
+}
+
+/** Seconds a client refused for too many runs at once is told to wait: about one polling period. */
+const CONCURRENCY_RETRY_AFTER_SEC = 2
+
+/** Expert runs one process executes at once on a server (each on its own connection); PGlite runs one. */
+const SERVER_RUNNERS = 8
+
+/** PostgreSQL's SQLSTATE of a statement interrupted by its timeout or by pg_cancel_backend. */
+const QUERY_CANCELED = '57014'
+
+/**
+ * How often a running export checks whether its cancel was requested: a DELETE cancels the backend at once, but
+ * when it came before the statement started (the connection was still opening) this check cancels it then.
+ */
+const CANCEL_CHECK_MS = 500
+
+const notFound = (id: number | string) => new AppError('NOT_FOUND', `Expert execution ${id} not found`)
+
+/** The database's own message of a failed statement (kept for the run's owner); anything else stays generic. */
+function databaseMessage(error: unknown): string {
+  const code = (error as { code?: unknown }).code
+  return error instanceof Error && typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)
+    ? error.message
+    : 'An unexpected error occurred while running the query'
+}
+
+/**
+ * Expert mode: native SQL vetted (keyword rules and PostgreSQL's parse tree), governed (per-minute slots shared
+ * with Deep, `maxConcurrentAsyncPerUser` open runs per user across instances), audited, then run in this process
+ * after the answer: `COPY (...) TO STDOUT` as the query role, read-only, with the async statement timeout, into
+ * `{exportDir}/exports/queryStudio/<user>/<yyyy-MM-dd>/expert-<id>.csv`. Records live in the database, so any
+ * instance serves status, download (shared export storage) and cancel (pg_cancel_backend by the run's tag).
+ */
+export function createExpertService(deps: {
+  db: Db
+  bookkeeping: Db
+  database: Database
+  clock: Clock
+  exportDir: string
+  instanceId: string
+  log: FastifyBaseLogger
+}) {
+  const queue: number[] = []
+  const active = new Map<number, Promise<void>>()
+  let stopping = false
+  const capacity = deps.database.kind === 'pglite' ? 1 : SERVER_RUNNERS
+  const tag = (id: number) => `obol-expert-${id}`
+
+  function pump(): void {
+    while (!stopping && active.size < capacity && queue.length > 0) {
+      const id = queue.shift()!
+      const running: Promise<void> = run(id)
+        .catch((error: unknown) => deps.log.error({ err: error, execution: id }, 'Expert run failed'))
+        .finally(() => {
+          active.delete(id)
+          pump()
+        })
+      active.set(id, running)
+    }
+  }
+
+  async function run(id: number): Promise<void> {
+    const claimed = await claimExecution(deps.db, id)
+    if (!claimed) return
+    const started = deps.clock.now()
+    const settings = await cachedTenantSettings(deps.db)
+    const file = exportFile(deps.exportDir, claimed.username, claimed.startDate, settings.timeZone, id)
+    const partial = `${file}.part`
+    let status: ExpertStatus = 'SUCCESS'
+    let lineCount: number | null = null
+    let error: string | null = null
+    const watch =
+      deps.database.kind === 'postgres'
+        ? setInterval(() => {
+            cancelRequested(deps.db, id)
+              .then((asked) => (asked ? deps.database.cancelCsvExport(tag(id)) : false))
+              .catch(() => undefined)
+          }, CANCEL_CHECK_MS)
+        : undefined
+    try {
+      await fs.promises.mkdir(path.dirname(file), { recursive: true })
+      lineCount = await deps.database.exportCsv(
+        {
+          text: claimed.statement,
+          kind: /^\s*explain\b/i.test(claimed.statement) ? 'explain' : 'select',
+          statementTimeoutMs: settings.governorMaxQueryDurationAsyncSec * 1000,
+          tag: tag(id),
+        },
+        partial,
+      )
+      await fs.promises.rename(partial, file)
+    } catch (failure) {
+      await fs.promises.rm(partial, { force: true })
+      const code = (failure as { code?: unknown }).code
+      // Interrupted: by the timeout, or by a cancel (finishExecution then records CANCELLED).
+      status = code === QUERY_CANCELED ? 'TIMEOUT' : 'FAILED'
+      error = databaseMessage(failure)
+      if (status === 'FAILED') deps.log.warn({ err: failure, execution: id }, 'Expert query failed')
+    } finally {
+      clearInterval(watch)
+    }
+    const durationMs = deps.clock.now().getTime() - started.getTime()
+    const recorded = await finishExecution(deps.db, id, {
+      status,
+      lineCount,
+      durationMs,
+      filePath: status === 'SUCCESS' ? file : null,
+      error,
+    })
+    if (recorded !== 'SUCCESS') await fs.promises.rm(file, { force: true })
+    if (recorded && claimed.auditId !== null) {
+      await closeAudit(deps.bookkeeping, claimed.auditId, {
+        status: recorded,
+        ...(recorded === 'SUCCESS' ? { rowCount: lineCount ?? 0 } : {}),
+        durationMs,
+        ...(error && recorded !== 'CANCELLED' ? { error } : {}),
+      })
+    }
+  }
+
+  async function submit(
+    principal: Principal,
+    body: ExpertSubmission,
+    queries: ReportQueryService,
+  ): Promise<{ queryExecutionResultId: number; status: 'ACCEPTED' }> {
+    requireRole(principal, 'queryUser')
+    if (body.format != null && body.format.toUpperCase() !== 'CSV')
+      throw new AppError('INVALID_PARAMETER', `format: expected CSV, got ${body.format}`, {
+        details: [{ field: 'format', message: 'expected CSV' }],
+      })
+    const hasQuery = body.query != null && body.query.trim() !== ''
+    const hasCode = body.savedQueryCode != null && body.savedQueryCode.trim() !== ''
+    if (hasQuery === hasCode)
+      throw new AppError('MISSING_PARAMETER', 'query: give either query or savedQueryCode', {
+        details: [{ field: 'query', message: 'give either query or savedQueryCode' }],
+      })
+    let text = body.query ?? ''
+    if (hasCode) {
+      const saved = await queries.get(principal, body.savedQueryCode!)
+      if (saved.queryType !== 'NATIVE_SQL' || !saved.queryText)
+        throw new AppError(
+          'INVALID_PARAMETER',
+          `savedQueryCode: ${body.savedQueryCode} is a ${saved.queryType} query, not an Expert (NATIVE_SQL) one`,
+          { details: [{ field: 'savedQueryCode', message: 'not a NATIVE_SQL query' }] },
+        )
+      text = saved.queryText
+    }
+    const at = deps.clock.now()
+    const settings = await cachedTenantSettings(deps.db)
+    const perMinute = settings.governorMaxQueriesPerMinutePerUser
+    const audit = await openGovernedAudit(
+      deps.bookkeeping,
+      { username: principal.username, mode: 'EXPERT', text, at },
+      perMinute,
+    )
+    const refuse = async (error: AppError): Promise<never> => {
+      await closeAudit(deps.bookkeeping, audit.id, { status: 'REFUSED', durationMs: 0, error: error.message })
+      throw error
+    }
+    if (!audit.slot) return refuse(queryLimitExceeded(at, perMinute))
+    await loadSqlParser()
+    const vetted = expertSqlProblem(text)
+    if ('message' in vetted) {
+      return refuse(
+        new AppError('INVALID_QUERY', vetted.message, {
+          position: vetted.offset === undefined ? undefined : lineAndColumn(text, vetted.offset),
+        }),
+      )
+    }
+    // DECISIONS: the Expert row limit is min(maxRowsAsync, maxRowsSync); a larger requested limit is lowered to it.
+    const rowLimit = Math.min(settings.governorMaxRowsAsync, settings.governorMaxRowsSync)
+    const limit = Math.min(body.limit ?? rowLimit, rowLimit)
+    const maxOpen = settings.governorMaxConcurrentAsyncPerUser
+    const id = await createExecution(
+      deps.db,
+      {
+        username: principal.username,
+        text,
+        statement: expertStatement(text, vetted, limit),
+        savedQueryCode: hasCode ? body.savedQueryCode! : undefined,
+        instanceId: deps.instanceId,
+        auditId: audit.id,
+        at,
+      },
+      maxOpen,
+    )
+    if (id === undefined) {
+      return refuse(
+        new AppError(
+          'QUERY_LIMIT_EXCEEDED',
+          `At most ${maxOpen} Expert queries queued or running at once per user: retry in ${CONCURRENCY_RETRY_AFTER_SEC} s`,
+          { headers: { 'retry-after': String(CONCURRENCY_RETRY_AFTER_SEC) } },
+        ),
+      )
+    }
+    queue.push(id)
+    pump()
+    return { queryExecutionResultId: id, status: 'ACCEPTED' }
+  }
+
+  /**
+   * A scheduled run of a saved NATIVE_SQL query, as its owner: checked again, audited, recorded and run here (the
+   * caller is a job execution, which waits for it). Not governed: the schedule's cadence is its owner's choice.
+   */
+  async function runScheduled(code: string): Promise<ExpertExecution> {
+    const saved = await findSavedQuery(deps.db, code)
+    if (!saved || saved.queryType !== 'NATIVE_SQL' || !saved.queryText || !saved.creator)
+      throw new Error(`saved query ${code} is not an Expert (NATIVE_SQL) query with an owner`)
+    const at = deps.clock.now()
+    const text = saved.queryText
+    const auditId = await openAudit(deps.bookkeeping, { username: saved.creator, mode: 'EXPERT', text, at })
+    await loadSqlParser()
+    const vetted = expertSqlProblem(text)
+    if ('message' in vetted) {
+      await closeAudit(deps.bookkeeping, auditId, { status: 'REFUSED', durationMs: 0, error: vetted.message })
+      throw new Error(`saved query ${code} is refused: ${vetted.message}`)
+    }
+    const settings = await cachedTenantSettings(deps.db)
+    const limit = Math.min(settings.governorMaxRowsAsync, settings.governorMaxRowsSync)
+    const id = await createExecution(
+      deps.db,
+      {
+        username: saved.creator,
+        text,
+        statement: expertStatement(text, vetted, limit),
+        savedQueryCode: code,
+        instanceId: deps.instanceId,
+        auditId,
+        at,
+      },
+      Number.MAX_SAFE_INTEGER,
+    )
+    await run(id!)
+    return (await findExecution(deps.db, id!))!
+  }
+
+  /** A run its owner or a query manager may see; anyone else gets 404, as if it did not exist. */
+  async function visible(principal: Principal, id: number): Promise<ExpertExecution> {
+    const found = await findExecution(deps.db, id)
+    if (!found || (found.username !== principal.username && !principal.roles.has('queryManagement'))) throw notFound(id)
+    return found
+  }
+
+  async function file(principal: Principal, id: number): Promise<{ path: string; size: number }> {
+    const found = await visible(principal, id)
+    if (found.endDate === null) throw new AppError('INVALID_STATE', `Expert execution ${id} is still running`)
+    if (found.status !== 'SUCCESS' || !found.filePath)
+      throw new AppError('NOT_FOUND', `Expert execution ${id} ended ${found.status ?? 'without a result'}: no file`)
+    try {
+      const stat = await fs.promises.stat(found.filePath)
+      return { path: found.filePath, size: stat.size }
+    } catch {
+      throw new AppError('NOT_FOUND', `The file of Expert execution ${id} is no longer available`)
+    }
+  }
+
+  async function cancel(principal: Principal, id: number): Promise<ExpertExecution> {
+    const found = await visible(principal, id)
+    const outcome = await requestCancel(deps.db, id)
+    if (outcome === 'finished')
+      throw new AppError('INVALID_STATE', `Expert execution ${id} has already ended ${found.status ?? ''}`.trim())
+    if (outcome === 'ended') {
+      const auditId = await auditIdOf(deps.db, id)
+      if (auditId !== null) await closeAudit(deps.bookkeeping, auditId, { status: 'CANCELLED', durationMs: 0 })
+    } else {
+      // Whichever instance runs it: its connection is found by the run's tag.
+      await deps.database.cancelCsvExport(tag(id))
+    }
+    return (await findExecution(deps.db, id))!
+  }
+
+  /** The stale-instance sweep's part: runs of dead instances end FAILED, their audit entries too. */
+  async function sweep(db: Db, selfId: string, staleSeconds: number): Promise<void> {
+    for (const ended of await failRunsOfDeadInstances(db, selfId, staleSeconds)) {
+      if (ended.auditId !== null)
+        await closeAudit(deps.bookkeeping, ended.auditId, {
+          status: 'FAILED',
+          durationMs: 0,
+          error: 'the instance running this query stopped before it finished',
+        })
+    }
+  }
+
+  /** On shutdown: running statements are cancelled, and whatever is still open ends FAILED. */
+  async function stop(): Promise<void> {
+    stopping = true
+    queue.length = 0
+    // Ended first, so the interrupted statements are not recorded as timeouts.
+    await failOwnOpenRuns(deps.db, deps.instanceId).catch(() => undefined)
+    await Promise.allSettled([...active.keys()].map((id) => deps.database.cancelCsvExport(tag(id))))
+    await Promise.allSettled([...active.values()])
+  }
+
+  return {
+    submit,
+    runScheduled,
+    get: visible,
+    list: (principal: Principal, page: { offset: number; limit: number }) =>
+      listExecutions(deps.db, principal.username, page),
+    file,
+    cancel,
+    sweep,
+    stop,
+    /** Runs waiting or running in this process (tests and shutdown). */
+    get pending() {
+      return queue.length + active.size
+    },
+  }
+}
+
+export type ExpertService = ReturnType<typeof createExpertService>
