@@ -143,7 +143,7 @@ export async function start(options: { demo: boolean; role: ProcessRole }): Prom
   // Billing run schedules fire on every process that runs jobs; each due time fires once across them.
   if (options.role !== 'api') app.billingRunTimer.start()
   // Prepaid reservations expire on every process that runs jobs; each reservation expires once across them.
-  if (options.role !== 'api') app.reservationExpiry.start()
+  if (options.role !== 'api') void app.reservationExpiry.start()
 
   let stopping = false
   const shutdown = async (signal: string) => {

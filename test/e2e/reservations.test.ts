@@ -180,6 +180,17 @@ describe('usage reservations', () => {
     expectLedgerConsistent(await ledgerCheck(t))
   })
 
+  it('expires at start what fell due while no process was sweeping (a restart loses nothing)', async () => {
+    const held = await reserve(t, '2026-03-10T11:00:00;SUB_PP;1;SMS;x')
+    expect((await reservationOf(held.body.reservationId)).status).toBe('OPEN')
+    clock.advance(300_000)
+    // Stopped until now, as after a restart: the sweep at start expires it.
+    await t.app.reservationExpiry.start()
+    await t.app.reservationExpiry.stop()
+    expect((await reservationOf(held.body.reservationId)).status).toBe('EXPIRED')
+    expect(await wallet(t)).toMatchObject({ reserved: 0 })
+  })
+
   it.each([
     ['2026-03-10T09:00:00;SUB_PP;1;CALL', 'line'],
     ['2026-03-10 09:00;SUB_PP;1;CALL;x', 'date'],

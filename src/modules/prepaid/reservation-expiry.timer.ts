@@ -27,10 +27,11 @@ export class ReservationExpiryTimer {
     return this.started
   }
 
-  start(): void {
-    if (this.started) return
+  /** Starts sweeping; resolves once the first sweep (the one at start) has run. */
+  start(): Promise<void> {
+    if (this.started) return Promise.resolve()
     this.started = true
-    this.next(0)
+    return new Promise((resolve) => this.next(0, resolve))
   }
 
   /** Stops sweeping and waits for a sweep in progress to finish (its transactions commit or roll back). */
@@ -41,10 +42,11 @@ export class ReservationExpiryTimer {
     await this.current
   }
 
-  private next(delayMs: number): void {
+  private next(delayMs: number, swept?: () => void): void {
     this.handle = setTimeout(() => {
       this.current = this.tick()
         .catch((error: unknown) => this.deps.log.warn({ err: error }, 'reservation expiry sweep failed'))
+        .finally(() => swept?.())
         .then(() => cachedTenantSettings(this.deps.db))
         .then(
           (settings) => settings.reservationSweepIntervalMs,
