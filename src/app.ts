@@ -34,6 +34,7 @@ import { createQueryModule } from './modules/query/index.ts'
 import { createReportingModule } from './modules/reporting/index.ts'
 import { queryApiRunner } from './modules/reporting/query-runner.ts'
 import { createWorkbenchModule } from './modules/workbench/index.ts'
+import { createPrepaidModule, type ReservationExpiryTimer } from './modules/prepaid/index.ts'
 
 export interface AppDeps {
   database: Database
@@ -63,6 +64,8 @@ export interface App {
   drain(): void
   /** Fires due billing run schedules; started by processes that run jobs, stopped when the server closes. */
   billingRunTimer: BillingRunScheduleTimer
+  /** Expires due prepaid reservations; started by processes that run jobs, stopped when the server closes. */
+  reservationExpiry: ReservationExpiryTimer
 }
 
 const ONE_MIB = 1024 * 1024
@@ -145,6 +148,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     (tx, timeZone) => deps.jobs.rescheduleTimers(tx, timeZone),
     (tx, timeZone) => billingRuns.schedules.rescheduleForTimeZone(tx, timeZone),
   )
+  const prepaid = createPrepaidModule({
+    db: deps.database.db,
+    clock: deps.clock,
+    actorOf,
+    log: server.log.child({ component: 'reservation-expiry' }),
+  })
+  prepaid.routes(server)
   const query = createQueryModule({ database: deps.database })
   query.routes(server)
   registerCacheGauge(metrics, 'query_statements', query.engine.cachedStatements)
@@ -174,6 +184,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     tokens: access.tokens,
     bootstrap,
     billingRunTimer: billingRuns.timer,
+    reservationExpiry: prepaid.expiry,
     drain: () => {
       draining = true
     },

@@ -151,6 +151,8 @@ export async function start(options: { demo: boolean; role: ProcessRole }): Prom
   }
   // Billing run schedules fire on every process that runs jobs; each due time fires once across them.
   if (options.role !== 'api') app.billingRunTimer.start()
+  // Prepaid reservations expire on every process that runs jobs; each reservation expires once across them.
+  if (options.role !== 'api') void app.reservationExpiry.start()
 
   let stopping = false
   const shutdown = async (signal: string) => {
@@ -166,6 +168,7 @@ export async function start(options: { demo: boolean; role: ProcessRole }): Prom
     try {
       if (options.role !== 'worker') await app.server.close()
       await app.billingRunTimer.stop()
+      await app.reservationExpiry.stop()
       await jobs.stop(config.shutdownTimeoutMs)
       await database.close()
     } finally {
@@ -184,6 +187,7 @@ export async function start(options: { demo: boolean; role: ProcessRole }): Prom
       // Nothing was served: stop what started and free the data directory, then say which variable to change.
       stopping = true
       await app.billingRunTimer.stop().catch(() => undefined)
+      await app.reservationExpiry.stop().catch(() => undefined)
       await jobs.stop(0).catch(() => undefined)
       await database.close().catch(() => undefined)
       lock?.release()

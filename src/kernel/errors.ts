@@ -63,12 +63,27 @@ export const ERROR_CODES = {
     v1: 'invalid-parameter',
     summary: 'no tax mapping gives a tax for the tax class of a charge or discount article',
   },
+  INVALID_USAGE_RECORD: {
+    status: 400,
+    v1: 'invalid-parameter',
+    summary: 'a usage record line is malformed; the message and details name the field',
+  },
+  CHARGE_NOT_FOUND: {
+    status: 400,
+    v1: 'invalid-parameter',
+    summary: 'no active usage charge of the subscription matches the usage record’s param1',
+  },
   OFFER_VALIDATION_FAILED: {
     status: 400,
     v1: 'invalid-parameter',
     summary: 'an offer payload or parameter of /v1/catalog/offers is invalid; details name each field',
   },
   UNAUTHORIZED: { status: 401, v1: 'unauthorized', summary: 'no valid bearer token or session' },
+  INSUFFICIENT_BALANCE: {
+    status: 402,
+    v1: 'insufficient-balance',
+    summary: 'a reservation needs more than the available balance; the message states both amounts',
+  },
   FORBIDDEN: { status: 403, v1: 'forbidden', summary: 'the caller lacks the role the route needs' },
   ENTITY_NOT_FOUND: { status: 404, v1: 'resource-not-found', summary: 'the named entity or record does not exist' },
   NOT_FOUND: { status: 404, v1: 'resource-not-found', summary: 'the requested record or route does not exist' },

@@ -8,6 +8,7 @@ import { billingRunEntities } from './entities/billing-runs.ts'
 import { reportingEntities } from './entities/reporting.ts'
 import { orderingEntities } from './entities/ordering.ts'
 import { workbenchEntities } from './entities/workbench.ts'
+import { prepaidEntities } from './entities/prepaid.ts'
 
 export * from './registry.ts'
 
@@ -22,4 +23,5 @@ export const registry = new EntityRegistry([
   ...reportingEntities,
   ...orderingEntities,
   ...workbenchEntities,
+  ...prepaidEntities,
 ])

@@ -36,6 +36,7 @@ const settingsBody = {
     queryStatementTimeoutMs: positive(3_600_000),
     defaultListLimit: positive(1000),
     prepaidReservationExpirationDelayinMillisec: positive(2_147_483_647),
+    reservationSweepIntervalMs: positive(3_600_000),
     workbench: {
       type: 'object',
       additionalProperties: false,
@@ -61,6 +62,7 @@ export function settingsToWire(s: TenantSettings) {
     queryStatementTimeoutMs: s.queryStatementTimeoutMs,
     defaultListLimit: s.defaultListLimit,
     prepaidReservationExpirationDelayinMillisec: s.prepaidReservationExpirationDelayMs,
+    reservationSweepIntervalMs: s.reservationSweepIntervalMs,
     workbench: {
       governor: Object.fromEntries(Object.entries(GOVERNOR_KEYS).map(([wire, key]) => [wire, s[key]])),
       exportRetentionDays: s.workbenchExportRetentionDays,
@@ -92,6 +94,7 @@ interface SettingsBody {
   queryStatementTimeoutMs?: number
   defaultListLimit?: number
   prepaidReservationExpirationDelayinMillisec?: number
+  reservationSweepIntervalMs?: number
   workbench?: { governor?: Partial<Record<keyof typeof GOVERNOR_KEYS, number>>; exportRetentionDays?: number }
 }
 
@@ -146,6 +149,9 @@ export function registerTenantSettingsRoutes(
       if (body.defaultListLimit !== undefined) values.defaultListLimit = body.defaultListLimit
       if (body.prepaidReservationExpirationDelayinMillisec !== undefined) {
         values.prepaidReservationExpirationDelayMs = body.prepaidReservationExpirationDelayinMillisec
+      }
+      if (body.reservationSweepIntervalMs !== undefined) {
+        values.reservationSweepIntervalMs = body.reservationSweepIntervalMs
       }
       for (const [wire, key] of Object.entries(GOVERNOR_KEYS)) {
         const value = body.workbench?.governor?.[wire as keyof typeof GOVERNOR_KEYS]

@@ -49,6 +49,13 @@ export const catalogResources: ResourceSpec[] = [
   },
   { entity: 'Product', path: 'products', roleResource: 'catalog.products', label: 'product' },
   {
+    entity: 'CounterTemplate',
+    path: 'counterTemplates',
+    roleResource: 'catalog.charges',
+    label: 'counter template',
+    fieldSchemas: { ceiling: { minimum: 0 } },
+  },
+  {
     entity: 'OfferTemplateCategory',
     path: 'offerTemplateCategories',
     roleResource: 'catalog.offers',

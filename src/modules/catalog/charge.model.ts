@@ -11,6 +11,7 @@ export interface ChargeShape {
   inputUnitOfMeasure?: string | null
   ratingUnitOfMeasure?: string | null
   filterParam1?: string | null
+  counterTemplate?: string | null
   subscriptionProrata?: boolean | null
 }
 
@@ -36,5 +37,6 @@ export function chargeRules(charge: ChargeShape): ErrorDetail[] {
   only('inputUnitOfMeasure', 'USAGE', 'an input unit of measure')
   only('ratingUnitOfMeasure', 'USAGE', 'a rating unit of measure')
   only('filterParam1', 'USAGE', 'filterParam1')
+  only('counterTemplate', 'USAGE', 'a counter template')
   return problems
 }

@@ -15,6 +15,7 @@ const fields = {
   inputUnitOfMeasure: { ...nullableCode, description: 'USAGE: unit of the usage records' },
   ratingUnitOfMeasure: { ...nullableCode, description: 'USAGE: unit the price is per' },
   filterParam1: { type: ['string', 'null'], maxLength: 255, description: 'USAGE: selects usage records by param1' },
+  counterTemplate: { ...nullableCode, description: 'USAGE: code of a counter template giving free units per period' },
   subscriptionProrata: { type: 'boolean', description: 'RECURRING: prorate the first period by days' },
 }
 

@@ -19,6 +19,7 @@ export interface ChargeInput {
   inputUnitOfMeasure?: string | null
   ratingUnitOfMeasure?: string | null
   filterParam1?: string | null
+  counterTemplate?: string | null
   subscriptionProrata?: boolean
 }
 
@@ -29,6 +30,7 @@ const REFERENCES = {
   billingCalendar: { entity: 'Calendar', label: 'calendar', column: 'calendarId' },
   inputUnitOfMeasure: { entity: 'UnitOfMeasure', label: 'unit of measure', column: 'inputUnitOfMeasureId' },
   ratingUnitOfMeasure: { entity: 'UnitOfMeasure', label: 'unit of measure', column: 'ratingUnitOfMeasureId' },
+  counterTemplate: { entity: 'CounterTemplate', label: 'counter template', column: 'counterTemplateId' },
 } as const
 
 type ReferenceField = keyof typeof REFERENCES

@@ -6,12 +6,28 @@ import { registerOrderRoutes } from './order.routes.ts'
 import { createOrderService } from './order.service.ts'
 
 export type { OrderService, Caller } from './order.service.ts'
+export { createOrderService } from './order.service.ts'
 export type { OrderInput } from './order.model.ts'
 export { recurringRatingJob } from './recurring-rating.job.ts'
 export { rateDueRecurringCharges, type RecurringRatingResult } from './recurring-rating.ts'
 export { seedOrderingDemo } from './demo-data.ts'
 /** The business day an instant falls on in a time zone (`yyyy-MM-dd`). */
 export { dayIn } from '../../kernel/time-zone.ts'
+/** The rating glue shared with prepaid usage reservations. */
+export {
+  planInstanceKey,
+  RatingCatalog,
+  savePlanStates,
+  storedChargeInput,
+  storedOperationOwner,
+  storedPlanInstances,
+  storedScopes,
+  type BillingParties,
+  type PlanInstanceRow,
+  type StoredCharge,
+} from './rating-glue.ts'
+export { chargeOperation, discountOperation } from './wallet-operation.model.ts'
+export { insertWalletOperations, reserveWalletOperationIds } from './wallet-operation.repository.ts'
 
 /** Orders, subscriptions and their instances, wallet operations; preview and placement share the rating path. */
 export function createOrderingModule(deps: { db: Db; actorOf: ActorOf; clock?: Clock }) {

@@ -5,6 +5,7 @@ import { formatDecimal } from '../../kernel/money.ts'
 import { cachedTenantSettings } from '../../kernel/settings.ts'
 import { versionValidOn } from '../catalog/index.ts'
 import { readDecimal } from '../pricing/index.ts'
+import { currencyMismatch, priceNotFound, taxNotFound } from './rating-glue.ts'
 import { firstServicePeriod, selectTax, type DiscountLevel, type TaxRate } from '../rating/index.ts'
 import { dayIn, readDay } from '../../kernel/time-zone.ts'
 import * as catalog from './order-catalog.repository.ts'
@@ -332,14 +333,15 @@ export async function resolveOrder(db: Db, input: OrderInput, options: ResolveOp
     const charge = charges.get(seed.chargeId)!
     const snapshot = pricing.get(`${seed.chargeId}@${seed.day}`)
     if (!snapshot && charge.type !== 'USAGE') {
-      throw new AppError('PRICE_NOT_FOUND', `Charge ${charge.code} has no published price on ${seed.day}`)
+      throw priceNotFound(charge.code, seed.day)
     }
-    if (snapshot && snapshot.currency !== currency.code) {
-      problems.push({
-        field: 'billingAccountCode',
-        message: `charge ${charge.code} is priced in ${snapshot.currency}, billing account ${billingAccount!.code} is billed in ${currency.code}`,
+    const mismatch =
+      snapshot &&
+      currencyMismatch(charge.code, snapshot.currency, {
+        billingAccountCode: billingAccount!.code,
+        currencyCode: currency.code,
       })
-    }
+    if (mismatch) problems.push({ field: 'billingAccountCode', message: mismatch })
   }
   if (problems.length > 0) throw validationError(problems)
 
@@ -352,10 +354,7 @@ export async function resolveOrder(db: Db, input: OrderInput, options: ResolveOp
     const tax = selectTax(mappings, taxClassId, seller!.countryId, billingAccount!.countryId)
     if (tax) return tax
     const code = (await catalog.taxClassCodes(db, [taxClassId])).get(taxClassId) ?? String(taxClassId)
-    throw new AppError(
-      'TAX_NOT_FOUND',
-      `No tax mapping gives a tax for tax class ${code} of ${what} (seller ${seller!.code}, billing account ${billingAccount!.code})`,
-    )
+    throw taxNotFound(code, what, { sellerCode: seller!.code, billingAccountCode: billingAccount!.code })
   }
   const taxes = new Map<number, TaxRate>()
   const taxFor = async (taxClassId: number, what: string) => {

@@ -1,29 +1,35 @@
 import { sql } from 'drizzle-orm'
 import type { Logger } from 'pino'
 import { rows, type Db } from '../../kernel/db/database.ts'
-import { AppError } from '../../kernel/errors.ts'
-import { money } from '../../kernel/money.ts'
 import { textArray } from '../../kernel/model/json.ts'
 import { readTenantSettings } from '../../kernel/settings.ts'
 import {
   applyDiscounts,
   nextServicePeriod,
   rateCharge,
-  selectTax,
   servicePeriodFrom,
   type DiscountableLine,
-  type DiscountInstance,
-  type DiscountLevel,
   type DiscountState,
   type PricingSnapshot,
   type RatedCharge,
   type ServicePeriod,
-  type TaxMapping,
   type TaxRate,
 } from '../rating/index.ts'
 import { dayIn } from '../../kernel/time-zone.ts'
 import * as catalog from './order-catalog.repository.ts'
-import { chargeOperation, discountOperation, type OperationOwner } from './wallet-operation.model.ts'
+import {
+  planInstanceKey,
+  RatingCatalog,
+  savePlanStates,
+  storedPlanInstances,
+  storedChargeInput,
+  storedOperationOwner,
+  storedScopes,
+  type BillingParties,
+  type PlanInstanceRow,
+  type StoredCharge,
+} from './rating-glue.ts'
+import { chargeOperation, discountOperation } from './wallet-operation.model.ts'
 import {
   insertWalletOperations,
   reserveWalletOperationIds,
@@ -71,68 +77,20 @@ interface DueCharge {
   offerCode: string
 }
 
-interface OrderContext {
-  id: number
-  sellerId: number
-  sellerCountryId: number | null
-  billingAccountId: number
-  billingCountryId: number
-  currencyId: number
-  currencyCode: string
-  minorUnits: number
-}
+type OrderContext = BillingParties & { readonly id: number }
 
-interface PlanInstanceRow {
-  id: number
-  orderId: number
-  subscriptionId: number | null
-  productInstanceId: number | null
-  discountPlanId: number
-  level: DiscountLevel
-  state: DiscountState
-}
+const storedCharge = (d: DueCharge): StoredCharge => ({
+  chargeInstanceId: d.id,
+  quantity: d.quantity,
+  unitPriceOverride: d.unitPriceOverride,
+  attributes: d.attributes,
+  subscriptionCode: d.subscriptionCode,
+  subscriptionDate: d.subscriptionDate,
+  offerCode: d.offerCode,
+  productCode: d.productCode,
+})
 
 const num = (value: unknown) => Number(value)
-
-/** What stays valid for a whole run: charges, prices by day, tax mappings and plans are read once. */
-class RunCache {
-  readonly charges = new Map<number, catalog.ChargeRow>()
-  readonly pricing = new Map<string, PricingSnapshot | null>()
-  readonly mappings = new Map<number, TaxMapping[]>()
-  readonly plans = new Map<number, catalog.DiscountPlanRow>()
-
-  async load(db: Db, chargeIds: number[], prices: { chargeId: number; day: string }[], planIds: number[]) {
-    const newCharges = [...new Set(chargeIds)].filter((id) => !this.charges.has(id))
-    for (const [id, charge] of await catalog.chargesById(db, newCharges)) this.charges.set(id, charge)
-    const newPrices = prices.filter((p) => !this.pricing.has(`${p.chargeId}@${p.day}`))
-    const found = await catalog.pricingOn(db, newPrices)
-    for (const p of newPrices) this.pricing.set(`${p.chargeId}@${p.day}`, found.get(`${p.chargeId}@${p.day}`) ?? null)
-    const newPlans = [...new Set(planIds)].filter((id) => !this.plans.has(id))
-    for (const plan of await catalog.discountPlansOf(db, { ids: newPlans })) this.plans.set(plan.id, plan)
-    const classes = [
-      ...[...this.charges.values()].map((c) => c.taxClassId),
-      ...[...this.plans.values()].flatMap((p) => p.items.map((i) => i.articleTaxClassId!)),
-    ].filter((id) => !this.mappings.has(id))
-    const mappings = await catalog.taxMappingsOf(db, classes)
-    for (const id of new Set(classes)) {
-      this.mappings.set(
-        id,
-        mappings.filter((m) => m.taxClassId === id),
-      )
-    }
-  }
-
-  tax(taxClassId: number, order: OrderContext, what: string): TaxRate {
-    const tax = selectTax(
-      this.mappings.get(taxClassId) ?? [],
-      taxClassId,
-      order.sellerCountryId,
-      order.billingCountryId,
-    )
-    if (!tax) throw new AppError('TAX_NOT_FOUND', `No tax mapping gives a tax for ${what} of order ${order.id}`)
-    return tax
-  }
-}
 
 /** The periods of a charge that have ended by `today`, from its first period not yet rated. */
 function endedPeriods(charge: catalog.ChargeRow, due: DueCharge, today: string): ServicePeriod[] {
@@ -165,7 +123,7 @@ function billOrder(
   order: OrderContext,
   due: readonly DueCharge[],
   instances: readonly PlanInstanceRow[],
-  cache: RunCache,
+  cache: RatingCatalog,
   run: { today: string; actor: string; pricesIncludeTax: boolean },
 ): OrderBilling {
   const { today, actor, pricesIncludeTax } = run
@@ -181,36 +139,15 @@ function billOrder(
   const lines: Line[] = []
   const charges: OrderBilling['charges'] = []
   for (const d of due) {
-    const charge = cache.charges.get(d.chargeId)!
+    const charge = cache.charge(d.chargeId)
     const periods = endedPeriods(charge, d, today)
     if (periods.length === 0) continue
     const tax = cache.tax(charge.taxClassId, order, `charge ${charge.code}`)
     for (const [round, period] of periods.entries()) {
-      const pricing = cache.pricing.get(`${d.chargeId}@${period.start}`)
-      if (!pricing)
-        throw new AppError('PRICE_NOT_FOUND', `Charge ${charge.code} has no published price on ${period.start}`)
-      if (pricing.currency !== order.currencyCode) {
-        throw new AppError(
-          'VALIDATION_FAILED',
-          `Charge ${charge.code} is priced in ${pricing.currency}, not ${order.currencyCode}`,
-        )
-      }
-      const rated = rateCharge({
-        charge: { code: charge.code, type: charge.type },
-        pricing,
-        quantity: money(d.quantity),
-        attributes: d.attributes ?? {},
-        unitPriceOverride: d.unitPriceOverride === null ? null : money(d.unitPriceOverride),
-        tax,
-        minorUnits: order.minorUnits,
-        pricesIncludeTax,
-        period,
-        context: {
-          subscription: { code: d.subscriptionCode, date: d.subscriptionDate },
-          offer: { code: d.offerCode },
-          ...(d.productCode ? { product: { code: d.productCode } } : {}),
-        },
-      })
+      const pricing = cache.priceOn(charge, period.start, order)
+      const rated = rateCharge(
+        storedChargeInput(charge, storedCharge(d), { pricing, tax, parties: order, pricesIncludeTax, period }),
+      )
       lines.push({ due: d, charge, period, round, rated, tax, pricing })
     }
     const last = periods[periods.length - 1]!.end
@@ -218,63 +155,33 @@ function billOrder(
   }
   lines.sort((a, b) => a.round - b.round || a.due.id - b.due.id)
 
-  const discountInstances: DiscountInstance[] = instances.map((row) => {
-    const plan = cache.plans.get(row.discountPlanId)!
-    return {
-      key: `dpi:${row.id}`,
-      planId: plan.id,
-      planCode: plan.code,
-      planDescription: plan.description,
-      sequence: plan.sequence,
-      level: row.level,
-      scope:
-        row.level === 'ORDER'
-          ? 'order'
-          : row.level === 'OFFER'
-            ? `sub:${row.subscriptionId!}`
-            : `pi:${row.productInstanceId!}`,
-      applicationLimit: plan.applicationLimit,
-      items: plan.items.map((item) => ({
-        id: item.id,
-        code: item.code,
-        description: item.description,
-        type: item.type,
-        value: money(item.value),
-        articleId: item.articleId!,
-        articleCode: item.articleCode!,
-        tax: cache.tax(item.articleTaxClassId!, order, `accounting article ${item.articleCode!}`),
-      })),
-    }
-  })
-  const instanceIds = new Map(instances.map((row) => [`dpi:${row.id}`, row.id]))
+  const discountInstances = cache.discountInstances(instances, order)
+  const instanceIds = new Map(instances.map((row) => [planInstanceKey(row), row.id]))
   const keyed = lines.map((line, i) => ({ line, key: `l:${i}` }))
   const discountable: DiscountableLine[] = keyed.map(({ line, key }) => ({
     key,
     amount: line.rated.amount,
-    scopes: {
-      ORDER: 'order',
-      OFFER: `sub:${line.due.subscriptionId}`,
-      PRODUCT: line.due.productInstanceId === null ? null : `pi:${line.due.productInstanceId}`,
-    },
+    scopes: storedScopes(line.due.subscriptionId, line.due.productInstanceId),
     subscription: line.due.subscriptionCode,
   }))
   const applied = applyDiscounts(
     discountable,
     discountInstances,
-    new Map(instances.map((row) => [`dpi:${row.id}`, row.state])),
+    new Map(instances.map((row) => [planInstanceKey(row), row.state])),
     { minorUnits: order.minorUnits, pricesIncludeTax },
   )
 
-  const ownerOf = (line: Line): OperationOwner => ({
-    walletId: line.due.walletId,
-    chargeInstanceId: line.due.id,
-    subscriptionId: line.due.subscriptionId,
-    billingAccountId: order.billingAccountId,
-    sellerId: order.sellerId,
-    orderId: order.id,
-    currencyId: order.currencyId,
-    actor,
-  })
+  const ownerOf = (line: Line) =>
+    storedOperationOwner(
+      order,
+      {
+        walletId: line.due.walletId,
+        chargeInstanceId: line.due.id,
+        subscriptionId: line.due.subscriptionId,
+        orderId: order.id,
+      },
+      actor,
+    )
   const operations = lines.map((line) =>
     chargeOperation(
       ownerOf(line),
@@ -308,7 +215,7 @@ function billOrder(
     operations,
     discounts,
     charges,
-    states: instances.map((row) => ({ id: row.id, state: applied.states.get(`dpi:${row.id}`)! })),
+    states: instances.map((row) => ({ id: row.id, state: applied.states.get(planInstanceKey(row))! })),
     periods: lines.length,
   }
 }
@@ -354,7 +261,8 @@ async function dueCharges(db: Db, orderIds: readonly number[], today: string): P
 async function orderContexts(db: Db, orderIds: readonly number[]): Promise<Map<number, OrderContext>> {
   const found = await rows<Record<string, unknown>>(
     db,
-    sql`select o.id, o.seller_id, se.country_id as seller_country_id, o.billing_account_id,
+    sql`select o.id, o.seller_id, se.code as seller_code, se.country_id as seller_country_id, o.billing_account_id,
+        ba.code as billing_account_code,
         ba.country_id as billing_country_id, ba.trading_currency_id as currency_id, cur.code as currency_code,
         cur.decimal_places as minor_units
       from customer_order o
@@ -369,6 +277,8 @@ async function orderContexts(db: Db, orderIds: readonly number[]): Promise<Map<n
       {
         id: num(r.id),
         sellerId: num(r.seller_id),
+        sellerCode: r.seller_code as string,
+        billingAccountCode: r.billing_account_code as string,
         sellerCountryId: r.seller_country_id === null ? null : num(r.seller_country_id),
         billingAccountId: num(r.billing_account_id),
         billingCountryId: num(r.billing_country_id),
@@ -378,27 +288,6 @@ async function orderContexts(db: Db, orderIds: readonly number[]): Promise<Map<n
       },
     ]),
   )
-}
-
-async function planInstances(db: Db, orderIds: readonly number[]): Promise<PlanInstanceRow[]> {
-  const found = await rows<Record<string, unknown>>(
-    db,
-    sql`select id, order_id, subscription_id, product_instance_id, discount_plan_id, level, state::text as state
-      from discount_plan_instance where status = 'ACTIVE' and order_id = any(${textArray(orderIds.map(String))}::bigint[])
-      order by order_id, position, id`,
-  )
-  return found.map((r) => {
-    const state = JSON.parse(r.state as string) as Partial<DiscountState>
-    return {
-      id: num(r.id),
-      orderId: num(r.order_id),
-      subscriptionId: r.subscription_id === null ? null : num(r.subscription_id),
-      productInstanceId: r.product_instance_id === null ? null : num(r.product_instance_id),
-      discountPlanId: num(r.discount_plan_id),
-      level: r.level as DiscountLevel,
-      state: { applied: state.applied ?? {}, fixedUsed: state.fixedUsed ?? {} },
-    }
-  })
 }
 
 /** Writes what a batch of orders billed: operations, then their discounts, charge timers and plan states. */
@@ -424,13 +313,11 @@ async function persist(db: Db, billings: readonly OrderBilling[], actor: string)
         unnest(${textArray(charges.map((c) => c.next))}) as next) v
       where ci.id = v.id`)
   }
-  const states = billings.flatMap((b) => b.states)
-  if (states.length > 0) {
-    await db.execute(sql`update discount_plan_instance dpi set state = v.state::jsonb, updated = now(), updater = ${actor}
-      from (select unnest(${textArray(states.map((s) => String(s.id)))}::bigint[]) as id,
-        unnest(${textArray(states.map((s) => JSON.stringify(s.state)))}) as state) v
-      where dpi.id = v.id`)
-  }
+  await savePlanStates(
+    db,
+    billings.flatMap((b) => b.states),
+    actor,
+  )
   return values.length
 }
 
@@ -449,26 +336,21 @@ export async function rateDueRecurringCharges(options: RecurringRatingOptions): 
   // The settings in force when the run starts: its time zone and whether prices include tax.
   const settings = await readTenantSettings(db)
   const today = dayIn(options.now, settings.timeZone)
-  const cache = new RunCache()
+  const cache = new RatingCatalog()
   /** Orders handed to a worker in this run (billed, failed, or claimed by another run). */
   const excluded = new Set<number>()
   const result: RecurringRatingResult = { processed: 0, failed: 0, walletOperations: 0 }
 
   const billBatch = async (tx: Db, orderIds: readonly number[]) => {
     const due = await dueCharges(tx, orderIds, today)
-    const instances = await planInstances(tx, orderIds)
+    const instances = await storedPlanInstances(tx, orderIds)
     const contexts = await orderContexts(tx, orderIds)
     const chargeIds = [...new Set(due.map((d) => d.chargeId))]
-    await cache.load(
-      tx,
-      chargeIds,
-      [],
-      instances.map((i) => i.discountPlanId),
-    )
+    await cache.load(tx, { chargeIds, planIds: instances.map((i) => i.discountPlanId) })
     const prices = due.flatMap((d) =>
-      endedPeriods(cache.charges.get(d.chargeId)!, d, today).map((p) => ({ chargeId: d.chargeId, day: p.start })),
+      endedPeriods(cache.charge(d.chargeId), d, today).map((p) => ({ chargeId: d.chargeId, day: p.start })),
     )
-    await cache.load(tx, [], prices, [])
+    await cache.load(tx, { prices })
     const billings = orderIds.map((id) =>
       billOrder(
         contexts.get(id)!,

@@ -48,6 +48,25 @@ export const attributes = pgTable(
  * Charges (one table, discriminated by `charge_type`): RECURRING (needs a calendar), USAGE and ONESHOT (with its
  * one-shot type). DRAFT until its first pricing version is published, then ACTIVE.
  */
+/** Free units per calendar period: a USAGE charge naming one takes its units from the counter before the wallet. */
+export const counterTemplates = pgTable(
+  'counter_template',
+  {
+    id: idColumn(),
+    code: text('code').notNull(),
+    description: text('description'),
+    calendarId: refColumn('calendar_id')
+      .notNull()
+      .references(() => calendars.id),
+    ceiling: numeric('ceiling').notNull(),
+    ...auditColumns(),
+  },
+  (t) => [
+    unique('counter_template_code_uq').on(t.code),
+    check('counter_template_ceiling_valid', sql`${t.ceiling} >= 0`),
+  ],
+)
+
 export const chargeTemplates = pgTable(
   'charge_template',
   {
@@ -65,6 +84,7 @@ export const chargeTemplates = pgTable(
     inputUnitOfMeasureId: refColumn('input_unit_of_measure_id').references(() => unitsOfMeasure.id),
     ratingUnitOfMeasureId: refColumn('rating_unit_of_measure_id').references(() => unitsOfMeasure.id),
     filterParam1: text('filter_param1'),
+    counterTemplateId: refColumn('counter_template_id').references(() => counterTemplates.id),
     subscriptionProrata: boolean('subscription_prorata').notNull().default(false),
     accountingArticleId: refColumn('accounting_article_id')
       .notNull()

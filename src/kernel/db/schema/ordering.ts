@@ -235,11 +235,15 @@ export const wallets = pgTable(
       .references(() => userAccounts.id),
     walletType: text('wallet_type').notNull().default('POSTPAID'),
     principal: boolean('principal').notNull().default(true),
+    /** PREPAID wallets: credits minus consumption; `reserved` is what open reservations hold (see balance_ledger). */
+    balance: decimal('balance').notNull().default('0'),
+    reserved: decimal('reserved').notNull().default('0'),
     ...auditColumns(),
   },
   (t) => [
     unique('wallet_user_account_code_uq').on(t.userAccountId, t.code),
     check('wallet_type_valid', sql`${t.walletType} in ('POSTPAID', 'PREPAID')`),
+    check('wallet_reserved_not_negative', sql`${t.reserved} >= 0`),
   ],
 )
 

@@ -22,6 +22,7 @@ export const tenantSettings = pgTable(
     queryStatementTimeoutMs: integer('query_statement_timeout_ms').notNull().default(30_000),
     defaultListLimit: integer('default_list_limit').notNull().default(100),
     prepaidReservationExpirationDelayMs: integer('prepaid_reservation_expiration_delay_ms').notNull().default(300_000),
+    reservationSweepIntervalMs: integer('reservation_sweep_interval_ms').notNull().default(1000),
     governorMaxRowsSync: integer('governor_max_rows_sync').notNull().default(1_000),
     governorMaxRowsAsync: integer('governor_max_rows_async').notNull().default(1_000_000),
     governorMaxQueryDurationSyncSec: integer('governor_max_query_duration_sync_sec').notNull().default(30),

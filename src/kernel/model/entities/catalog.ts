@@ -54,6 +54,7 @@ export const catalogEntities = [
       invoiceSubCategory: manyToOne('InvoiceSubCategory', 'invoiceSubCategoryId'),
       taxClass: manyToOne('TaxClass', 'taxClassId'),
       billingCalendar: manyToOne('Calendar', 'calendarId'),
+      counterTemplate: manyToOne('CounterTemplate', 'counterTemplateId'),
       inputUnitOfMeasure: manyToOne('UnitOfMeasure', 'inputUnitOfMeasureId'),
       ratingUnitOfMeasure: manyToOne('UnitOfMeasure', 'ratingUnitOfMeasureId'),
       accountingArticle: manyToOne('AccountingArticle', 'accountingArticleId', { readOnly: true }),

@@ -1,0 +1,610 @@
+import { sql } from 'drizzle-orm'
+import { one, rows, type Db } from '../../kernel/db/database.ts'
+import { instantText, textArray } from '../../kernel/model/json.ts'
+import type { BillingParties } from '../ordering/index.ts'
+
+const num = (value: unknown) => Number(value)
+const ids = (values: readonly number[]) => textArray(values.map(String))
+
+/** A text[] parameter whose absent values are NULL (`textArray` takes only strings). */
+function nullableTextArray(values: readonly (string | null)[]) {
+  const items = values.map((v) => (v === null ? 'NULL' : `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`))
+  return sql`${`{${items.join(',')}}`}::text[]`
+}
+
+/** A subscription with what a usage reservation needs: its parties, user account and order. */
+export interface SubscriptionRow {
+  readonly id: number
+  readonly code: string
+  readonly status: string
+  readonly subscriptionDate: string
+  readonly offerCode: string
+  readonly userAccountId: number
+  readonly orderId: number | null
+  readonly parties: BillingParties
+}
+
+const partiesColumns = sql`se.id as seller_id, se.code as seller_code, se.country_id as seller_country_id,
+  ba.id as billing_account_id, ba.code as billing_account_code, ba.country_id as billing_country_id,
+  cur.id as currency_id, cur.code as currency_code, cur.decimal_places as minor_units`
+
+function partiesOf(r: Record<string, unknown>): BillingParties {
+  return {
+    sellerId: num(r.seller_id),
+    sellerCode: r.seller_code as string,
+    sellerCountryId: r.seller_country_id === null ? null : num(r.seller_country_id),
+    billingAccountId: num(r.billing_account_id),
+    billingAccountCode: r.billing_account_code as string,
+    billingCountryId: num(r.billing_country_id),
+    currencyId: num(r.currency_id),
+    currencyCode: r.currency_code as string,
+    minorUnits: num(r.minor_units),
+  }
+}
+
+function subscriptionOf(r: Record<string, unknown>): SubscriptionRow {
+  return {
+    id: num(r.id),
+    code: r.code as string,
+    status: r.status as string,
+    subscriptionDate: r.subscription_date as string,
+    offerCode: r.offer_code as string,
+    userAccountId: num(r.user_account_id),
+    orderId: r.order_id === null ? null : num(r.order_id),
+    parties: partiesOf(r),
+  }
+}
+
+const subscriptionSelect = sql`select s.id, s.code, s.status, to_char(s.subscription_date, 'YYYY-MM-DD') as subscription_date,
+    ot.code as offer_code, s.user_account_id, s.order_id, ${partiesColumns}
+  from subscription s
+  join offer_template ot on ot.id = s.offer_template_id
+  join seller se on se.id = s.seller_id
+  join user_account ua on ua.id = s.user_account_id
+  join billing_account ba on ba.id = ua.billing_account_id
+  join trading_currency cur on cur.id = ba.trading_currency_id`
+
+export async function subscriptionByCode(db: Db, code: string): Promise<SubscriptionRow | undefined> {
+  const found = await one<Record<string, unknown>>(db, sql`${subscriptionSelect} where s.code = ${code}`)
+  return found && subscriptionOf(found)
+}
+
+export async function subscriptionById(db: Db, id: number): Promise<SubscriptionRow | undefined> {
+  const found = await one<Record<string, unknown>>(db, sql`${subscriptionSelect} where s.id = ${id}`)
+  return found && subscriptionOf(found)
+}
+
+/** A usage charge instance of a subscription, with its product and counter template. */
+export interface UsageChargeRow {
+  readonly id: number
+  readonly chargeId: number
+  readonly walletId: number
+  readonly quantity: string
+  readonly unitPriceOverride: string | null
+  readonly attributes: Record<string, string> | null
+  readonly productCode: string | null
+  readonly productInstanceId: number | null
+  readonly counterTemplateId: number | null
+}
+
+const usageChargeSelect = sql`select ci.id, ci.charge_id, ci.wallet_id, ci.product_instance_id, ci.quantity::text as quantity,
+    ci.unit_price_override::text as unit_price_override, pi.attributes, p.code as product_code, ct.counter_template_id
+  from charge_instance ci
+  join charge_template ct on ct.id = ci.charge_id
+  left join product_instance pi on pi.id = ci.product_instance_id
+  left join product p on p.id = pi.product_id`
+
+function usageChargeOf(r: Record<string, unknown>): UsageChargeRow {
+  return {
+    id: num(r.id),
+    chargeId: num(r.charge_id),
+    walletId: num(r.wallet_id),
+    quantity: r.quantity as string,
+    unitPriceOverride: r.unit_price_override as string | null,
+    attributes: (typeof r.attributes === 'string' ? JSON.parse(r.attributes) : r.attributes) as Record<
+      string,
+      string
+    > | null,
+    productCode: r.product_code as string | null,
+    productInstanceId: r.product_instance_id === null ? null : num(r.product_instance_id),
+    counterTemplateId: r.counter_template_id === null ? null : num(r.counter_template_id),
+  }
+}
+
+/**
+ * The ACTIVE usage charge of a subscription that `param1` selects: a charge whose filterParam1 equals it before one
+ * without filter (which matches any), then the first instance.
+ */
+export async function usageChargeFor(
+  db: Db,
+  subscriptionId: number,
+  param1: string,
+): Promise<UsageChargeRow | undefined> {
+  const found = await one<Record<string, unknown>>(
+    db,
+    sql`${usageChargeSelect}
+      where ci.subscription_id = ${subscriptionId} and ci.charge_type = 'USAGE' and ci.status = 'ACTIVE'
+        and (coalesce(ct.filter_param1, '') = '' or ct.filter_param1 = ${param1})
+      order by (coalesce(ct.filter_param1, '') = ''), ci.id
+      limit 1`,
+  )
+  return found && usageChargeOf(found)
+}
+
+export async function usageChargeById(db: Db, chargeInstanceId: number): Promise<UsageChargeRow> {
+  const found = await one<Record<string, unknown>>(db, sql`${usageChargeSelect} where ci.id = ${chargeInstanceId}`)
+  if (!found) throw new Error(`charge instance ${chargeInstanceId} not found`)
+  return usageChargeOf(found)
+}
+
+export interface CounterTemplateRow {
+  readonly id: number
+  readonly code: string
+  readonly ceiling: string
+  readonly calendar: {
+    calendarType: 'PERIOD' | 'YEARLY'
+    periodUnit: 'DAY' | 'MONTH' | null
+    periodLength: number | null
+    referenceDate: string | null
+    days: string[] | null
+  }
+}
+
+export async function counterTemplateById(db: Db, id: number): Promise<CounterTemplateRow> {
+  const found = await one<Record<string, unknown>>(
+    db,
+    sql`select t.id, t.code, t.ceiling::text as ceiling, c.calendar_type, c.period_unit, c.period_length,
+        to_char(c.reference_date, 'YYYY-MM-DD') as reference_date, c.days
+      from counter_template t join calendar c on c.id = t.calendar_id where t.id = ${id}`,
+  )
+  if (!found) throw new Error(`counter template ${id} not found`)
+  return {
+    id: num(found.id),
+    code: found.code as string,
+    ceiling: found.ceiling as string,
+    calendar: {
+      calendarType: found.calendar_type as 'PERIOD' | 'YEARLY',
+      periodUnit: found.period_unit as 'DAY' | 'MONTH' | null,
+      periodLength: found.period_length === null ? null : num(found.period_length),
+      referenceDate: found.reference_date as string | null,
+      days: found.days as string[] | null,
+    },
+  }
+}
+
+/**
+ * The counter period of a subscription's counter containing a period start, created on first use with
+ * `value = level = ceiling` and its CREDIT ledger row (concurrent first uses create one). Not locked.
+ */
+export async function ensureCounterPeriod(
+  db: Db,
+  counter: { subscriptionId: number; templateId: number; start: string; end: string; ceiling: string },
+  actor: string,
+): Promise<number> {
+  // The common case, one statement: the period exists already.
+  const existing = await one<{ id: unknown }>(
+    db,
+    sql`select p.id from counter_period p join counter_instance i on i.id = p.counter_instance_id
+      where i.subscription_id = ${counter.subscriptionId} and i.counter_template_id = ${counter.templateId}
+        and p.period_start = ${counter.start}::date`,
+  )
+  if (existing) return num(existing.id)
+  await db.execute(sql`insert into counter_instance (counter_template_id, subscription_id, creator)
+    values (${counter.templateId}, ${counter.subscriptionId}, ${actor}) on conflict do nothing`)
+  const instance = await one<{ id: unknown }>(
+    db,
+    sql`select id from counter_instance where subscription_id = ${counter.subscriptionId} and counter_template_id = ${counter.templateId}`,
+  )
+  const created = await one<{ id: unknown }>(
+    db,
+    sql`insert into counter_period (counter_instance_id, period_start, period_end, level, value, creator)
+      values (${num(instance!.id)}, ${counter.start}::date, ${counter.end}::date, ${counter.ceiling}::numeric,
+        ${counter.ceiling}::numeric, ${actor})
+      on conflict do nothing returning id`,
+  )
+  if (created) {
+    await db.execute(sql`insert into balance_ledger (entry_type, counter_period_id, balance_delta, reference, creator)
+      values ('CREDIT', ${num(created.id)}, ${counter.ceiling}::numeric, 'counter period opened', ${actor})`)
+    return num(created.id)
+  }
+  const found = await one<{ id: unknown }>(
+    db,
+    sql`select id from counter_period where counter_instance_id = ${num(instance!.id)} and period_start = ${counter.start}::date`,
+  )
+  return num(found!.id)
+}
+
+/** Locks counter periods in id order (the first of the lock order: reservation, counter periods, wallets). */
+export async function lockCounterPeriods(db: Db, periodIds: readonly number[]): Promise<Map<number, string>> {
+  if (periodIds.length === 0) return new Map()
+  const found = await rows<{ id: unknown; value: string }>(
+    db,
+    sql`select id, value::text as value from counter_period where id = any(${ids(periodIds)}::bigint[])
+      order by id for update`,
+  )
+  return new Map(found.map((r) => [num(r.id), r.value]))
+}
+
+export interface WalletRow {
+  readonly id: number
+  readonly code: string
+  readonly walletType: string
+  readonly userAccountId: number
+  readonly currency: string
+  readonly balance: string
+  readonly reserved: string
+}
+
+const walletSelect = sql`select w.id, w.code, w.wallet_type, w.user_account_id, cur.code as currency,
+    w.balance::text as balance, w.reserved::text as reserved
+  from wallet w
+  join user_account ua on ua.id = w.user_account_id
+  join billing_account ba on ba.id = ua.billing_account_id
+  join trading_currency cur on cur.id = ba.trading_currency_id`
+
+function walletOf(r: Record<string, unknown>): WalletRow {
+  return {
+    id: num(r.id),
+    code: r.code as string,
+    walletType: r.wallet_type as string,
+    userAccountId: num(r.user_account_id),
+    currency: r.currency as string,
+    balance: r.balance as string,
+    reserved: r.reserved as string,
+  }
+}
+
+/** The PREPAID wallet a usage reservation holds against (the user account's first by code), locked. */
+export async function lockPrepaidWalletOf(db: Db, userAccountId: number): Promise<WalletRow | undefined> {
+  const found = await one<Record<string, unknown>>(
+    db,
+    sql`${walletSelect} where w.user_account_id = ${userAccountId} and w.wallet_type = 'PREPAID'
+      order by w.code limit 1 for update of w`,
+  )
+  return found && walletOf(found)
+}
+
+/** Locks wallets in id order (after counter periods) and reads their balance and reserved amount. */
+export async function lockWallets(db: Db, walletIds: readonly number[]): Promise<Map<number, WalletRow>> {
+  if (walletIds.length === 0) return new Map()
+  const found = await rows<Record<string, unknown>>(
+    db,
+    sql`${walletSelect} where w.id = any(${ids(walletIds)}::bigint[]) order by w.id for update of w`,
+  )
+  return new Map(found.map((r) => [num(r.id), walletOf(r)]))
+}
+
+export async function walletsOf(db: Db, userAccountId: number): Promise<WalletRow[]> {
+  const found = await rows<Record<string, unknown>>(
+    db,
+    sql`${walletSelect} where w.user_account_id = ${userAccountId} order by w.code`,
+  )
+  return found.map(walletOf)
+}
+
+export async function walletByCode(db: Db, userAccountId: number, code: string): Promise<WalletRow | undefined> {
+  const found = await one<Record<string, unknown>>(
+    db,
+    sql`${walletSelect} where w.user_account_id = ${userAccountId} and w.code = ${code}`,
+  )
+  return found && walletOf(found)
+}
+
+export async function insertWallet(
+  db: Db,
+  wallet: { userAccountId: number; code: string; description: string | null },
+  actor: string,
+): Promise<boolean> {
+  const created = await rows<{ id: unknown }>(
+    db,
+    sql`insert into wallet (code, description, user_account_id, wallet_type, principal, creator)
+      values (${wallet.code}, ${wallet.description}, ${wallet.userAccountId}, 'PREPAID', false, ${actor})
+      on conflict do nothing returning id`,
+  )
+  return created.length > 0
+}
+
+export type LedgerType = 'CREDIT' | 'HOLD' | 'RELEASE' | 'CONSUME'
+
+/** One ledger row and the change it records, applied to its wallet or counter period (locked by the caller). */
+export interface LedgerEntry {
+  readonly type: LedgerType
+  readonly walletId?: number
+  readonly counterPeriodId?: number
+  readonly reservationId?: number | null
+  /** Wallet balance change, or counter period value change. */
+  readonly balanceDelta: string
+  /** Wallet reserved amount change. */
+  readonly reservedDelta?: string
+  readonly reference?: string | null
+}
+
+/**
+ * Writes ledger entries and applies each to its wallet (`balance`, `reserved`) or counter period (`value`): the
+ * stored figures stay the sums of their ledger rows. The rows must be locked by the caller.
+ */
+export async function applyLedger(db: Db, entries: readonly LedgerEntry[], actor: string): Promise<void> {
+  if (entries.length === 0) return
+  const column = (pick: (e: LedgerEntry) => string | null | undefined) =>
+    nullableTextArray(entries.map((e) => pick(e) ?? null))
+  const id = (value: number | null | undefined) => (value === undefined || value === null ? null : String(value))
+  // One statement: the rows, then each wallet and counter period changed by the sum of its rows (data-modifying
+  // WITH queries all run, once, whether the final select reads them or not).
+  await db.execute(sql`with entries as (
+      select * from unnest(${column((e) => e.type)}::text[], ${column((e) => id(e.walletId))}::bigint[],
+        ${column((e) => id(e.counterPeriodId))}::bigint[], ${column((e) => id(e.reservationId))}::bigint[],
+        ${column((e) => e.balanceDelta)}::numeric[], ${column((e) => e.reservedDelta ?? '0')}::numeric[],
+        ${column((e) => e.reference)}::text[]) as v(t, w, c, r, b, d, ref)
+    ), ledger as (
+      insert into balance_ledger (entry_type, wallet_id, counter_period_id, reservation_id, balance_delta,
+        reserved_delta, reference, creator)
+      select t, w, c, r, b, d, ref, ${actor} from entries returning id
+    ), wallets as (
+      update wallet set balance = balance + s.b, reserved = reserved + s.d, updated = now(), updater = ${actor}
+      from (select w, sum(b) as b, sum(d) as d from entries where w is not null group by w) s
+      where wallet.id = s.w returning wallet.id
+    ), counters as (
+      update counter_period set value = value + s.b, updated = now(), updater = ${actor}
+      from (select c, sum(b) as b from entries where c is not null group by c) s
+      where counter_period.id = s.c returning counter_period.id
+    )
+    select (select count(*) from ledger) as entries`)
+}
+
+/** Counter period id → units as a JSON object whose values are numbers written exactly (decimal text). */
+const unitsJson = (units: Readonly<Record<string, string>>) =>
+  `{${Object.entries(units)
+    .map(([id, value]) => `${JSON.stringify(id)}:${value}`)
+    .join(',')}}`
+
+export interface ReservationRow {
+  readonly id: number
+  readonly type: 'USAGE' | 'OFFER'
+  readonly status: string
+  readonly sellerId: number
+  readonly userAccountId: number
+  readonly subscriptionId: number | null
+  readonly walletId: number | null
+  readonly chargeInstanceId: number | null
+  readonly offerTemplateId: number | null
+  readonly quantity: string
+  readonly freeQuantity: string
+  readonly amountWithoutTax: string
+  readonly amountWithTax: string
+  readonly counterPeriodValues: Record<string, string>
+  readonly usageDate: Date | null
+  readonly usageDay: string | null
+  readonly param1: string | null
+  readonly creditLimit: string | null
+  readonly subscriptionDate: string | null
+  readonly subscriptionCode: string | null
+  readonly expiryDate: Date
+}
+
+const reservationColumns = sql`id, reservation_type, status, seller_id, user_account_id, subscription_id, wallet_id,
+  charge_instance_id, offer_template_id, quantity::text as quantity, free_quantity::text as free_quantity,
+  amount_without_tax::text as amount_without_tax, amount_with_tax::text as amount_with_tax,
+  counter_period_values::text as counter_period_values, usage_date,
+  param1, credit_limit::text as credit_limit, to_char(subscription_date, 'YYYY-MM-DD') as subscription_date,
+  subscription_code, expiry_date`
+
+function reservationOf(r: Record<string, unknown>, timeZoneDay: (d: Date) => string): ReservationRow {
+  const optional = (v: unknown) => (v === null ? null : num(v))
+  const usageDate = r.usage_date === null ? null : new Date(r.usage_date as string)
+  return {
+    id: num(r.id),
+    type: r.reservation_type as 'USAGE' | 'OFFER',
+    status: r.status as string,
+    sellerId: num(r.seller_id),
+    userAccountId: num(r.user_account_id),
+    subscriptionId: optional(r.subscription_id),
+    walletId: optional(r.wallet_id),
+    chargeInstanceId: optional(r.charge_instance_id),
+    offerTemplateId: optional(r.offer_template_id),
+    quantity: r.quantity as string,
+    freeQuantity: r.free_quantity as string,
+    amountWithoutTax: r.amount_without_tax as string,
+    amountWithTax: r.amount_with_tax as string,
+    // Units are JSON numbers in the column, read back as their exact decimal text.
+    counterPeriodValues: JSON.parse(r.counter_period_values as string, (_key, value, context?: { source?: string }) =>
+      typeof value === 'number' ? context?.source : (value as unknown),
+    ) as Record<string, string>,
+    usageDate,
+    usageDay: usageDate && timeZoneDay(usageDate),
+    param1: r.param1 as string | null,
+    creditLimit: r.credit_limit as string | null,
+    subscriptionDate: r.subscription_date as string | null,
+    subscriptionCode: r.subscription_code as string | null,
+    expiryDate: new Date(r.expiry_date as string),
+  }
+}
+
+/** Locks one reservation (the first of the lock order). */
+export async function lockReservation(
+  db: Db,
+  id: number,
+  timeZoneDay: (d: Date) => string,
+): Promise<ReservationRow | undefined> {
+  const found = await one<Record<string, unknown>>(
+    db,
+    sql`select ${reservationColumns} from reservation where id = ${id} for update`,
+  )
+  return found && reservationOf(found, timeZoneDay)
+}
+
+/**
+ * Claims OPEN reservations due at `now`, oldest expiry first: rows another transaction holds (a confirm, a cancel,
+ * another instance's sweep) are skipped, not waited for.
+ */
+export async function claimDue(
+  db: Db,
+  now: Date,
+  limit: number,
+  timeZoneDay: (d: Date) => string,
+): Promise<ReservationRow[]> {
+  const found = await rows<Record<string, unknown>>(
+    db,
+    sql`select ${reservationColumns} from reservation
+      where status = 'OPEN' and expiry_date <= ${now.toISOString()}::timestamptz
+      order by expiry_date, id limit ${limit} for update skip locked`,
+  )
+  return found.map((r) => reservationOf(r, timeZoneDay))
+}
+
+export async function insertReservation(
+  db: Db,
+  values: {
+    type: 'USAGE' | 'OFFER'
+    sellerId: number
+    userAccountId: number
+    subscriptionId: number | null
+    walletId: number | null
+    chargeInstanceId: number | null
+    offerTemplateId: number | null
+    quantity: string
+    freeQuantity: string
+    amountWithoutTax: string
+    amountWithTax: string
+    counterPeriodValues: Record<string, string>
+    usageDate: Date | null
+    param1: string | null
+    param2: string | null
+    creditLimit: string | null
+    subscriptionDate: string | null
+    subscriptionCode: string | null
+    reservationDate: Date
+    expiryDate: Date
+  },
+  actor: string,
+): Promise<number> {
+  const created = await one<{ id: unknown }>(
+    db,
+    sql`insert into reservation (reservation_type, seller_id, user_account_id, subscription_id, wallet_id,
+        charge_instance_id, offer_template_id, quantity, free_quantity, amount_without_tax, amount_with_tax,
+        counter_period_values, usage_date, param1, param2, credit_limit, subscription_date, subscription_code,
+        reservation_date, expiry_date, creator)
+      values (${values.type}, ${values.sellerId}, ${values.userAccountId}, ${values.subscriptionId}, ${values.walletId},
+        ${values.chargeInstanceId}, ${values.offerTemplateId}, ${values.quantity}::numeric,
+        ${values.freeQuantity}::numeric, ${values.amountWithoutTax}::numeric, ${values.amountWithTax}::numeric,
+        ${unitsJson(values.counterPeriodValues)}::jsonb, ${values.usageDate?.toISOString() ?? null}::timestamptz,
+        ${values.param1}, ${values.param2}, ${values.creditLimit}::numeric, ${values.subscriptionDate}::date,
+        ${values.subscriptionCode}, ${values.reservationDate.toISOString()}::timestamptz,
+        ${values.expiryDate.toISOString()}::timestamptz, ${actor})
+      returning id`,
+  )
+  return num(created!.id)
+}
+
+/** Closes an OPEN reservation (locked by the caller) in its final status. */
+export async function closeReservation(
+  db: Db,
+  id: number,
+  close: { status: 'CONFIRMED' | 'CANCELLED' | 'EXPIRED'; consumedQuantity: string | null; at: Date },
+  actor: string,
+): Promise<void> {
+  await db.execute(sql`update reservation set status = ${close.status},
+      consumed_quantity = ${close.consumedQuantity}::numeric, closed_date = ${close.at.toISOString()}::timestamptz,
+      updated = now(), updater = ${actor}
+    where id = ${id} and status = 'OPEN'`)
+}
+
+export async function updateCreditLimit(db: Db, id: number, creditLimit: string, actor: string): Promise<void> {
+  await db.execute(sql`update reservation set credit_limit = ${creditLimit}::numeric, updated = now(), updater = ${actor}
+    where id = ${id}`)
+}
+
+export async function userAccountIdByCode(db: Db, code: string): Promise<number | undefined> {
+  const found = await one<{ id: unknown }>(db, sql`select id from user_account where code = ${code}`)
+  return found && num(found.id)
+}
+
+/** An offer's products (code, default quantity) in sequence order: what an offer reservation orders. */
+export async function offerProducts(
+  db: Db,
+  offerCode: string,
+): Promise<{ offerId: number; products: { code: string; quantity: string }[] } | undefined> {
+  const offer = await one<{ id: unknown }>(db, sql`select id from offer_template where code = ${offerCode}`)
+  if (!offer) return undefined
+  const found = await rows<{ code: string; quantity: string }>(
+    db,
+    sql`select p.code, oc.default_quantity::text as quantity from offer_component oc join product p on p.id = oc.product_id
+      where oc.offer_template_id = ${num(offer.id)} order by oc.sequence, oc.id`,
+  )
+  return { offerId: num(offer.id), products: found }
+}
+
+/** A user account with its billing account code, locked: offer reservations of one account queue on it. */
+export async function lockUserAccount(
+  db: Db,
+  code: string,
+): Promise<{ id: number; billingAccountCode: string } | undefined> {
+  const found = await one<{ id: unknown; billing_account_code: string }>(
+    db,
+    sql`select ua.id, ba.code as billing_account_code from user_account ua
+      join billing_account ba on ba.id = ua.billing_account_id where ua.code = ${code} for update of ua`,
+  )
+  return found && { id: num(found.id), billingAccountCode: found.billing_account_code }
+}
+
+/**
+ * What a user account already owes this month: its OPEN wallet operations dated in [monthStart, monthEnd), plus what
+ * its other OPEN offer reservations hold.
+ */
+export async function openAmounts(
+  db: Db,
+  userAccountId: number,
+  month: { start: string; end: string },
+  exceptReservation: number | null,
+): Promise<string> {
+  const found = await one<{ total: string }>(
+    db,
+    sql`select (
+        coalesce((select sum(wo.amount_with_tax) from wallet_operation wo join wallet w on w.id = wo.wallet_id
+          where w.user_account_id = ${userAccountId} and wo.status = 'OPEN'
+            and wo.operation_date >= ${month.start}::date and wo.operation_date < ${month.end}::date), 0)
+        + coalesce((select sum(r.amount_with_tax) from reservation r where r.user_account_id = ${userAccountId}
+            and r.reservation_type = 'OFFER' and r.status = 'OPEN' and r.id <> ${exceptReservation ?? 0}), 0)
+      )::text as total`,
+  )
+  return found?.total ?? '0'
+}
+
+/** A reservation as the offer reservation routes answer it (decimals as text). */
+export interface ReservationViewRow {
+  reservationId: number | string
+  type: string
+  status: string
+  sellerCode: string
+  userAccountCode: string
+  offerCode: string | null
+  subscriptionCode: string | null
+  subscriptionDate: string | null
+  creditLimit: string | null
+  amountWithoutTax: string
+  amountWithTax: string
+  reservationDate: string
+  expiryDate: string
+}
+
+export async function reservationView(db: Db, id: number): Promise<ReservationViewRow | undefined> {
+  return one<ReservationViewRow>(
+    db,
+    sql`select r.id as "reservationId", r.reservation_type as type, r.status, se.code as "sellerCode",
+        ua.code as "userAccountCode", ot.code as "offerCode", r.subscription_code as "subscriptionCode",
+        to_char(r.subscription_date, 'YYYY-MM-DD') as "subscriptionDate", r.credit_limit::text as "creditLimit",
+        r.amount_without_tax::text as "amountWithoutTax", r.amount_with_tax::text as "amountWithTax",
+        ${instantText(sql`r.reservation_date`)} as "reservationDate", ${instantText(sql`r.expiry_date`)} as "expiryDate"
+      from reservation r join seller se on se.id = r.seller_id join user_account ua on ua.id = r.user_account_id
+      left join offer_template ot on ot.id = r.offer_template_id where r.id = ${id}`,
+  )
+}
+
+export async function sellerIdByCode(db: Db, code: string): Promise<number | undefined> {
+  const found = await one<{ id: unknown }>(db, sql`select id from seller where code = ${code}`)
+  return found && num(found.id)
+}
+
+/** Locks an order as recurring rating does (`for no key update`): the rating of its plan states is then this one's. */
+export async function lockOrderForRating(db: Db, orderId: number): Promise<void> {
+  await db.execute(sql`select id from customer_order where id = ${orderId} for no key update`)
+}

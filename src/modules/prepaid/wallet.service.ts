@@ -1,0 +1,112 @@
+import type { Decimal } from 'decimal.js'
+import type { Db } from '../../kernel/db/database.ts'
+import { AppError, validationError } from '../../kernel/errors.ts'
+import { money } from '../../kernel/money.ts'
+import { registry } from '../../kernel/model/index.ts'
+import { withinSellers } from '../../kernel/resources/resource.repository.ts'
+import * as repo from './prepaid.repository.ts'
+import { inTransaction, type Caller } from './reservation.service.ts'
+
+export interface WalletView {
+  readonly code: string
+  readonly walletType: string
+  readonly currency: string
+  readonly balance: Decimal
+  readonly reserved: Decimal
+  /** balance − reserved: what a new reservation may hold. */
+  readonly available: Decimal
+}
+
+const view = (w: repo.WalletRow): WalletView => ({
+  code: w.code,
+  walletType: w.walletType,
+  currency: w.currency,
+  balance: money(w.balance),
+  reserved: money(w.reserved),
+  available: money(w.balance).minus(w.reserved),
+})
+
+/** A user account's wallets: the principal postpaid one and PREPAID ones, credited through the ledger. */
+export function createWalletService(deps: { db: Db }) {
+  const { db } = deps
+
+  /** The user account, when the caller may see it (row-level security): otherwise ENTITY_NOT_FOUND. */
+  async function userAccount(tx: Db, code: string, caller: Caller): Promise<number> {
+    const found = await repo.userAccountIdByCode(tx, code)
+    if (found === undefined || !(await withinSellers(tx, registry.get('UserAccount'), found, caller.sellerCodes))) {
+      throw new AppError('ENTITY_NOT_FOUND', `User account ${code} not found`)
+    }
+    return found
+  }
+
+  return {
+    async list(userAccountCode: string, caller: Caller): Promise<WalletView[]> {
+      const id = await userAccount(db, userAccountCode, caller)
+      return (await repo.walletsOf(db, id)).map(view)
+    },
+
+    /** Creates a PREPAID wallet (balance 0) in the billing account's currency. */
+    async create(
+      userAccountCode: string,
+      input: { code: string; walletType: string; description?: string | null },
+      caller: Caller,
+    ): Promise<WalletView> {
+      if (input.walletType !== 'PREPAID') {
+        throw validationError([{ field: 'walletType', message: 'only PREPAID wallets can be created' }])
+      }
+      return db.transaction(async (tx) => {
+        const id = await userAccount(tx, userAccountCode, caller)
+        const created = await repo.insertWallet(
+          tx,
+          { userAccountId: id, code: input.code, description: input.description ?? null },
+          caller.username,
+        )
+        if (!created) {
+          throw new AppError(
+            'ENTITY_ALREADY_EXISTS',
+            `User account ${userAccountCode} already has a wallet ${input.code}`,
+          )
+        }
+        return view((await repo.walletByCode(tx, id, input.code))!)
+      })
+    },
+
+    /** Credits a PREPAID wallet (a CREDIT ledger row) under its row lock; answers the wallet after the credit. */
+    async credit(
+      userAccountCode: string,
+      walletCode: string,
+      input: { amount: Decimal; reference?: string | null },
+      caller: Caller,
+    ): Promise<WalletView> {
+      if (input.amount.lte(0)) throw validationError([{ field: 'amount', message: 'must be greater than 0' }])
+      return inTransaction(db, async (tx) => {
+        const id = await userAccount(tx, userAccountCode, caller)
+        const wallet = await repo.walletByCode(tx, id, walletCode)
+        if (!wallet)
+          throw new AppError('ENTITY_NOT_FOUND', `Wallet ${walletCode} of user account ${userAccountCode} not found`)
+        if (wallet.walletType !== 'PREPAID') {
+          throw new AppError(
+            'INVALID_STATE',
+            `Wallet ${walletCode} is ${wallet.walletType}: only PREPAID wallets take credits`,
+          )
+        }
+        await repo.lockWallets(tx, [wallet.id])
+        await repo.applyLedger(
+          tx,
+          [
+            {
+              type: 'CREDIT',
+              walletId: wallet.id,
+              balanceDelta: input.amount.toFixed(),
+              reference: input.reference ?? null,
+            },
+          ],
+          caller.username,
+        )
+        return view((await repo.walletByCode(tx, id, walletCode))!)
+      })
+    },
+  }
+}
+
+export type WalletService = ReturnType<typeof createWalletService>

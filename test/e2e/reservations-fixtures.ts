@@ -1,0 +1,113 @@
+import { sql } from 'drizzle-orm'
+import { expect } from 'vitest'
+import { rows } from '../../src/kernel/db/database.ts'
+import type { TestApp } from '../support/test-app.ts'
+import { charge, created } from './catalog-fixtures.ts'
+import { orderOf, place, seedOrderCatalog } from './order-fixtures.ts'
+
+export const MEDIATION = '/api/rest/billing/mediation'
+
+/**
+ * On top of `seedOrderCatalog` (tax NORMAL 20 %, seller MAIN, UA_1 in EUR): counter template CT_FREE (10 free units a
+ * month); CH_CALL (USAGE, FLAT 0.5, filterParam1 CALL, counter CT_FREE) and CH_ANY (USAGE, FLAT 0.1, no filter) in
+ * PR_PREPAID, sold by OF_PREPAID; subscriptions `subscriptions` of UA_1 placed and active from 2026-01-01; a PREPAID
+ * wallet PP of UA_1 (nothing credited).
+ */
+export async function seedPrepaid(t: TestApp, subscriptions: readonly string[]): Promise<void> {
+  await seedOrderCatalog(t)
+  const post = (path: string, body: unknown, status = 201) => created(t, 'POST', `/api/v1/${path}`, body, status)
+  await post('counterTemplates', {
+    code: 'CT_FREE',
+    description: '10 free calls a month',
+    calendar: 'MONTHLY',
+    ceiling: 10,
+  })
+  for (const [code, price, extra] of [
+    ['CH_CALL', 0.5, { filterParam1: 'CALL', counterTemplate: 'CT_FREE' }],
+    ['CH_ANY', 0.1, {}],
+  ] as const) {
+    await post('charges', charge(code, 'USAGE', { description: code, ...extra }))
+    await created(t, 'PUT', `/api/v1/charges/${code}/pricing/draft`, {
+      pricingModel: 'FLAT',
+      currency: 'EUR',
+      validFrom: '2020-01-01',
+      price,
+    })
+    await post(`charges/${code}/pricing/publish`, {}, 200)
+  }
+  await post('products', { code: 'PR_PREPAID', name: 'PR_PREPAID' })
+  await post('products/PR_PREPAID/versions', { shortDescription: 'v1', validFrom: '2020-01-01' })
+  for (const c of ['CH_CALL', 'CH_ANY']) await post(`products/PR_PREPAID/versions/1/charges/${c}`, {}, 200)
+  await created(t, 'PUT', '/api/v1/products/PR_PREPAID/versions/1/status?status=PUBLISHED', undefined, 200)
+  await post('offerTemplates', {
+    code: 'OF_PREPAID',
+    name: 'OF_PREPAID',
+    lifeCycleStatus: 'ACTIVE',
+    offerComponents: [{ productCode: 'PR_PREPAID' }],
+  })
+  for (const subscriptionCode of subscriptions) {
+    await place(
+      t,
+      orderOf([
+        {
+          subscriptionCode,
+          offerTemplateCode: 'OF_PREPAID',
+          subscriptionDate: '2026-01-01',
+          orderProducts: [{ productCode: 'PR_PREPAID' }],
+        },
+      ]),
+    )
+  }
+  await post('userAccounts/UA_1/wallets', { code: 'PP', walletType: 'PREPAID' })
+}
+
+export async function credit(t: TestApp, amount: number | string, wallet = 'PP', account = 'UA_1'): Promise<any> {
+  return created(t, 'POST', `/api/v1/userAccounts/${account}/wallets/${wallet}/credits`, { amount })
+}
+
+export async function wallet(t: TestApp, code = 'PP', account = 'UA_1'): Promise<any> {
+  const response = await t.request('GET', `/api/v1/userAccounts/${account}/wallets`)
+  expect(response.status, JSON.stringify(response.body)).toBe(200)
+  return response.body.find((w: any) => w.code === code)
+}
+
+/** Posts a usage line as text/plain, with the given token (the admin's by default). */
+export async function reserveAs(t: TestApp, token: string | undefined, line: string) {
+  const response = await t.app.server.inject({
+    method: 'POST',
+    url: `${MEDIATION}/reserveCdr`,
+    headers: { 'content-type': 'text/plain', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    payload: line,
+  })
+  return { status: response.statusCode, body: response.json() }
+}
+
+export const reserve = (t: TestApp, line: string) => reserveAs(t, t.adminToken, line)
+
+/**
+ * Every wallet's balance and reserved amount and every counter period's value recomputed from the ledger, beside the
+ * stored figures: they must be equal.
+ */
+export async function ledgerCheck(t: TestApp) {
+  const wallets = await rows<{ id: unknown; balance: string; reserved: string; lb: string; lr: string }>(
+    t.db.current.db,
+    sql`select w.id, w.balance::text as balance, w.reserved::text as reserved,
+        coalesce(sum(l.balance_delta), 0)::text as lb, coalesce(sum(l.reserved_delta), 0)::text as lr
+      from wallet w left join balance_ledger l on l.wallet_id = w.id where w.wallet_type = 'PREPAID'
+      group by w.id order by w.id`,
+  )
+  const counters = await rows<{ id: unknown; value: string; lv: string }>(
+    t.db.current.db,
+    sql`select p.id, p.value::text as value, coalesce(sum(l.balance_delta), 0)::text as lv
+      from counter_period p left join balance_ledger l on l.counter_period_id = p.id group by p.id order by p.id`,
+  )
+  return { wallets, counters }
+}
+
+export function expectLedgerConsistent(check: Awaited<ReturnType<typeof ledgerCheck>>): void {
+  for (const w of check.wallets) {
+    expect(Number(w.lb), `wallet ${String(w.id)} balance`).toBe(Number(w.balance))
+    expect(Number(w.lr), `wallet ${String(w.id)} reserved`).toBe(Number(w.reserved))
+  }
+  for (const c of check.counters) expect(Number(c.lv), `counter period ${String(c.id)}`).toBe(Number(c.value))
+}
