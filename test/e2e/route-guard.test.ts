@@ -3,7 +3,15 @@ import { useTestApp } from '../support/test-app.ts'
 
 const t = useTestApp()
 
-const PUBLIC_PREFIXES = ['/health/', '/metrics', '/api/docs', '/api/openapi.json', '/auth/realms/', '/api/portal/login', '/ui']
+const PUBLIC_PREFIXES = [
+  '/health/',
+  '/metrics',
+  '/api/docs',
+  '/api/openapi.json',
+  '/auth/realms/',
+  '/api/portal/login',
+  '/ui',
+]
 
 function concrete(url: string): string {
   return url.replace(/:(\w+)/g, (_m, name: string) =>
