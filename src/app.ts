@@ -12,6 +12,7 @@ import { installTextGuard } from './kernel/http/text-guard.ts'
 import { installSecurityHeaders } from './kernel/http/security-headers.ts'
 import { installMetrics } from './kernel/http/metrics.ts'
 import { installRoutePolicy, type PolicyEntry } from './kernel/http/route-policy.ts'
+import { installOpenApiConventions, TAGS } from './kernel/http/openapi.ts'
 import { registerHealthRoutes } from './kernel/http/health.routes.ts'
 import { actorOf } from './kernel/http/actor.ts'
 import { loggerOptions } from './kernel/logger.ts'
@@ -87,6 +88,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   installErrorHandling(server)
   await installSecurityHeaders(server, { https: deps.publicUrl.startsWith('https:') })
   const policies = installRoutePolicy(server)
+  installOpenApiConventions(server)
   const metrics = installMetrics(server, deps.database)
 
   await server.register(swagger, {
@@ -98,8 +100,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         description: 'Obol, an open billing and monetization platform. Each operation names the role it needs.',
       },
       servers: [{ url: deps.publicUrl }],
+      tags: [...TAGS],
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
       security: [{ bearer: [] }],
+    },
+    // Schemas shared with `addSchema` are components named by their `$id` (`Customer`, `Error`).
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },
     transformObject: (documents) =>
       'openapiObject' in documents ? documentDecimals(documents.openapiObject) : documents.swaggerObject,

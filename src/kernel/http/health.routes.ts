@@ -11,12 +11,23 @@ export function registerHealthRoutes(
   isDraining: () => boolean,
 ): void {
   const open = { policy: { public: true as const } }
-  app.get('/health/live', { config: open, schema: { tags: ['Health'], summary: 'The process is up' } }, async () => ({
-    status: 'UP',
-  }))
+  app.get(
+    '/health/live',
+    { config: open, schema: { operationId: 'getLiveness', tags: ['Health'], summary: 'The process is up' } },
+    async () => ({
+      status: 'UP',
+    }),
+  )
   app.get(
     '/health/ready',
-    { config: open, schema: { tags: ['Health'], summary: 'The database is reachable and migrated; 503 otherwise' } },
+    {
+      config: open,
+      schema: {
+        operationId: 'getReadiness',
+        tags: ['Health'],
+        summary: 'The database is reachable and migrated; 503 otherwise',
+      },
+    },
     async (_request, reply) => {
       if (isDraining()) return reply.status(503).send({ status: 'DOWN', database: 'UNKNOWN', reason: 'shutting down' })
       try {
@@ -34,7 +45,11 @@ export function registerHealthRoutes(
     '/metrics',
     {
       config: open,
-      schema: { tags: ['Health'], summary: 'Prometheus metrics: requests, latencies, database pool, jobs' },
+      schema: {
+        operationId: 'getMetrics',
+        tags: ['Health'],
+        summary: 'Prometheus metrics: requests, latencies, database pool, jobs',
+      },
     },
     async (_request, reply) => {
       const text = await metrics.metrics()

@@ -35,6 +35,8 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
   const manage = { policy: { role: `${resource.roleResource}.manage` } }
   const tags = [resource.def.name]
   const record = recordSchema(resource)
+  const name = resource.def.name
+  const plural = resource.path.charAt(0).toUpperCase() + resource.path.slice(1)
 
   app.post(
     base,
@@ -42,6 +44,7 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
       config: manage,
       schema: {
         tags,
+        operationId: `create${name}`,
         summary: `Create a ${resource.label}`,
         body: bodySchema(resource, false),
         response: { 201: record },
@@ -59,6 +62,7 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
       config: view,
       schema: {
         tags,
+        operationId: `list${plural}`,
         summary: `List ${resource.label}s, paginated`,
         querystring: listQuery,
         response: { 200: listSchema(resource) },
@@ -70,7 +74,13 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
     `${base}/:code`,
     {
       config: view,
-      schema: { tags, summary: `Get a ${resource.label} by code`, params: codeParams, response: { 200: record } },
+      schema: {
+        tags,
+        operationId: `get${name}`,
+        summary: `Get a ${resource.label} by code`,
+        params: codeParams,
+        response: { 200: record },
+      },
     },
     async (request) => service.get((request.params as { code: string }).code, sellersOf(request)),
   )
@@ -80,6 +90,7 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
       config: manage,
       schema: {
         tags,
+        operationId: `update${name}`,
         summary: `Update a ${resource.label} (partial: only the fields sent change; null clears an optional field)`,
         params: codeParams,
         body: bodySchema(resource, true),
@@ -100,6 +111,7 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
       config: manage,
       schema: {
         tags,
+        operationId: `delete${name}`,
         summary: `Delete a ${resource.label} (409 while other records reference it)`,
         params: codeParams,
       },

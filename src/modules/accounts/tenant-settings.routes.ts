@@ -104,7 +104,7 @@ export function registerTenantSettingsRoutes(
     '/api/v1/tenantSettings',
     {
       config: { policy: { role: 'api.settings.view' } },
-      schema: { tags: ['TenantSetting'], summary: 'Read the tenant settings' },
+      schema: { operationId: 'getTenantSettings', tags: ['TenantSetting'], summary: 'Read the tenant settings' },
     },
     async () => settingsToWire(await readTenantSettings(db)),
   )
@@ -113,6 +113,7 @@ export function registerTenantSettingsRoutes(
     {
       config: { policy: { role: 'api.settings.manage' } },
       schema: {
+        operationId: 'updateTenantSettings',
         tags: ['TenantSetting'],
         summary: 'Update tenant settings (partial: only the fields sent change)',
         body: settingsBody,

@@ -101,6 +101,7 @@ export function registerDiscountPlanRoutes(
     {
       config: manage,
       schema: {
+        operationId: 'putDiscountPlan',
         tags,
         summary: 'Create (201) or update (200) the discount plan of this code',
         params: params('code'),
@@ -143,6 +144,7 @@ export function registerDiscountPlanRoutes(
     {
       config: manage,
       schema: {
+        operationId: 'activateDiscountPlan',
         tags,
         summary: 'Activate a DRAFT discount plan (409 while it has no item)',
         params: params('code'),
@@ -171,6 +173,7 @@ export function registerDiscountPlanRoutes(
     {
       config: manage,
       schema: {
+        operationId: 'createDiscountPlanItem',
         tags: itemTags,
         summary: 'Add an item to a DRAFT or ACTIVE plan',
         params: params('code'),

@@ -80,6 +80,7 @@ export function registerAuthRoutes(
       {
         config: open,
         schema: {
+          operationId: 'requestToken',
           tags,
           summary: 'OAuth 2.0 token endpoint: client_credentials grant (client_secret_post or client_secret_basic)',
           consumes: ['application/x-www-form-urlencoded'],
@@ -143,7 +144,12 @@ export function registerAuthRoutes(
     `${realmPath}/protocol/openid-connect/certs`,
     {
       config: open,
-      schema: { tags, summary: 'JSON Web Key Set: the public keys tokens are signed with', params: realmParams },
+      schema: {
+        operationId: 'getJsonWebKeys',
+        tags,
+        summary: 'JSON Web Key Set: the public keys tokens are signed with',
+        params: realmParams,
+      },
     },
     async (request, reply) => {
       if (!checkRealm(request, reply)) return reply
@@ -154,7 +160,12 @@ export function registerAuthRoutes(
     `${realmPath}/.well-known/openid-configuration`,
     {
       config: open,
-      schema: { tags, summary: 'OpenID Connect discovery document of the built-in issuer', params: realmParams },
+      schema: {
+        operationId: 'getOpenidConfiguration',
+        tags,
+        summary: 'OpenID Connect discovery document of the built-in issuer',
+        params: realmParams,
+      },
     },
     async (request, reply) => {
       if (!checkRealm(request, reply)) return reply

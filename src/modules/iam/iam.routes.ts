@@ -115,6 +115,7 @@ export function registerIamRoutes(app: FastifyInstance, iam: IamService, realm: 
     {
       config: role('api.groups.manage'),
       schema: {
+        operationId: 'addGroupMember',
         tags: groups,
         summary: 'Add a user or service account to a group',
         params: param('name'),
@@ -134,6 +135,7 @@ export function registerIamRoutes(app: FastifyInstance, iam: IamService, realm: 
     {
       config: role('api.groups.manage'),
       schema: {
+        operationId: 'removeGroupMember',
         tags: groups,
         summary: 'Remove a member from a group',
         params: {
@@ -276,6 +278,7 @@ export function registerIamRoutes(app: FastifyInstance, iam: IamService, realm: 
     {
       config: role('api.security.manage'),
       schema: {
+        operationId: 'rotateClientSecret',
         tags: clients,
         summary: 'Rotate a client secret; the new secret is shown once',
         params: param('clientId'),
@@ -299,7 +302,11 @@ export function registerIamRoutes(app: FastifyInstance, iam: IamService, realm: 
     '/api/v1/auth/session',
     {
       config: { policy: { authenticated: true } },
-      schema: { tags: ['Authentication'], summary: 'Who the bearer token says the caller is' },
+      schema: {
+        operationId: 'getSession',
+        tags: ['Authentication'],
+        summary: 'Who the bearer token says the caller is',
+      },
     },
     async (request) => {
       const principal = principalOf(request)

@@ -77,6 +77,7 @@ export function registerPortalRoutes(
       {
         config: { policy: { public: true } },
         schema: {
+          operationId: 'portalLogin',
           tags,
           summary: 'Log in with a username and password: sets the session cookie and returns the CSRF token',
           body: {
@@ -130,7 +131,7 @@ export function registerPortalRoutes(
       {
         config: session,
         onRequest: withSession(true),
-        schema: { tags, summary: 'End the portal session (needs the CSRF header)' },
+        schema: { operationId: 'portalLogout', tags, summary: 'End the portal session (needs the CSRF header)' },
       },
       async (request, reply) => {
         await deps.db.execute(
@@ -146,7 +147,11 @@ export function registerPortalRoutes(
       {
         config: session,
         onRequest: withSession(false),
-        schema: { tags, summary: 'A short-lived bearer token for the logged-in user, to call the API' },
+        schema: {
+          operationId: 'getPortalToken',
+          tags,
+          summary: 'A short-lived bearer token for the logged-in user, to call the API',
+        },
       },
       async (request, reply) => {
         const user = request.portalUser!
@@ -164,6 +169,7 @@ export function registerPortalRoutes(
         config: session,
         onRequest: withSession(true),
         schema: {
+          operationId: 'createPortalGroup',
           tags,
           summary: 'Create a custom group from the portal (session cookie, CSRF header, role api.groups.manage)',
           body: createGroupBody,

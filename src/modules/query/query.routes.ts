@@ -61,6 +61,7 @@ export function registerQueryRoutes(app: FastifyInstance, engine: QueryEngine): 
       {
         config: entityView,
         schema: {
+          operationId: 'listQueryEntities',
           tags,
           summary: 'List the entity names the Query API serves',
           querystring: schemas.entitiesQuerystring,
@@ -81,6 +82,7 @@ export function registerQueryRoutes(app: FastifyInstance, engine: QueryEngine): 
       {
         config: entityView,
         schema: {
+          operationId: 'describeQueryEntity',
           tags,
           summary: 'Describe how an entity maps to its table',
           params: schemas.entityParams,
@@ -102,6 +104,7 @@ export function registerQueryRoutes(app: FastifyInstance, engine: QueryEngine): 
       {
         config: entityView,
         schema: {
+          operationId: 'queryRecords',
           ...listSchema,
           summary: 'List entities: filters, fields, nested, paging, sorting, aggregation',
           querystring: schemas.listQuerystring,
@@ -113,7 +116,12 @@ export function registerQueryRoutes(app: FastifyInstance, engine: QueryEngine): 
       '/api/v1/query/:entity',
       {
         config: entityView,
-        schema: { ...listSchema, summary: 'List entities (legacy body names)', body: schemas.legacyBody },
+        schema: {
+          operationId: 'searchRecords',
+          ...listSchema,
+          summary: 'List entities (legacy body names)',
+          body: schemas.legacyBody,
+        },
       },
       async (request, reply) => list(request, reply, true),
     )
@@ -122,6 +130,7 @@ export function registerQueryRoutes(app: FastifyInstance, engine: QueryEngine): 
       {
         config: entityView,
         schema: {
+          operationId: 'searchRecordsGeneric',
           ...listSchema,
           summary: 'Legacy generic API: same as POST /api/v1/query/{entity}',
           body: schemas.legacyBody,
@@ -135,7 +144,12 @@ export function registerQueryRoutes(app: FastifyInstance, engine: QueryEngine): 
       '/api/v1/query/:entity/count',
       {
         config: entityView,
-        schema: { ...countSchema, summary: 'Count entities matching filters', querystring: schemas.countQuerystring },
+        schema: {
+          operationId: 'countRecords',
+          ...countSchema,
+          summary: 'Count entities matching filters',
+          querystring: schemas.countQuerystring,
+        },
       },
       async (request) =>
         engine.count(
@@ -149,6 +163,7 @@ export function registerQueryRoutes(app: FastifyInstance, engine: QueryEngine): 
       {
         config: entityView,
         schema: {
+          operationId: 'searchCountRecords',
           ...countSchema,
           summary: 'Count entities matching filters (legacy body names)',
           body: schemas.legacyBody,
@@ -173,7 +188,12 @@ export function registerQueryRoutes(app: FastifyInstance, engine: QueryEngine): 
       '/api/v1/query/:entity/:id',
       {
         config: entityView,
-        schema: { ...getSchema, summary: 'Get one entity by id', querystring: schemas.getQuerystring },
+        schema: {
+          operationId: 'queryRecord',
+          ...getSchema,
+          summary: 'Get one entity by id',
+          querystring: schemas.getQuerystring,
+        },
       },
       async (request, reply) => get(request, reply, false),
     )
@@ -181,7 +201,12 @@ export function registerQueryRoutes(app: FastifyInstance, engine: QueryEngine): 
       '/api/v1/query/:entity/:id',
       {
         config: entityView,
-        schema: { ...getSchema, summary: 'Get one entity by id (legacy body names)', body: schemas.legacyBody },
+        schema: {
+          operationId: 'searchRecord',
+          ...getSchema,
+          summary: 'Get one entity by id (legacy body names)',
+          body: schemas.legacyBody,
+        },
       },
       async (request, reply) => get(request, reply, true),
     )

@@ -59,6 +59,7 @@ export function registerReportQueryRoutes(app: FastifyInstance, service: ReportQ
     {
       config,
       schema: {
+        operationId: 'putReportQuery',
         tags,
         summary: 'Create or replace a saved report query: 201 created, 200 updated; the path code wins',
         params: codeParams,
@@ -106,6 +107,7 @@ export function registerReportQueryRoutes(app: FastifyInstance, service: ReportQ
     {
       config,
       schema: {
+        operationId: 'executeReportQuery',
         tags,
         summary: 'Run a saved query synchronously through the Query API engine (at most 100 rows)',
         params: codeParams,
@@ -133,12 +135,12 @@ export function registerReportQueryRoutes(app: FastifyInstance, service: ReportQ
     async (request) => service.executions(principalOf(request), (request.params as { code: string }).code),
   )
 
-  const deferred = (method: 'GET' | 'PUT' | 'DELETE' | 'POST', url: string, what: string) =>
+  const deferred = (method: 'GET' | 'PUT' | 'DELETE' | 'POST', url: string, what: string, operationId?: string) =>
     app.route({
       method,
       url,
       config,
-      schema: { tags, summary: `${what}: announced, not yet available (501)` },
+      schema: { tags, ...(operationId ? { operationId } : {}), summary: `${what}: announced, not yet available (501)` },
       handler: async () => {
         throw new AppError('NOT_IMPLEMENTED', `${what} is not yet available in this version`)
       },
@@ -150,7 +152,7 @@ export function registerReportQueryRoutes(app: FastifyInstance, service: ReportQ
   for (const method of ['GET', 'POST'] as const) deferred(method, '/api/v1/reportExtracts', 'Report extracts')
   for (const method of ['GET', 'PUT', 'DELETE', 'POST'] as const)
     deferred(method, '/api/v1/reportExtracts/:code', 'Report extracts')
-  deferred('GET', '/api/v1/reports/agedReceivables', 'The aged receivables report')
-  for (const method of ['GET', 'POST'] as const)
-    deferred(method, '/api/v1/reports/agedReceivables/export', 'The aged receivables export')
+  deferred('GET', '/api/v1/reports/agedReceivables', 'The aged receivables report', 'getAgedReceivables')
+  deferred('GET', '/api/v1/reports/agedReceivables/export', 'The aged receivables export', 'getAgedReceivablesExport')
+  deferred('POST', '/api/v1/reports/agedReceivables/export', 'The aged receivables export', 'exportAgedReceivables')
 }

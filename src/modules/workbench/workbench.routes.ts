@@ -31,6 +31,7 @@ export function registerWorkbenchRoutes(
     {
       config: queryUser,
       schema: {
+        operationId: 'runDeepQuery',
         tags,
         summary: 'Run a Deep (HQL) query: rows as JSON, at most maxRowsSync; X-Result-Truncated when cut',
         querystring: DeepQuerystring,
@@ -49,7 +50,12 @@ export function registerWorkbenchRoutes(
     '/api/v1/workbench/schema/entities',
     {
       config: queryUser,
-      schema: { tags, summary: 'Entities the caller may query (editor completion)', response: { 200: EntityNames } },
+      schema: {
+        operationId: 'listWorkbenchEntities',
+        tags,
+        summary: 'Entities the caller may query (editor completion)',
+        response: { 200: EntityNames },
+      },
     },
     async (request) => services.schema.entities(principalOf(request)),
   )
@@ -58,6 +64,7 @@ export function registerWorkbenchRoutes(
     {
       config: queryUser,
       schema: {
+        operationId: 'describeWorkbenchEntity',
         tags,
         summary: 'Fields and relations of an entity, with its table and columns',
         params: EntityParams,

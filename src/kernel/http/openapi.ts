@@ -1,0 +1,144 @@
+import type { FastifyInstance, RouteOptions } from 'fastify'
+
+/**
+ * The OpenAPI document's conventions, applied to every route as it is registered:
+ * - every operation has an `operationId`: the route's own `schema.operationId`, else one derived from its method and
+ *   path (`operationIdOf`). Routes whose derived name reads badly set their own (`previewOrder`, `rotateClientSecret`).
+ * - every tag an operation uses is declared in `TAGS`, with a description, in the order a newcomer reads them.
+ */
+
+/** The document's tags in reading order. A route using a tag not listed here fails the OpenAPI contract test. */
+export const TAGS: readonly { name: string; description: string }[] = [
+  {
+    name: 'Authentication',
+    description:
+      'OAuth 2.0 token endpoint (client credentials and password grants), its signing keys and discovery document, ' +
+      'and the caller’s own session. Start here: every other operation needs the bearer token it gives.',
+  },
+  { name: 'Health', description: 'Liveness, readiness and Prometheus metrics, for load balancers and monitoring.' },
+  {
+    name: 'Roles',
+    description: 'The roles a group can grant: `<domain>.<resource>.<view|manage>` and the composites.',
+  },
+  { name: 'Groups', description: 'Groups hold roles and an optional seller restriction; users and clients join them.' },
+  { name: 'Users', description: 'People who sign in with a password (token password grant or the portal).' },
+  { name: 'Clients', description: 'Service accounts using the client-credentials grant; the secret is shown once.' },
+  { name: 'Portal', description: 'The browser session of the web portal: cookie login, CSRF-protected writes.' },
+  { name: 'Seller', description: 'Sellers: the legal entities that bill; a group may be restricted to some of them.' },
+  { name: 'Customer', description: 'Customers, the top of the account hierarchy under a seller.' },
+  { name: 'CustomerAccount', description: 'Customer accounts: who pays, under a customer.' },
+  {
+    name: 'BillingAccount',
+    description: 'Billing accounts: where invoices go, with their billing cycle and currency.',
+  },
+  {
+    name: 'UserAccount',
+    description: 'User accounts: who consumes, under a billing account; orders are placed for them.',
+  },
+  { name: 'TradingCurrency', description: 'Currencies the platform trades in.' },
+  { name: 'Country', description: 'Countries, for addresses and tax mappings.' },
+  { name: 'Language', description: 'Languages, for customer communication.' },
+  { name: 'Calendar', description: 'Calendars: the periods billing cycles and recurring charges follow.' },
+  { name: 'BillingCycle', description: 'Billing cycles: when billing accounts are invoiced.' },
+  { name: 'UnitOfMeasure', description: 'Units that usage and quantities are counted in.' },
+  { name: 'Tax', description: 'Tax rates.' },
+  { name: 'TaxClass', description: 'Tax classes of accounting articles.' },
+  { name: 'TaxMapping', description: 'Which tax applies to a tax class, for a seller country and a customer country.' },
+  { name: 'InvoiceCategory', description: 'Invoice categories: how invoice lines are grouped.' },
+  { name: 'InvoiceSubCategory', description: 'Invoice sub-categories under an invoice category.' },
+  { name: 'AccountingArticle', description: 'Accounting articles: where a charge’s amounts are booked and taxed.' },
+  { name: 'CustomFieldTemplate', description: 'Custom fields an entity accepts (`cfValues`), with their type.' },
+  { name: 'TenantSetting', description: 'Settings of the tenant: time zone, rounding, defaults.' },
+  { name: 'Attribute', description: 'Product attributes that orders give values to.' },
+  { name: 'ChargeTemplate', description: 'Charges: one-shot, recurring and usage charges of a product.' },
+  { name: 'Pricing', description: 'Versioned pricing of a charge: draft, publish, evaluate.' },
+  { name: 'Product', description: 'Products, the sellable units of an offer.' },
+  { name: 'ProductVersion', description: 'Versions of a product with their attributes and charges, and their status.' },
+  { name: 'OfferTemplateCategory', description: 'Categories of offers.' },
+  { name: 'OfferTemplate', description: 'Offers: the products a customer subscribes to together.' },
+  { name: 'ServiceTemplate', description: 'Service templates of an offer.' },
+  { name: 'DiscountPlan', description: 'Discount plans and their activation.' },
+  { name: 'DiscountPlanItem', description: 'Items of a discount plan: what is discounted, by how much.' },
+  {
+    name: 'Offers (second interface)',
+    description: 'The catalog offer interface under `/v1/catalog/offers`, with its own error codes and paging.',
+  },
+  { name: 'Order', description: 'Orders: preview, place and validate, rated against the published catalog.' },
+  { name: 'BillingRuns', description: 'Billing runs: invoice the billing accounts due on a date.' },
+  { name: 'BillingRunSchedules', description: 'Schedules that start billing runs on a timer.' },
+  { name: 'Jobs', description: 'Background jobs: their timers, manual runs and executions.' },
+  {
+    name: 'Query API',
+    description: 'Read any registry entity with filters, projections, sorting and aggregates; rows the caller may see.',
+  },
+  { name: 'Report queries', description: 'Saved report queries, their executions, schedules and exported files.' },
+  { name: 'Query workbench', description: 'Deep (HQL) queries, the schema editors complete from, saved queries.' },
+]
+
+const PREFIXES = [/^\/auth\/realms\/:realm\/protocol\/openid-connect/, /^\/auth\/realms\/:realm/, /^\/api\/(v1|rest)/]
+
+function upperFirst(word: string): string {
+  return word.charAt(0).toUpperCase() + word.slice(1)
+}
+
+/** The singular of a camelCase plural path segment (`taxClasses` → `taxClass`, `unitsOfMeasure` → `unitOfMeasure`). */
+export function singular(segment: string): string {
+  const [head = '', ...rest] = segment.split(/(?=[A-Z])/)
+  const tail = rest.join('')
+  // A compound whose first word is the plural one (unitsOfMeasure).
+  if (rest.length > 0 && rest[0] === 'Of') return singular(head) + tail
+  const word = tail || head
+  let one = word
+  if (/ies$/.test(word)) one = word.replace(/ies$/, 'y')
+  else if (/(ss|x|ch|sh)es$/.test(word)) one = word.replace(/es$/, '')
+  else if (/[^siu]s$/.test(word)) one = word.slice(0, -1)
+  return tail ? head + one : one
+}
+
+/**
+ * The operationId a route gets unless it names its own: the verb of its method (`list` for a GET of a plural
+ * collection, `get`, `create`, `update`, `delete`; an action segment after a path parameter is the verb:
+ * `POST /jobs/:code/run` → `runJob`) followed by the static path segments, singular before a parameter.
+ */
+export function operationIdOf(method: string, url: string): string {
+  let path = url
+  for (const prefix of PREFIXES) path = path.replace(prefix, '')
+  const segments = path.split('/').filter((s) => s !== '')
+  const words: string[] = []
+  segments.forEach((segment, i) => {
+    if (segment.startsWith(':')) return
+    const name = segment.replace(/^\./, '').replace(/[-_.]([a-z])/g, (_m, c: string) => c.toUpperCase())
+    words.push(segments[i + 1]?.startsWith(':') ? singular(name) : name)
+  })
+  const last = segments.at(-1) ?? ''
+  const endsWithParam = last.startsWith(':')
+  const pascal = (list: string[]) => list.map(upperFirst).join('')
+  switch (method) {
+    case 'GET':
+      return (!endsWithParam && singular(last) !== last ? 'list' : 'get') + pascal(words)
+    case 'PUT':
+      return `update${pascal(words)}`
+    case 'DELETE':
+      return `delete${pascal(words)}`
+    default: {
+      // POST /things → createThing; POST /things/:code/act or /things/act → actThing.
+      if (endsWithParam) return `post${pascal(words)}`
+      const previous = segments.at(-2)
+      if (words.length > 1 && (previous?.startsWith(':') || singular(words.at(-2)!) !== words.at(-2))) {
+        const verb = words.pop()!
+        const subject = words.map((w, i) => (i === words.length - 1 ? singular(w) : w))
+        return verb + pascal(subject)
+      }
+      return `create${pascal(words.map((w, i) => (i === words.length - 1 ? singular(w) : w)))}`
+    }
+  }
+}
+
+/** Gives every documented route its operationId (see the module comment). */
+export function installOpenApiConventions(app: FastifyInstance): void {
+  app.addHook('onRoute', (route: RouteOptions) => {
+    if (!route.schema || route.schema.hide) return
+    const method = Array.isArray(route.method) ? route.method[0]! : route.method
+    route.schema.operationId ??= operationIdOf(method, route.url)
+  })
+}
