@@ -13,6 +13,7 @@ import { installSecurityHeaders } from './kernel/http/security-headers.ts'
 import { installMetrics } from './kernel/http/metrics.ts'
 import { installRoutePolicy, type PolicyEntry } from './kernel/http/route-policy.ts'
 import { installOpenApiConventions, TAGS } from './kernel/http/openapi.ts'
+import { addSchemas, SHARED_SCHEMAS } from './kernel/http/schemas.ts'
 import { registerHealthRoutes } from './kernel/http/health.routes.ts'
 import { actorOf } from './kernel/http/actor.ts'
 import { loggerOptions } from './kernel/logger.ts'
@@ -78,7 +79,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // A hop count trusts that many proxies in front of Obol (as Fastify does with a number).
     trustProxy: typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust,
   })
-  server.setValidatorCompiler(validatorCompiler())
+  server.setValidatorCompiler(validatorCompiler(() => server.getSchemas()))
   installJsonBodyParser(server)
   installTextGuard(server)
   let draining = false
@@ -89,6 +90,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await installSecurityHeaders(server, { https: deps.publicUrl.startsWith('https:') })
   const policies = installRoutePolicy(server)
   installOpenApiConventions(server)
+  addSchemas(server, SHARED_SCHEMAS)
   const metrics = installMetrics(server, deps.database)
 
   await server.register(swagger, {

@@ -1,10 +1,15 @@
 import type { FastifyInstance, RouteOptions } from 'fastify'
+import { errorFamily, type Family } from './error-handler.ts'
+import type { RoutePolicy } from './route-policy.ts'
+import { ErrorBody, ErrorV1, FAMILY_ERROR, OAuthError, QueryError, ref } from './schemas.ts'
 
 /**
  * The OpenAPI document's conventions, applied to every route as it is registered:
  * - every operation has an `operationId`: the route's own `schema.operationId`, else one derived from its method and
  *   path (`operationIdOf`). Routes whose derived name reads badly set their own (`previewOrder`, `rotateClientSecret`).
  * - every tag an operation uses is declared in `TAGS`, with a description, in the order a newcomer reads them.
+ * - every operation declares the error statuses it can give (`defaultErrorStatuses`, plus the ones a route adds with
+ *   `errorResponses(...)`), each with the error body of its route family.
  */
 
 /** The document's tags in reading order. A route using a tag not listed here fails the OpenAPI contract test. */
@@ -134,11 +139,61 @@ export function operationIdOf(method: string, url: string): string {
   }
 }
 
-/** Gives every documented route its operationId (see the module comment). */
+const FAMILY_SCHEMAS: Record<Family, object> = {
+  default: ref(ErrorBody),
+  offers: ref(ErrorBody),
+  query: ref(QueryError),
+  v1: ref(ErrorV1),
+  oauth: ref(OAuthError),
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad request: a field is missing or invalid (the body names it)',
+  401: 'Unauthorized: no valid bearer token',
+  403: 'Forbidden: the caller lacks the role',
+  404: 'Not found',
+  405: 'Method not allowed',
+  408: 'The query ran past its time limit',
+  409: 'Conflict with the current state (duplicate code, record in use, wrong state)',
+  413: 'The request body is over 1 MiB',
+  415: 'The content type is not accepted',
+  416: 'The requested range starts past the last record',
+  422: 'The change is not allowed in the record’s current state',
+  429: 'Too many requests: retry after Retry-After seconds',
+  500: 'Unexpected failure: the body carries a request id',
+  501: 'Announced, not yet available',
+  503: 'The database is unavailable: retry after Retry-After seconds',
+}
+
+/**
+ * The error statuses every route of a kind can give: 400 (a malformed path, query or body), 500; 503 when it reads
+ * the database; 401 and 403 behind a token or session; 404 with path parameters; 409 on writes; 413 and 415 when it
+ * takes a body.
+ */
+export function defaultErrorStatuses(method: string, url: string, policy: RoutePolicy | undefined): number[] {
+  const statuses = [400, 500]
+  const isPublic = policy !== undefined && 'public' in policy
+  if (!url.startsWith('/health/') && url !== '/metrics') statuses.push(503)
+  if (!isPublic) statuses.push(401, 403)
+  if (url.includes('/:')) statuses.push(404)
+  if (method === 'POST' || method === 'PUT') statuses.push(413, 415)
+  if (!isPublic && ['POST', 'PUT', 'DELETE'].includes(method)) statuses.push(409)
+  return statuses
+}
+
+/** Gives every documented route its operationId and its error responses (see the module comment). */
 export function installOpenApiConventions(app: FastifyInstance): void {
   app.addHook('onRoute', (route: RouteOptions) => {
     if (!route.schema || route.schema.hide) return
     const method = Array.isArray(route.method) ? route.method[0]! : route.method
     route.schema.operationId ??= operationIdOf(method, route.url)
+    const family = FAMILY_SCHEMAS[errorFamily(route.url)]
+    const response: Record<string, unknown> = { ...(route.schema.response as Record<string, unknown> | undefined) }
+    for (const status of defaultErrorStatuses(method, route.url, route.config?.policy))
+      response[status] ??= FAMILY_ERROR
+    for (const [status, schema] of Object.entries(response)) {
+      if (schema === FAMILY_ERROR) response[status] = { ...family, description: STATUS_TEXT[Number(status)] ?? 'Error' }
+    }
+    route.schema.response = response
   })
 }

@@ -12,11 +12,18 @@ const common: Options = { allErrors: true, removeAdditional: false, useDefaults:
  * Bodies are validated strictly (a string is never coerced into a number); query strings and path
  * parameters are text by nature, so they are coerced.
  */
-export function validatorCompiler(): FastifySchemaCompiler<unknown> {
+export function validatorCompiler(
+  sharedSchemas: () => Record<string, unknown> = () => ({}),
+): FastifySchemaCompiler<unknown> {
   const strict = addFormats(new Ajv({ ...common, coerceTypes: false }))
   const coercing = addFormats(new Ajv({ ...common, coerceTypes: 'array' }))
+  // Response schemas among the shared ones mark decimals written verbatim (decimal-json.ts).
+  for (const ajv of [strict, coercing]) ajv.addFormat('decimal', true)
   return ({ schema, httpPart }) => {
     const ajv = httpPart === 'body' ? strict : coercing
+    // Schemas registered with `addSchema` (named components) resolve the `$ref`s of route schemas.
+    for (const [id, shared] of Object.entries(sharedSchemas()))
+      if (ajv.getSchema(id) === undefined) ajv.addSchema(shared as object, id)
     return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>
   }
 }

@@ -1,0 +1,99 @@
+import { Type, type TSchema } from 'typebox'
+import type { FastifyInstance } from 'fastify'
+
+/**
+ * Schemas shared by routes, and the helpers that name them in the OpenAPI document.
+ *
+ * A schema with an `$id` registered once with `app.addSchema` becomes `components.schemas.<$id>` in the document;
+ * routes point at it with `ref(Schema)` (a `$ref`, typed as the schema itself so handlers stay typed). Error bodies
+ * are never declared by hand: `errorResponses(...)` adds the statuses a route gives beyond its defaults, and the
+ * OpenAPI hook (openapi.ts) writes the shape of the route's family (`Error`, `QueryError`, `ErrorV1`, `OAuthError`).
+ */
+
+/** A `$ref` to a named schema, typed as that schema. */
+export function ref<T extends TSchema>(schema: T): T {
+  const id = (schema as { $id?: unknown }).$id
+  if (typeof id !== 'string') throw new Error('ref() needs a schema with an $id')
+  return { $ref: `${id}#` } as unknown as T
+}
+
+/** Registers named schemas, so that `ref()` resolves and the document lists them under `components.schemas`. */
+export function addSchemas(app: FastifyInstance, schemas: readonly TSchema[]): void {
+  for (const schema of schemas) app.addSchema(schema)
+}
+
+const ErrorDetail = Type.Object(
+  { field: Type.String({ description: 'the request field, `body.x`-style path' }), message: Type.String() },
+  { additionalProperties: false },
+)
+
+const errorProperties = {
+  status: Type.String({ description: '`FAIL` (`BAD_REQUEST` for VALIDATE_FAILED)' }),
+  errorCode: Type.String({ description: 'the error code (docs/errors.md)' }),
+  message: Type.String(),
+  details: Type.Optional(Type.Array(ErrorDetail, { description: 'one entry per refused field' })),
+  requestId: Type.Optional(Type.String({ description: 'on INTERNAL_ERROR only: the id to find it in the logs' })),
+}
+
+/** The error body of the default family: every route not named below. */
+export const ErrorBody = Type.Object(errorProperties, { $id: 'Error', title: 'Error', additionalProperties: false })
+
+/** The Query API's error body: the default one with the code repeated as `code`, and a position in a text query. */
+export const QueryError = Type.Object(
+  {
+    ...errorProperties,
+    code: Type.String({ description: 'the error code again (Query API clients read `code`)' }),
+    line: Type.Optional(Type.Integer({ minimum: 1 })),
+    column: Type.Optional(Type.Integer({ minimum: 1 })),
+  },
+  { $id: 'QueryError', title: 'QueryError', additionalProperties: false },
+)
+
+/** The error body of the v1 report routes (`/api/v1/reportQueries`, `reportExtracts`, `reports`). */
+export const ErrorV1 = Type.Object(
+  {
+    status: Type.Literal('FAIL'),
+    message: Type.String(),
+    error_code: Type.String({ description: 'the v1 code of the error (docs/errors.md)' }),
+  },
+  { $id: 'ErrorV1', title: 'ErrorV1', additionalProperties: false },
+)
+
+/** RFC 6749 §5.2 error body of the token endpoint. */
+export const OAuthError = Type.Object(
+  {
+    error: Type.String({ description: '`invalid_request`, `invalid_client`, `invalid_grant`, `server_error`…' }),
+    error_description: Type.String(),
+  },
+  { $id: 'OAuthError', title: 'OAuthError', additionalProperties: false },
+)
+
+/** The shared schemas every app registers. */
+export const SHARED_SCHEMAS = [ErrorBody, QueryError, ErrorV1, OAuthError] as const
+
+/** Stands for "the error body of this route's family" in a route's responses until the OpenAPI hook replaces it. */
+export const FAMILY_ERROR = Object.freeze({ description: 'error of the route family' })
+
+/** Error statuses a route gives beyond the defaults every route of its kind gets (see `defaultErrorStatuses`). */
+export function errorResponses(...statuses: number[]): Record<number, typeof FAMILY_ERROR> {
+  return Object.fromEntries(statuses.map((status) => [status, FAMILY_ERROR]))
+}
+
+/** A success without a body (204). */
+export const NoContent = Type.Null({ description: 'No content' })
+
+/** `:code` path parameter of a record. */
+export const CodeParams = Type.Object({ code: Type.String({ minLength: 1, maxLength: 255 }) })
+
+/** Paging and sorting of a plain resource list. */
+export const ListQuery = Type.Object(
+  {
+    offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1 })),
+    sortBy: Type.Optional(Type.String({ maxLength: 100, description: 'a field of the record' })),
+    sortOrder: Type.Optional(
+      Type.String({ maxLength: 20, description: '`ASCENDING` or `DESCENDING` (also `asc`, `desc`)' }),
+    ),
+  },
+  { additionalProperties: false },
+)
