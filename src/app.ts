@@ -12,8 +12,7 @@ import { installTextGuard } from './kernel/http/text-guard.ts'
 import { installSecurityHeaders } from './kernel/http/security-headers.ts'
 import { installMetrics } from './kernel/http/metrics.ts'
 import { installRoutePolicy, type PolicyEntry } from './kernel/http/route-policy.ts'
-import { installOpenApiConventions, TAGS } from './kernel/http/openapi.ts'
-import { addSchemas, SHARED_SCHEMAS } from './kernel/http/schemas.ts'
+import { finishDocument, installOpenApiConventions, TAGS } from './kernel/http/openapi.ts'
 import { registerHealthRoutes } from './kernel/http/health.routes.ts'
 import { actorOf } from './kernel/http/actor.ts'
 import { loggerOptions } from './kernel/logger.ts'
@@ -79,7 +78,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // A hop count trusts that many proxies in front of Obol (as Fastify does with a number).
     trustProxy: typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust,
   })
-  server.setValidatorCompiler(validatorCompiler(() => server.getSchemas()))
+  server.setValidatorCompiler(validatorCompiler())
   installJsonBodyParser(server)
   installTextGuard(server)
   let draining = false
@@ -90,7 +89,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await installSecurityHeaders(server, { https: deps.publicUrl.startsWith('https:') })
   const policies = installRoutePolicy(server)
   installOpenApiConventions(server)
-  addSchemas(server, SHARED_SCHEMAS)
   const metrics = installMetrics(server, deps.database)
 
   await server.register(swagger, {
@@ -106,12 +104,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
       security: [{ bearer: [] }],
     },
-    // Schemas shared with `addSchema` are components named by their `$id` (`Customer`, `Error`).
+    // Schemas with an `$id` are components named by it (`Customer`, `Error`), listed once however many routes use them.
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },
     transformObject: (documents) =>
-      'openapiObject' in documents ? documentDecimals(documents.openapiObject) : documents.swaggerObject,
+      'openapiObject' in documents
+        ? documentDecimals(finishDocument(documents.openapiObject))
+        : documents.swaggerObject,
   })
   await server.register(swaggerUi, { routePrefix: '/api/docs', uiConfig: { docExpansion: 'list' } })
   server.get('/api/openapi.json', { config: { policy: { public: true } }, schema: { hide: true } }, async () =>

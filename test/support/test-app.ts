@@ -1,4 +1,4 @@
-import { afterAll, beforeAll } from 'vitest'
+import { afterAll, beforeAll, expect } from 'vitest'
 import pino from 'pino'
 import { buildApp, type App, type AppDeps } from '../../src/app.ts'
 import { systemClock, type Clock } from '../../src/kernel/clock.ts'
@@ -9,6 +9,7 @@ import { executionPurgeJob } from '../../src/kernel/jobs/execution-purge.job.ts'
 import { recurringRatingJob } from '../../src/modules/ordering/index.ts'
 import type { JobType } from '../../src/kernel/jobs/job-runtime.ts'
 import { useTestDatabase } from './test-database.ts'
+import { installResponseContract } from './response-contract.ts'
 
 export const TEST_ADMIN = {
   clientId: 'test-admin',
@@ -66,9 +67,14 @@ export interface TestApp {
 
 let clientCounter = 0
 
-/** An app on its own database for one test file, with the job runtime started (fast timers). */
+/**
+ * An app on its own database for one test file, with the job runtime started (fast timers). Every response is
+ * checked against the OpenAPI document (status declared, body matching its schema, no field dropped): the file fails
+ * at its end when one was not.
+ */
 export function useTestApp(options: { jobTypes?: JobType[]; env?: NodeJS.ProcessEnv; clock?: Clock } = {}): TestApp {
   const db = useTestDatabase()
+  const violations: string[] = []
   let app: App | undefined
   let jobs: JobRuntime | undefined
   let adminToken = ''
@@ -120,12 +126,16 @@ export function useTestApp(options: { jobTypes?: JobType[]; env?: NodeJS.Process
     jobs.register(recurringRatingJob)
     for (const type of options.jobTypes ?? []) jobs.register(type)
     await jobs.start()
-    app = await buildApp(testAppDeps(db.current, jobs, options.env, options.clock))
+    app = await buildApp({
+      ...testAppDeps(db.current, jobs, options.env, options.clock),
+      extraRoutes: (server) => installResponseContract(server, violations),
+    })
     adminToken = await clientToken(TEST_ADMIN.clientId, TEST_ADMIN.clientSecret)
   })
   afterAll(async () => {
     await app?.server.close()
     await jobs?.stop(1000)
+    expect([...new Set(violations)], 'responses that break the OpenAPI document').toEqual([])
   })
   return {
     get app() {

@@ -1,7 +1,7 @@
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import { errorFamily, type Family } from './error-handler.ts'
 import type { RoutePolicy } from './route-policy.ts'
-import { ErrorBody, ErrorV1, FAMILY_ERROR, OAuthError, QueryError, ref } from './schemas.ts'
+import { ErrorBody, ErrorV1, FAMILY_ERROR, OAuthError, QueryError } from './schemas.ts'
 
 /**
  * The OpenAPI document's conventions, applied to every route as it is registered:
@@ -140,11 +140,11 @@ export function operationIdOf(method: string, url: string): string {
 }
 
 const FAMILY_SCHEMAS: Record<Family, object> = {
-  default: ref(ErrorBody),
-  offers: ref(ErrorBody),
-  query: ref(QueryError),
-  v1: ref(ErrorV1),
-  oauth: ref(OAuthError),
+  default: ErrorBody,
+  offers: ErrorBody,
+  query: QueryError,
+  v1: ErrorV1,
+  oauth: OAuthError,
 }
 
 const STATUS_TEXT: Record<number, string> = {
@@ -188,12 +188,86 @@ export function installOpenApiConventions(app: FastifyInstance): void {
     const method = Array.isArray(route.method) ? route.method[0]! : route.method
     route.schema.operationId ??= operationIdOf(method, route.url)
     const family = FAMILY_SCHEMAS[errorFamily(route.url)]
+    // The response's description is not the schema's: the schema stays the same named component for every status.
     const response: Record<string, unknown> = { ...(route.schema.response as Record<string, unknown> | undefined) }
     for (const status of defaultErrorStatuses(method, route.url, route.config?.policy))
       response[status] ??= FAMILY_ERROR
     for (const [status, schema] of Object.entries(response)) {
-      if (schema === FAMILY_ERROR) response[status] = { ...family, description: STATUS_TEXT[Number(status)] ?? 'Error' }
+      if (schema === FAMILY_ERROR)
+        response[status] = { ...family, 'x-response-description': STATUS_TEXT[Number(status)] ?? 'Error' }
     }
     route.schema.response = response
   })
+}
+
+type Node = Record<string, unknown>
+
+/** JSON with sorted keys, to compare schemas whatever the order their keywords were written in. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value)
+  const entries = Object.entries(value)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => a.localeCompare(b))
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`
+}
+
+const isObject = (value: unknown): value is Node => typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/**
+ * Moves every named schema (one with a `title`: a schema with an `$id` keeps it as its title) of the document into
+ * `components.schemas` and points at it with `$ref`, innermost first. Two different schemas of one name are a
+ * mistake in the routes: the document is refused, naming it.
+ */
+export function hoistNamedSchemas<T>(document: T): T {
+  const root = document as Node
+  const components = (root.components as Node | undefined) ?? {}
+  const schemas = (components.schemas as Node | undefined) ?? {}
+  const hoist = (node: unknown, inSchema: boolean): unknown => {
+    if (Array.isArray(node)) return node.map((item) => hoist(item, inSchema))
+    if (!isObject(node)) return node
+    const copy: Node = {}
+    for (const [key, value] of Object.entries(node)) {
+      // Below `schema` (media types) and in schema keywords, objects are schemas; `properties` maps names to schemas.
+      copy[key] = hoist(value, inSchema || key === 'schema' || key === 'schemas')
+    }
+    const name = copy.title
+    if (!inSchema || typeof name !== 'string' || !('type' in copy || 'anyOf' in copy || 'allOf' in copy)) return copy
+    const known = schemas[name]
+    if (known === undefined) schemas[name] = copy
+    else if (canonical(known) !== canonical(copy))
+      throw new Error(
+        `Two different schemas are named ${name} in the OpenAPI document: ${canonical(known)} ${canonical(copy)}`,
+      )
+    return { $ref: `#/components/schemas/${name}` }
+  }
+  // The components Fastify's swagger already lifted (named schemas nested in others) first: hoist what they contain.
+  for (const [name, schema] of Object.entries({ ...schemas })) {
+    const { title: _title, ...rest } = schema as Node
+    schemas[name] = { ...(hoist(rest, true) as Node), title: name }
+  }
+  const paths = hoist(root.paths, false)
+  const sorted = Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b)))
+  return { ...root, paths, components: { ...components, schemas: sorted } } as T
+}
+
+const SUCCESS_TEXT: Record<string, string> = {
+  '200': 'OK',
+  '201': 'Created',
+  '202': 'Accepted: running in the background',
+  '204': 'No content',
+  '206': 'Partial content: one range of the list',
+}
+
+/** The document as served: named schemas hoisted, and a description for every success response. */
+export function finishDocument<T>(document: T): T {
+  const hoisted = hoistNamedSchemas(document) as Node
+  for (const methods of Object.values(hoisted.paths as Record<string, Record<string, Node>>)) {
+    for (const operation of Object.values(methods)) {
+      for (const [status, response] of Object.entries(operation.responses as Record<string, Node>)) {
+        if (response.description === 'Default Response') response.description = SUCCESS_TEXT[status] ?? 'OK'
+      }
+    }
+  }
+  return hoisted as T
 }

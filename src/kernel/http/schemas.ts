@@ -1,26 +1,15 @@
 import { Type, type TSchema } from 'typebox'
-import type { FastifyInstance } from 'fastify'
 
 /**
  * Schemas shared by routes, and the helpers that name them in the OpenAPI document.
  *
- * A schema with an `$id` registered once with `app.addSchema` becomes `components.schemas.<$id>` in the document;
- * routes point at it with `ref(Schema)` (a `$ref`, typed as the schema itself so handlers stay typed). Error bodies
- * are never declared by hand: `errorResponses(...)` adds the statuses a route gives beyond its defaults, and the
- * OpenAPI hook (openapi.ts) writes the shape of the route's family (`Error`, `QueryError`, `ErrorV1`, `OAuthError`).
+ * A schema given an `$id` (and the same `title`) is a named schema: wherever routes use it, the document lists it
+ * once as `components.schemas.<$id>` and points at it with `$ref` (see `refResolver` in app.ts). Routes use the
+ * schema object itself, so handlers stay typed; nothing is registered with `addSchema`, which would make every
+ * serializer of every route compile every shared schema. Error bodies are never declared by hand:
+ * `errorResponses(...)` adds the statuses a route gives beyond its defaults, and the OpenAPI hook (openapi.ts) writes
+ * the shape of the route's family (`Error`, `QueryError`, `ErrorV1`, `OAuthError`).
  */
-
-/** A `$ref` to a named schema, typed as that schema. */
-export function ref<T extends TSchema>(schema: T): T {
-  const id = (schema as { $id?: unknown }).$id
-  if (typeof id !== 'string') throw new Error('ref() needs a schema with an $id')
-  return { $ref: `${id}#` } as unknown as T
-}
-
-/** Registers named schemas, so that `ref()` resolves and the document lists them under `components.schemas`. */
-export function addSchemas(app: FastifyInstance, schemas: readonly TSchema[]): void {
-  for (const schema of schemas) app.addSchema(schema)
-}
 
 const ErrorDetail = Type.Object(
   { field: Type.String({ description: 'the request field, `body.x`-style path' }), message: Type.String() },
@@ -68,8 +57,38 @@ export const OAuthError = Type.Object(
   { $id: 'OAuthError', title: 'OAuthError', additionalProperties: false },
 )
 
-/** The shared schemas every app registers. */
-export const SHARED_SCHEMAS = [ErrorBody, QueryError, ErrorV1, OAuthError] as const
+/** A value or null. */
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+
+/** Who created and last changed a record, and when (instants to the millisecond). */
+export const Auditable = Type.Object(
+  {
+    created: Type.String({ format: 'date-time' }),
+    updated: Nullable(Type.String({ format: 'date-time' })),
+    creator: Nullable(Type.String()),
+    updater: Nullable(Type.String()),
+  },
+  { $id: 'Auditable', title: 'Auditable', additionalProperties: false },
+)
+
+/** A whole list (`{ total, data }`), named `$id`. */
+export const ListOf = <T extends TSchema>(item: T, $id: string) =>
+  Type.Object(
+    { total: Type.Integer({ minimum: 0 }), data: Type.Array(item) },
+    { $id, title: $id, additionalProperties: false },
+  )
+
+/** One page of a list (`{ total, offset, limit, data }`), named `$id`. */
+export const PageOf = <T extends TSchema>(item: T, $id: string) =>
+  Type.Object(
+    {
+      total: Type.Integer({ minimum: 0, description: 'records in the whole list' }),
+      offset: Type.Integer({ minimum: 0 }),
+      limit: Type.Integer({ minimum: 1 }),
+      data: Type.Array(item),
+    },
+    { $id, title: $id, additionalProperties: false },
+  )
 
 /** Stands for "the error body of this route's family" in a route's responses until the OpenAPI hook replaces it. */
 export const FAMILY_ERROR = Object.freeze({ description: 'error of the route family' })

@@ -5,7 +5,7 @@ import { CodeParams, ListQuery, NoContent } from '../http/schemas.ts'
 import type { SellerCodes } from '../model/row-security.ts'
 import type { Resource } from './resource.model.ts'
 import type { ResourceService, Actor } from './resource.service.ts'
-import { registerResourceSchemas } from './resource.schemas.ts'
+import { resourceSchemas } from './resource.schemas.ts'
 
 export type ActorOf = (request: unknown) => Actor
 
@@ -26,7 +26,7 @@ export function registerResourceRoutes(server: FastifyInstance, service: Resourc
   const name = resource.def.name
   const plural = resource.path.charAt(0).toUpperCase() + resource.path.slice(1)
   const tags = [name]
-  const schemas = registerResourceSchemas(server, resource)
+  const schemas = resourceSchemas(resource)
 
   app.post(
     base,

@@ -1,7 +1,5 @@
-import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { decimalOut, nullableDecimalOut } from '../decimal-json.ts'
-import { addSchemas, ref } from '../http/schemas.ts'
 import type { WireRecord } from './resource.repository.ts'
 import type { FieldDef } from '../model/index.ts'
 import { CODE_PATTERN, type Resource } from './resource.model.ts'
@@ -145,7 +143,7 @@ export function recordSchema(resource: Resource): JsonSchema {
 }
 
 /** One page of records (`CustomerPage`). */
-export function listSchema(resource: Resource): JsonSchema {
+export function listSchema(resource: Resource, record: JsonSchema): JsonSchema {
   return {
     $id: `${resource.def.name}Page`,
     title: `${resource.def.name}Page`,
@@ -156,20 +154,21 @@ export function listSchema(resource: Resource): JsonSchema {
       total: { type: 'integer', description: 'records the caller may see' },
       offset: { type: 'integer' },
       limit: { type: 'integer' },
-      data: { type: 'array', items: { $ref: `${resource.def.name}#` } },
+      data: { type: 'array', items: record },
     },
   }
 }
 
-/**
- * Registers the named schemas of a resource (`Customer`, `CustomerInput`, `CustomerUpdate`, `CustomerPage`) and
- * returns references to them, typed for the handlers.
- */
-export function registerResourceSchemas(app: FastifyInstance, resource: Resource) {
-  const record = Type.Unsafe<WireRecord>(recordSchema(resource))
-  const input = Type.Unsafe<Record<string, unknown>>(bodySchema(resource, false))
-  const update = Type.Unsafe<Record<string, unknown>>(bodySchema(resource, true))
-  const page = Type.Unsafe<{ total: number; offset: number; limit: number; data: WireRecord[] }>(listSchema(resource))
-  addSchemas(app, [record, input, update, page])
-  return { record: ref(record), input: ref(input), update: ref(update), page: ref(page) }
+/** The named schemas of a resource (`Customer`, `CustomerInput`, `CustomerUpdate`, `CustomerPage`), typed. */
+export function resourceSchemas(resource: Resource) {
+  const recordJson = recordSchema(resource)
+  const record = Type.Unsafe<WireRecord>(recordJson)
+  return {
+    record,
+    input: Type.Unsafe<Record<string, unknown>>(bodySchema(resource, false)),
+    update: Type.Unsafe<Record<string, unknown>>(bodySchema(resource, true)),
+    page: Type.Unsafe<{ total: number; offset: number; limit: number; data: WireRecord[] }>(
+      listSchema(resource, recordJson),
+    ),
+  }
 }

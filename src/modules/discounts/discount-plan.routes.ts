@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Resource } from '../../kernel/resources/resource.model.ts'
 import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
-import { bodySchema, registerResourceSchemas } from '../../kernel/resources/resource.schemas.ts'
+import { bodySchema, resourceSchemas } from '../../kernel/resources/resource.schemas.ts'
 import { NoContent } from '../../kernel/http/schemas.ts'
 import type { ListQuery } from '../../kernel/resources/resource.service.ts'
 import { decimalSchema } from '../pricing/index.ts'
@@ -60,7 +60,7 @@ export function registerDiscountPlanRoutes(
   const base = '/api/v1/discountPlans'
   const p = (request: FastifyRequest) => request.params as { code: string; itemCode: string }
   const actor = (request: FastifyRequest) => actorOf(request).username
-  const schemas = registerResourceSchemas(app, resource)
+  const schemas = resourceSchemas(resource)
   const record = schemas.record
   const { $id: _id, title: _title, ...inputShape } = bodySchema(resource, false)
   const upsertBody = {
