@@ -1,6 +1,7 @@
 // Writes the OpenAPI document of a built app (no server listening) to stdout or to the file named as argument.
 // The app runs on a throwaway in-memory database with the default configuration, as a first start would.
 import fs from 'node:fs'
+import path from 'node:path'
 import pino from 'pino'
 import { buildApp } from '../src/app.ts'
 import { systemClock } from '../src/kernel/clock.ts'
@@ -24,8 +25,10 @@ try {
   const text = `${JSON.stringify(app.server.swagger(), null, 2)}\n`
   await app.server.close()
   const target = process.argv[2]
-  if (target) fs.writeFileSync(target, text)
-  else process.stdout.write(text)
+  if (target) {
+    fs.mkdirSync(path.dirname(target), { recursive: true })
+    fs.writeFileSync(target, text)
+  } else process.stdout.write(text)
 } finally {
   await database.close()
 }

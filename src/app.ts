@@ -12,7 +12,7 @@ import { installTextGuard } from './kernel/http/text-guard.ts'
 import { installSecurityHeaders } from './kernel/http/security-headers.ts'
 import { installMetrics } from './kernel/http/metrics.ts'
 import { installRoutePolicy, type PolicyEntry } from './kernel/http/route-policy.ts'
-import { finishDocument, installOpenApiConventions, TAGS } from './kernel/http/openapi.ts'
+import { finishDocument, installOpenApiConventions, securitySchemes, TAGS } from './kernel/http/openapi.ts'
 import { registerHealthRoutes } from './kernel/http/health.routes.ts'
 import { actorOf } from './kernel/http/actor.ts'
 import { loggerOptions } from './kernel/logger.ts'
@@ -98,11 +98,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         title: 'Obol API',
         version: '0.1.0',
         description: 'Obol, an open billing and monetization platform. Each operation names the role it needs.',
+        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       },
-      servers: [{ url: deps.publicUrl }],
+      // Relative: the document describes the server that serves it, whatever address it is reached by.
+      servers: [{ url: '/', description: 'this server' }],
       tags: [...TAGS],
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
-      security: [{ bearer: [] }],
+      components: { securitySchemes: securitySchemes(deps.publicUrl, deps.auth) },
+      security: [{ oauth2: [] }, { bearer: [] }],
     },
     // Schemas with an `$id` are components named by it (`Customer`, `Error`), listed once however many routes use them.
     refResolver: {

@@ -1,13 +1,14 @@
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import { errorFamily, type Family } from './error-handler.ts'
 import type { RoutePolicy } from './route-policy.ts'
-import { ErrorBody, ErrorV1, FAMILY_ERROR, OAuthError, QueryError } from './schemas.ts'
+import { ErrorBody, ErrorV1, FAMILY_ERROR, NoContent, OAuthError, QueryError } from './schemas.ts'
 
 /**
  * The OpenAPI document's conventions, applied to every route as it is registered:
  * - every operation has an `operationId`: the route's own `schema.operationId`, else one derived from its method and
  *   path (`operationIdOf`). Routes whose derived name reads badly set their own (`previewOrder`, `rotateClientSecret`).
  * - every tag an operation uses is declared in `TAGS`, with a description, in the order a newcomer reads them.
+ * - a DELETE declaring no success answers 204 without content.
  * - every operation declares the error statuses it can give (`defaultErrorStatuses`, plus the ones a route adds with
  *   `errorResponses(...)`), each with the error body of its route family.
  */
@@ -79,6 +80,23 @@ export const TAGS: readonly { name: string; description: string }[] = [
   { name: 'Report queries', description: 'Saved report queries, their executions, schedules and exported files.' },
   { name: 'Query workbench', description: 'Deep (HQL) queries, the schema editors complete from, saved queries.' },
 ]
+
+/**
+ * OAuth 2.0 client credentials against the token endpoint (Swagger UI's Authorize gets a token from a client id and
+ * secret), a bearer token pasted as is, and the portal's session cookie.
+ */
+export function securitySchemes(publicUrl: string, auth: { realm: string; issuerUrl: string | undefined }) {
+  const issuer = auth.issuerUrl?.replace(/\/$/, '') ?? `${publicUrl.replace(/\/$/, '')}/auth/realms/${auth.realm}`
+  return {
+    oauth2: {
+      type: 'oauth2',
+      description: 'Client credentials grant: a client id and secret (POST /api/v1/clients) give a bearer token.',
+      flows: { clientCredentials: { tokenUrl: `${issuer}/protocol/openid-connect/token`, scopes: {} } },
+    },
+    bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A token obtained beforehand.' },
+    portalSession: { type: 'apiKey', in: 'cookie', name: 'obol_session', description: 'The portal session cookie.' },
+  } as const
+}
 
 const PREFIXES = [/^\/auth\/realms\/:realm\/protocol\/openid-connect/, /^\/auth\/realms\/:realm/, /^\/api\/(v1|rest)/]
 
@@ -187,11 +205,16 @@ export function installOpenApiConventions(app: FastifyInstance): void {
     if (!route.schema || route.schema.hide) return
     const method = Array.isArray(route.method) ? route.method[0]! : route.method
     route.schema.operationId ??= operationIdOf(method, route.url)
+    const policy = route.config?.policy
+    if (policy && 'public' in policy) route.schema.security ??= []
+    if (policy && 'session' in policy) route.schema.security ??= [{ portalSession: [] }]
     const family = FAMILY_SCHEMAS[errorFamily(route.url)]
     // The response's description is not the schema's: the schema stays the same named component for every status.
     const response: Record<string, unknown> = { ...(route.schema.response as Record<string, unknown> | undefined) }
-    for (const status of defaultErrorStatuses(method, route.url, route.config?.policy))
-      response[status] ??= FAMILY_ERROR
+    // A DELETE that declares no success answers 204 without content.
+    if (method === 'DELETE' && !Object.keys(response).some((status) => status.startsWith('2')))
+      response[204] = NoContent
+    for (const status of defaultErrorStatuses(method, route.url, policy)) response[status] ??= FAMILY_ERROR
     for (const [status, schema] of Object.entries(response)) {
       if (schema === FAMILY_ERROR)
         response[status] = { ...family, 'x-response-description': STATUS_TEXT[Number(status)] ?? 'Error' }

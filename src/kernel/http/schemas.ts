@@ -116,3 +116,13 @@ export const ListQuery = Type.Object(
   },
   { additionalProperties: false },
 )
+
+/**
+ * An object whose fields are not described yet, named `$id`: every field is sent as the handler builds it. A stopgap
+ * for responses still to be described field by field (a generated client sees an open object).
+ */
+export const OpenObject = ($id: string, description: string) =>
+  Type.Object({}, { $id, title: $id, description, additionalProperties: true })
+
+/** The success a route announced but not yet available declares: it answers 501 until then. */
+export const Reserved = { type: 'null', 'x-response-description': 'Reserved: this version answers 501 Not Implemented' }

@@ -1,3 +1,4 @@
+import { OpenObject } from '../../kernel/http/schemas.ts'
 import type { FastifyInstance } from 'fastify'
 import { eq, sql } from 'drizzle-orm'
 import type { Db } from '../../kernel/db/database.ts'
@@ -49,6 +50,12 @@ const settingsBody = {
     },
   },
 }
+
+// Open: modules add settings of their own; every field settingsToWire writes is sent.
+const SettingsResponse = OpenObject(
+  'TenantSettings',
+  'timeZone, roundingMode, pricesIncludeTax, list and query limits, workbench governor, auditable',
+)
 
 export function settingsToWire(s: TenantSettings) {
   return {
@@ -104,7 +111,12 @@ export function registerTenantSettingsRoutes(
     '/api/v1/tenantSettings',
     {
       config: { policy: { role: 'api.settings.view' } },
-      schema: { operationId: 'getTenantSettings', tags: ['TenantSetting'], summary: 'Read the tenant settings' },
+      schema: {
+        operationId: 'getTenantSettings',
+        tags: ['TenantSetting'],
+        summary: 'Read the tenant settings',
+        response: { 200: SettingsResponse },
+      },
     },
     async () => settingsToWire(await readTenantSettings(db)),
   )
@@ -117,6 +129,7 @@ export function registerTenantSettingsRoutes(
         tags: ['TenantSetting'],
         summary: 'Update tenant settings (partial: only the fields sent change)',
         body: settingsBody,
+        response: { 200: SettingsResponse },
       },
     },
     async (request) => {
