@@ -22,18 +22,18 @@ const errorProperties = {
   message: Type.String(),
   details: Type.Optional(Type.Array(ErrorDetail, { description: 'one entry per refused field' })),
   requestId: Type.Optional(Type.String({ description: 'on INTERNAL_ERROR only: the id to find it in the logs' })),
+  line: Type.Optional(Type.Integer({ minimum: 1, description: 'in a query text: the line of the offending token' })),
+  column: Type.Optional(Type.Integer({ minimum: 1 })),
 }
 
 /** The error body of the default family: every route not named below. */
 export const ErrorBody = Type.Object(errorProperties, { $id: 'Error', title: 'Error', additionalProperties: false })
 
-/** The Query API's error body: the default one with the code repeated as `code`, and a position in a text query. */
+/** The Query API's error body: the default one with the code repeated as `code`. */
 export const QueryError = Type.Object(
   {
     ...errorProperties,
     code: Type.String({ description: 'the error code again (Query API clients read `code`)' }),
-    line: Type.Optional(Type.Integer({ minimum: 1 })),
-    column: Type.Optional(Type.Integer({ minimum: 1 })),
   },
   { $id: 'QueryError', title: 'QueryError', additionalProperties: false },
 )

@@ -180,7 +180,7 @@ export function registerOffersRoutes(
         description: 'Only sent fields change. A taken newCode is a 409 OFFER_ALREADY_EXISTS.',
         params: CodeParams,
         body: UpsertOfferBody,
-        response: { 200: OfferRecord, 201: OfferRecord },
+        response: { 200: OfferRecord, 201: OfferRecord, 422: OfferError },
       },
     },
     async (request, reply) => {

@@ -133,7 +133,7 @@ export function registerReportQueryRoutes(app: FastifyInstance, service: ReportQ
         params: codeParams,
         querystring: { type: 'object', properties: { mode: { type: 'string', maxLength: 50 } } },
         body: { anyOf: [{ type: 'object', additionalProperties: false }, { type: 'null' }] },
-        response: { 200: ReportQueryResult },
+        response: { 200: ReportQueryResult, ...errorResponses(408, 429) },
       },
     },
     async (request) =>

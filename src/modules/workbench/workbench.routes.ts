@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { principalOf } from '../../kernel/http/principal.ts'
+import { errorResponses } from '../../kernel/http/schemas.ts'
 import type { ReportQueryService } from '../reporting/index.ts'
 import type { DeepService } from './deep.service.ts'
 import type { SchemaService } from './schema.service.ts'
@@ -35,7 +36,7 @@ export function registerWorkbenchRoutes(
         tags,
         summary: 'Run a Deep (HQL) query: rows as JSON, at most maxRowsSync; X-Result-Truncated when cut',
         querystring: DeepQuerystring,
-        response: { 200: DeepRows },
+        response: { 200: DeepRows, ...errorResponses(408, 429) },
       },
     },
     async (request, reply) => {
