@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { operationIdOf, singular } from './openapi.ts'
+import { hoistNamedSchemas, operationIdOf, singular } from './openapi.ts'
 
 describe('operationIdOf', () => {
   it.each([
@@ -26,5 +26,38 @@ describe('operationIdOf', () => {
       'charge',
       'status',
     ])
+  })
+})
+
+describe('hoistNamedSchemas', () => {
+  const media = (schema: object) => ({ content: { 'application/json': { schema } } })
+  const named = { title: 'Thing', type: 'object', properties: { a: { type: 'string' } } }
+
+  it('lists a named schema once in components and points at it', () => {
+    const document = {
+      paths: {
+        '/a': { get: { responses: { 200: media(named) } } },
+        '/b': { get: { responses: { 200: media({ type: 'array', items: named }) } } },
+      },
+      components: { schemas: {} },
+    }
+    const hoisted = hoistNamedSchemas(document)
+    expect(hoisted.components.schemas).toEqual({ Thing: named })
+    expect(hoisted.paths['/a'].get.responses[200].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/Thing',
+    })
+    expect(hoisted.paths['/b'].get.responses[200].content['application/json'].schema).toEqual({
+      type: 'array',
+      items: { $ref: '#/components/schemas/Thing' },
+    })
+  })
+
+  it('refuses two different schemas of one name', () => {
+    const other = { ...named, properties: { b: { type: 'integer' } } }
+    const document = {
+      paths: { '/a': { get: { responses: { 200: media(named), 201: media(other) } } } },
+      components: { schemas: {} },
+    }
+    expect(() => hoistNamedSchemas(document)).toThrow(/Two different schemas are named Thing/)
   })
 })
