@@ -4,7 +4,17 @@ import globals from 'globals'
 import tseslint from 'typescript-eslint'
 
 export default defineConfig(
-  { ignores: ['node_modules/**', 'data/**', 'dist/**', 'coverage/**', 'migrations/**', 'web/dist/**'] },
+  {
+    ignores: [
+      'node_modules/**',
+      'data/**',
+      'dist/**',
+      'coverage/**',
+      'migrations/**',
+      'web/dist/**',
+      'clients/typescript/src/schema.d.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {

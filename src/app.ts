@@ -15,6 +15,7 @@ import { installMetrics, registerCacheGauge } from './kernel/http/metrics.ts'
 import { installReadPositions } from './kernel/http/read-position.ts'
 import { registerWebUi } from './kernel/http/web-ui.ts'
 import { installRoutePolicy, type PolicyEntry } from './kernel/http/route-policy.ts'
+import { finishDocument, installOpenApiConventions, securitySchemes, TAGS } from './kernel/http/openapi.ts'
 import { registerHealthRoutes } from './kernel/http/health.routes.ts'
 import { actorOf } from './kernel/http/actor.ts'
 import { loggerOptions } from './kernel/logger.ts'
@@ -95,6 +96,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   installErrorHandling(server)
   await installSecurityHeaders(server, { https: deps.publicUrl.startsWith('https:') })
   const policies = installRoutePolicy(server)
+  installOpenApiConventions(server)
   const metrics = installMetrics(server, deps.database)
   installReadPositions(server, deps.database)
 
@@ -105,13 +107,22 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         title: 'Obol API',
         version: '0.1.0',
         description: 'Obol, an open billing and monetization platform. Each operation names the role it needs.',
+        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       },
-      servers: [{ url: deps.publicUrl }],
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
-      security: [{ bearer: [] }],
+      // Relative: the document describes the server that serves it, whatever address it is reached by.
+      servers: [{ url: '/', description: 'this server' }],
+      tags: [...TAGS],
+      components: { securitySchemes: securitySchemes(deps.publicUrl, deps.auth) },
+      security: [{ oauth2: [] }, { bearer: [] }],
+    },
+    // Schemas with an `$id` are components named by it (`Customer`, `Error`), listed once however many routes use them.
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },
     transformObject: (documents) =>
-      'openapiObject' in documents ? documentDecimals(documents.openapiObject) : documents.swaggerObject,
+      'openapiObject' in documents
+        ? documentDecimals(finishDocument(documents.openapiObject))
+        : documents.swaggerObject,
   })
   await server.register(swaggerUi, { routePrefix: '/api/docs', uiConfig: { docExpansion: 'list' } })
   server.get('/api/openapi.json', { config: { policy: { public: true } }, schema: { hide: true } }, async () =>

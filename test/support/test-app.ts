@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { afterAll, beforeAll } from 'vitest'
+import { afterAll, beforeAll, expect } from 'vitest'
 import pino from 'pino'
 import { buildApp, type App, type AppDeps } from '../../src/app.ts'
 import { systemClock, type Clock } from '../../src/kernel/clock.ts'
@@ -13,6 +13,7 @@ import { walletOperationPartitionJob } from '../../src/kernel/jobs/wallet-operat
 import { recurringRatingJob } from '../../src/modules/ordering/index.ts'
 import type { JobType } from '../../src/kernel/jobs/job-runtime.ts'
 import { useTestDatabase } from './test-database.ts'
+import { installResponseContract } from './response-contract.ts'
 
 export const TEST_ADMIN = {
   clientId: 'test-admin',
@@ -72,9 +73,14 @@ export interface TestApp {
 
 let clientCounter = 0
 
-/** An app on its own database for one test file, with the job runtime started (fast timers). */
+/**
+ * An app on its own database for one test file, with the job runtime started (fast timers). Every response is
+ * checked against the OpenAPI document (status declared, body matching its schema, no field dropped): the file fails
+ * at its end when one was not.
+ */
 export function useTestApp(options: { jobTypes?: JobType[]; env?: NodeJS.ProcessEnv; clock?: Clock } = {}): TestApp {
   const db = useTestDatabase()
+  const violations: string[] = []
   let app: App | undefined
   let jobs: JobRuntime | undefined
   let adminToken = ''
@@ -131,13 +137,14 @@ export function useTestApp(options: { jobTypes?: JobType[]; env?: NodeJS.Process
     await jobs.start()
     const deps = testAppDeps(db.current, jobs, options.env, options.clock)
     if (!options.env?.EXPORT_DIR) exportDir = deps.exportDir
-    app = await buildApp(deps)
+    app = await buildApp({ ...deps, extraRoutes: (server) => installResponseContract(server, violations) })
     adminToken = await clientToken(TEST_ADMIN.clientId, TEST_ADMIN.clientSecret)
   })
   afterAll(async () => {
     await app?.server.close()
     await jobs?.stop(1000)
     if (exportDir) fs.rmSync(exportDir, { recursive: true, force: true })
+    expect([...new Set(violations)], 'responses that break the OpenAPI document').toEqual([])
   })
   return {
     get app() {

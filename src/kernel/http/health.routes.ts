@@ -1,7 +1,24 @@
 import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
 import type { Registry } from 'prom-client'
 import { ping, type Database } from '../db/database.ts'
 import { pendingMigrations } from '../db/migrate.ts'
+
+const Live = Type.Object({ status: Type.Literal('UP') }, { additionalProperties: false })
+const Readiness = Type.Object(
+  {
+    status: Type.Union([Type.Literal('UP'), Type.Literal('DOWN')]),
+    database: Type.Union([Type.Literal('UP'), Type.Literal('DOWN'), Type.Literal('UNKNOWN')]),
+    databaseKind: Type.Optional(Type.String({ description: '`pglite` or `postgres`, when UP' })),
+    reason: Type.Optional(Type.String()),
+    pendingMigrations: Type.Optional(Type.Array(Type.String())),
+  },
+  { $id: 'Readiness', title: 'Readiness', additionalProperties: false },
+)
+const MetricsText = {
+  description: 'Prometheus text exposition format',
+  content: { 'text/plain': { schema: { type: 'string' } } },
+}
 
 /** Liveness, readiness (database reachable and migrated) and Prometheus metrics. No token needed. */
 export function registerHealthRoutes(
@@ -11,16 +28,25 @@ export function registerHealthRoutes(
   isDraining: () => boolean,
 ): void {
   const open = { policy: { public: true as const } }
-  app.get('/health/live', { config: open, schema: { tags: ['Health'], summary: 'The process is up' } }, async () => ({
-    status: 'UP',
-  }))
+  app.get(
+    '/health/live',
+    {
+      config: open,
+      schema: { operationId: 'getLiveness', tags: ['Health'], summary: 'The process is up', response: { 200: Live } },
+    },
+    async () => ({
+      status: 'UP',
+    }),
+  )
   app.get(
     '/health/ready',
     {
       config: open,
       schema: {
+        operationId: 'getReadiness',
         tags: ['Health'],
         summary: 'The database is reachable and migrated (replicas named, not required); 503 otherwise',
+        response: { 200: Readiness, 503: { ...Readiness, 'x-response-description': 'Not ready: the body says why' } },
       },
     },
     async (_request, reply) => {
@@ -47,7 +73,12 @@ export function registerHealthRoutes(
     '/metrics',
     {
       config: open,
-      schema: { tags: ['Health'], summary: 'Prometheus metrics: requests, latencies, database pool, jobs' },
+      schema: {
+        operationId: 'getMetrics',
+        tags: ['Health'],
+        summary: 'Prometheus metrics: requests, latencies, database pool, jobs',
+        response: { 200: MetricsText },
+      },
     },
     async (_request, reply) => {
       const text = await metrics.metrics()

@@ -39,21 +39,9 @@ export function describePolicy(policy: RoutePolicy | undefined): string {
   return `Required role: any of ${policy.anyRole.map((r) => `\`${r}\``).join(', ')}.`
 }
 
-const errorResponse = {
-  description: 'Error',
-  type: 'object',
-  additionalProperties: true,
-  properties: {
-    status: { type: 'string' },
-    errorCode: { type: 'string' },
-    message: { type: 'string' },
-    details: { type: 'array', items: { type: 'object', additionalProperties: true } },
-  },
-}
-
 /**
- * Collects every route's policy into one table, writes the role into the OpenAPI description and adds
- * the error responses every route can give. The access module enforces the table.
+ * Collects every route's policy into one table and writes the role into the OpenAPI description. The access module
+ * enforces the table.
  */
 export function installRoutePolicy(app: FastifyInstance): PolicyEntry[] {
   const table: PolicyEntry[] = []
@@ -73,10 +61,6 @@ export function installRoutePolicy(app: FastifyInstance): PolicyEntry[] {
       const roleLine = describePolicy(policy)
       const existing = typeof route.schema.description === 'string' ? route.schema.description : ''
       route.schema.description = existing ? `${existing}\n\n${roleLine}` : roleLine
-      const response = { ...((route.schema.response as Record<string, unknown> | undefined) ?? {}) }
-      const codes = policy && 'public' in policy ? ['400', '500'] : ['400', '401', '403', '404', '409', '500']
-      for (const code of codes) response[code] ??= errorResponse
-      route.schema.response = response
     }
   })
   return table

@@ -12,12 +12,26 @@ const common: Options = { allErrors: true, removeAdditional: false, useDefaults:
  * Bodies are validated strictly (a string is never coerced into a number); query strings and path
  * parameters are text by nature, so they are coerced.
  */
+/**
+ * A copy of a schema without `$id`s: a named schema (an `$id`, for the OpenAPI document) appears in many routes, and
+ * Ajv would refuse a second schema of the same `$id`. Route schemas do not use `$ref`, so nothing needs the ids.
+ */
+export function withoutIds(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withoutIds)
+  if (schema === null || typeof schema !== 'object') return schema
+  return Object.fromEntries(
+    Object.entries(schema)
+      .filter(([key]) => key !== '$id')
+      .map(([key, value]) => [key, withoutIds(value)]),
+  )
+}
+
 export function validatorCompiler(): FastifySchemaCompiler<unknown> {
   const strict = addFormats(new Ajv({ ...common, coerceTypes: false }))
   const coercing = addFormats(new Ajv({ ...common, coerceTypes: 'array' }))
   return ({ schema, httpPart }) => {
     const ajv = httpPart === 'body' ? strict : coercing
-    return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>
+    return ajv.compile(withoutIds(schema) as object) as ReturnType<FastifySchemaCompiler<unknown>>
   }
 }
 

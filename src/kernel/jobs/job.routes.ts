@@ -7,6 +7,7 @@ import { readTenantSettings } from '../settings.ts'
 import type { ActorOf } from '../resources/resource.routes.ts'
 import { nextFireTime, timerError, type JobRuntime } from './job-runtime.ts'
 import { SCHEDULE_FIELDS, type ScheduleExpression } from './schedule-expression.ts'
+import { OpenObject } from '../http/schemas.ts'
 
 const codeParams = {
   type: 'object',
@@ -48,13 +49,18 @@ async function getJob(db: Db, code: string) {
   return job
 }
 
+const Job = OpenObject('Job', 'A job instance: its type, parameters, timer, next fire time and last execution')
+const JobList = OpenObject('JobList', '`{ total, data: Job[], jobTypes: [{ name, description }] }`')
+const JobExecution = OpenObject('JobExecution', 'One execution of a job: status, start, end, counts, error')
+const JobExecutionPage = OpenObject('JobExecutionPage', '`{ total, offset, limit, data: JobExecution[] }`')
+
 export function registerJobRoutes(app: FastifyInstance, db: Db, runtime: JobRuntime, actorOf: ActorOf): void {
   const tags = ['Jobs']
   app.get(
     '/api/v1/jobs',
     {
       config: { policy: { role: 'api.jobs.view' } },
-      schema: { tags, summary: 'List job instances with their timers' },
+      schema: { tags, summary: 'List job instances with their timers', response: { 200: JobList } },
     },
     async () => {
       const data = await rows(db, sql`select ${jobColumns} from job_instance order by code`)
@@ -69,7 +75,7 @@ export function registerJobRoutes(app: FastifyInstance, db: Db, runtime: JobRunt
     '/api/v1/jobs/:code',
     {
       config: { policy: { role: 'api.jobs.view' } },
-      schema: { tags, summary: 'Get a job instance', params: codeParams },
+      schema: { tags, summary: 'Get a job instance', params: codeParams, response: { 200: Job } },
     },
     async (request) => getJob(db, (request.params as { code: string }).code),
   )
@@ -82,6 +88,7 @@ export function registerJobRoutes(app: FastifyInstance, db: Db, runtime: JobRunt
         summary: 'Change a job instance (partial): description, parameters, timer, active',
         params: codeParams,
         body: jobUpdateBody,
+        response: { 200: Job },
       },
     },
     async (request) => {
@@ -129,6 +136,7 @@ export function registerJobRoutes(app: FastifyInstance, db: Db, runtime: JobRunt
         tags,
         summary: 'Run a job now, whatever its timer; answers 202 with the queued execution',
         params: codeParams,
+        response: { 202: JobExecution },
       },
     },
     async (request, reply) => {
@@ -145,6 +153,7 @@ export function registerJobRoutes(app: FastifyInstance, db: Db, runtime: JobRunt
         summary: 'Executions of a job, newest first: status, start, end, counts, error',
         params: codeParams,
         querystring: pageQuery,
+        response: { 200: JobExecutionPage },
       },
     },
     async (request) =>

@@ -1,4 +1,6 @@
+import { Type } from 'typebox'
 import { decimalOut, nullableDecimalOut } from '../decimal-json.ts'
+import type { WireRecord } from './resource.repository.ts'
 import type { FieldDef } from '../model/index.ts'
 import { CODE_PATTERN, type Resource } from './resource.model.ts'
 
@@ -84,14 +86,28 @@ export function bodySchema(resource: Resource, forUpdate: boolean): JsonSchema {
     if (!forUpdate && !rel.nullable) required.push(rel.name)
   }
   if (resource.def.customFields) properties.cfValues = cfValuesSchema
-  return { type: 'object', additionalProperties: false, properties, ...(required.length > 0 ? { required } : {}) }
+  const $id = `${resource.def.name}${forUpdate ? 'Update' : 'Input'}`
+  return {
+    $id,
+    title: $id,
+    type: 'object',
+    additionalProperties: false,
+    properties,
+    ...(required.length > 0 ? { required } : {}),
+  }
 }
 
-/** Response schema: documents the fields; additional properties pass so nothing is silently dropped. */
+const AUDIT_FIELDS = ['created', 'updated', 'creator', 'updater']
+
+/**
+ * Response schema of a record, named by its entity (`Customer`): every field, relation (as the target's code) and the
+ * audit block, all always sent (null when empty). Fields not declared here would not be sent: the record is built
+ * from the same registry entity.
+ */
 export function recordSchema(resource: Resource): JsonSchema {
   const properties: Record<string, JsonSchema> = { id: { type: 'integer' } }
   for (const field of resource.def.fields.values()) {
-    if (['id', 'created', 'updated', 'creator', 'updater'].includes(field.name)) continue
+    if (field.name === 'id' || AUDIT_FIELDS.includes(field.name)) continue
     // Decimals are written from their decimal text (`decimalOut`), never through a double.
     if (field.type === 'decimal') properties[field.name] = field.nullable ? nullableDecimalOut : decimalOut
     else
@@ -101,26 +117,58 @@ export function recordSchema(resource: Resource): JsonSchema {
     if (rel.kind === 'manyToOne')
       properties[rel.name] = { type: ['string', 'null'], description: `code of the ${rel.target}` }
   }
-  properties.auditable = {
-    type: 'object',
-    properties: {
-      created: { type: 'string', format: 'date-time' },
-      updated: { type: ['string', 'null'], format: 'date-time' },
-      creator: { type: ['string', 'null'] },
-      updater: { type: ['string', 'null'] },
-    },
+  const audit: Record<string, JsonSchema> = {
+    created: { type: 'string', format: 'date-time' },
+    updated: { type: ['string', 'null'], format: 'date-time' },
+    creator: { type: ['string', 'null'] },
+    updater: { type: ['string', 'null'] },
   }
-  return { type: 'object', additionalProperties: true, properties }
+  const audited = AUDIT_FIELDS.filter((name) => resource.def.fields.has(name))
+  if (audited.length > 0) {
+    properties.auditable = {
+      type: 'object',
+      additionalProperties: false,
+      required: audited,
+      properties: Object.fromEntries(audited.map((name) => [name, audit[name]!])),
+    }
+  }
+  return {
+    $id: resource.def.name,
+    title: resource.def.name,
+    type: 'object',
+    additionalProperties: false,
+    required: Object.keys(properties),
+    properties,
+  }
 }
 
-export function listSchema(resource: Resource): JsonSchema {
+/** One page of records (`CustomerPage`). */
+export function listSchema(resource: Resource, record: JsonSchema): JsonSchema {
   return {
+    $id: `${resource.def.name}Page`,
+    title: `${resource.def.name}Page`,
     type: 'object',
+    additionalProperties: false,
+    required: ['total', 'offset', 'limit', 'data'],
     properties: {
-      total: { type: 'integer' },
+      total: { type: 'integer', description: 'records the caller may see' },
       offset: { type: 'integer' },
       limit: { type: 'integer' },
-      data: { type: 'array', items: recordSchema(resource) },
+      data: { type: 'array', items: record },
     },
+  }
+}
+
+/** The named schemas of a resource (`Customer`, `CustomerInput`, `CustomerUpdate`, `CustomerPage`), typed. */
+export function resourceSchemas(resource: Resource) {
+  const recordJson = recordSchema(resource)
+  const record = Type.Unsafe<WireRecord>(recordJson)
+  return {
+    record,
+    input: Type.Unsafe<Record<string, unknown>>(bodySchema(resource, false)),
+    update: Type.Unsafe<Record<string, unknown>>(bodySchema(resource, true)),
+    page: Type.Unsafe<{ total: number; offset: number; limit: number; data: WireRecord[] }>(
+      listSchema(resource, recordJson),
+    ),
   }
 }

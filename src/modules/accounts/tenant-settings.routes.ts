@@ -1,3 +1,4 @@
+import { OpenObject } from '../../kernel/http/schemas.ts'
 import type { FastifyInstance } from 'fastify'
 import { eq, sql } from 'drizzle-orm'
 import type { Db } from '../../kernel/db/database.ts'
@@ -51,6 +52,12 @@ const settingsBody = {
     },
   },
 }
+
+// Open: modules add settings of their own; every field settingsToWire writes is sent.
+const SettingsResponse = OpenObject(
+  'TenantSettings',
+  'timeZone, roundingMode, pricesIncludeTax, list and query limits, workbench governor, auditable',
+)
 
 export function settingsToWire(s: TenantSettings) {
   return {
@@ -109,7 +116,12 @@ export function registerTenantSettingsRoutes(
     '/api/v1/tenantSettings',
     {
       config: { policy: { role: 'api.settings.view' } },
-      schema: { tags: ['TenantSetting'], summary: 'Read the tenant settings' },
+      schema: {
+        operationId: 'getTenantSettings',
+        tags: ['TenantSetting'],
+        summary: 'Read the tenant settings',
+        response: { 200: SettingsResponse },
+      },
     },
     async () => settingsToWire(await readTenantSettings(db)),
   )
@@ -118,9 +130,11 @@ export function registerTenantSettingsRoutes(
     {
       config: { policy: { role: 'api.settings.manage' } },
       schema: {
+        operationId: 'updateTenantSettings',
         tags: ['TenantSetting'],
         summary: 'Update tenant settings (partial: only the fields sent change)',
         body: settingsBody,
+        response: { 200: SettingsResponse },
       },
     },
     async (request) => {

@@ -123,6 +123,7 @@ export function registerBillingRunRoutes(
     {
       config: MANAGE,
       schema: {
+        operationId: 'runBillingRunScheduleNow',
         tags,
         summary: 'Fire the schedule now, whatever its state: one bill run per billing cycle; state and timer unchanged',
         params: codeParams,

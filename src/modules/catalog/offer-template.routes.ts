@@ -1,3 +1,4 @@
+import { errorResponses, NoContent } from '../../kernel/http/schemas.ts'
 import type { FastifyInstance } from 'fastify'
 import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
 import type { ListQuery } from '../../kernel/resources/resource.service.ts'
@@ -130,7 +131,7 @@ export function registerOfferTemplateRoutes(
         description: 'An invalid lifeCycleStatus change is a 422 OFFER_STATUS_TRANSITION_INVALID.',
         params: params('code'),
         body: updateBody,
-        response: { 200: openObject },
+        response: { 200: openObject, ...errorResponses(422) },
       },
     },
     async (request) => offers.update(codeOf(request), request.body as OfferInput, actorOf(request).username),
@@ -139,7 +140,12 @@ export function registerOfferTemplateRoutes(
     `${base}/:code`,
     {
       config: manage,
-      schema: { tags, summary: 'Delete an offer template that is not ACTIVE or LAUNCHED', params: params('code') },
+      schema: {
+        tags,
+        summary: 'Delete an offer template that is not ACTIVE or LAUNCHED',
+        params: params('code'),
+        response: { 204: NoContent, ...errorResponses(422) },
+      },
     },
     async (request, reply) => {
       await offers.delete(codeOf(request))

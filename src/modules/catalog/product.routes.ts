@@ -47,6 +47,7 @@ export function registerProductRoutes(app: FastifyInstance, products: ProductSer
     {
       config: manage,
       schema: {
+        operationId: 'createProductVersion',
         tags,
         summary: 'Create a DRAFT version with the next version number',
         params: params('code'),
@@ -114,9 +115,9 @@ export function registerProductRoutes(app: FastifyInstance, products: ProductSer
     },
     async (request) => products.publish(p(request).code, p(request).version, actor(request)),
   )
-  for (const [segment, name, link, unlink] of [
-    ['attributes', 'attributeCode', products.linkAttribute, products.unlinkAttribute],
-    ['charges', 'chargeCode', products.linkCharge, products.unlinkCharge],
+  for (const [segment, name, noun, link, unlink] of [
+    ['attributes', 'attributeCode', 'Attribute', products.linkAttribute, products.unlinkAttribute],
+    ['charges', 'chargeCode', 'Charge', products.linkCharge, products.unlinkCharge],
   ] as const) {
     const url = `${base}/:version/${segment}/:${name}`
     const linkParams = params('code', 'version', name)
@@ -125,6 +126,7 @@ export function registerProductRoutes(app: FastifyInstance, products: ProductSer
       {
         config: manage,
         schema: {
+          operationId: `addProductVersion${noun}`,
           tags,
           summary: `Link one of the ${segment} to a DRAFT version`,
           params: linkParams,
@@ -139,6 +141,7 @@ export function registerProductRoutes(app: FastifyInstance, products: ProductSer
       {
         config: manage,
         schema: {
+          operationId: `removeProductVersion${noun}`,
           tags,
           summary: `Unlink one of the ${segment} from a DRAFT version`,
           params: linkParams,
@@ -169,6 +172,7 @@ export function registerProductRoutes(app: FastifyInstance, products: ProductSer
     {
       config: manage,
       schema: {
+        operationId: 'addProductDiscountPlan',
         tags: planTags,
         summary: 'Link a discount plan to a product',
         params: params('code', 'dpCode'),
@@ -183,6 +187,7 @@ export function registerProductRoutes(app: FastifyInstance, products: ProductSer
     {
       config: manage,
       schema: {
+        operationId: 'removeProductDiscountPlan',
         tags: planTags,
         summary: 'Unlink a discount plan from a product',
         params: params('code', 'dpCode'),

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Resource } from '../../kernel/resources/resource.model.ts'
 import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
-import { bodySchema, listSchema, recordSchema } from '../../kernel/resources/resource.schemas.ts'
+import { bodySchema, resourceSchemas } from '../../kernel/resources/resource.schemas.ts'
+import { NoContent } from '../../kernel/http/schemas.ts'
 import type { ListQuery } from '../../kernel/resources/resource.service.ts'
 import { decimalSchema } from '../pricing/index.ts'
 import type { DiscountPlanService, ItemInput } from './discount-plan.service.ts'
@@ -59,18 +60,19 @@ export function registerDiscountPlanRoutes(
   const base = '/api/v1/discountPlans'
   const p = (request: FastifyRequest) => request.params as { code: string; itemCode: string }
   const actor = (request: FastifyRequest) => actorOf(request).username
-  const record = recordSchema(resource)
-  const createBody = bodySchema(resource, false)
+  const schemas = resourceSchemas(resource)
+  const record = schemas.record
+  const { $id: _id, title: _title, ...inputShape } = bodySchema(resource, false)
   const upsertBody = {
-    ...createBody,
-    required: (createBody.required as string[] | undefined)?.filter((f) => f !== 'code'),
+    ...inputShape,
+    required: (inputShape.required as string[] | undefined)?.filter((f) => f !== 'code'),
   }
 
   app.post(
     base,
     {
       config: manage,
-      schema: { tags, summary: 'Create a discount plan (DRAFT)', body: createBody, response: { 201: record } },
+      schema: { tags, summary: 'Create a discount plan (DRAFT)', body: schemas.input, response: { 201: record } },
     },
     async (request, reply) =>
       reply.status(201).send(await plans.create(request.body as Record<string, unknown>, actor(request))),
@@ -83,7 +85,7 @@ export function registerDiscountPlanRoutes(
         tags,
         summary: 'List discount plans, paginated',
         querystring: listQuery,
-        response: { 200: listSchema(resource) },
+        response: { 200: schemas.page },
       },
     },
     async (request) => plans.list(request.query as ListQuery),
@@ -101,6 +103,7 @@ export function registerDiscountPlanRoutes(
     {
       config: manage,
       schema: {
+        operationId: 'putDiscountPlan',
         tags,
         summary: 'Create (201) or update (200) the discount plan of this code',
         params: params('code'),
@@ -121,7 +124,7 @@ export function registerDiscountPlanRoutes(
         tags,
         summary: 'Update a discount plan (partial)',
         params: params('code'),
-        body: bodySchema(resource, true),
+        body: schemas.update,
         response: { 200: record },
       },
     },
@@ -131,7 +134,12 @@ export function registerDiscountPlanRoutes(
     `${base}/:code`,
     {
       config: manage,
-      schema: { tags, summary: 'Delete a discount plan no order, product or offer uses', params: params('code') },
+      schema: {
+        tags,
+        summary: 'Delete a discount plan no order, product or offer uses',
+        params: params('code'),
+        response: { 204: NoContent },
+      },
     },
     async (request, reply) => {
       await plans.delete(p(request).code)
@@ -143,6 +151,7 @@ export function registerDiscountPlanRoutes(
     {
       config: manage,
       schema: {
+        operationId: 'activateDiscountPlan',
         tags,
         summary: 'Activate a DRAFT discount plan (409 while it has no item)',
         params: params('code'),
@@ -171,6 +180,7 @@ export function registerDiscountPlanRoutes(
     {
       config: manage,
       schema: {
+        operationId: 'createDiscountPlanItem',
         tags: itemTags,
         summary: 'Add an item to a DRAFT or ACTIVE plan',
         params: params('code'),
@@ -221,7 +231,12 @@ export function registerDiscountPlanRoutes(
     `${base}/:code/items/:itemCode`,
     {
       config: manage,
-      schema: { tags: itemTags, summary: 'Delete a discount plan item', params: params('code', 'itemCode') },
+      schema: {
+        tags: itemTags,
+        summary: 'Delete a discount plan item',
+        params: params('code', 'itemCode'),
+        response: { 204: NoContent },
+      },
     },
     async (request, reply) => {
       await plans.deleteItem(p(request).code, p(request).itemCode)

@@ -6,6 +6,8 @@ import type { TokenService } from './tokens.ts'
 import type { AuthThrottle, Refusal } from './throttle.ts'
 import { DUMMY_HASH, verifySecret } from './secrets.ts'
 import { isStorableText } from '../../kernel/http/text-guard.ts'
+import { errorResponses } from '../../kernel/http/schemas.ts'
+import { JsonWebKeySet, OpenidConfiguration, RealmParams, TokenRequest, TokenResponse } from './iam.schemas.ts'
 
 function oauthError(
   reply: FastifyReply,
@@ -65,7 +67,6 @@ export function registerAuthRoutes(
   const realmPath = '/auth/realms/:realm'
   const open = { policy: { public: true as const } }
   const tags = ['Authentication']
-  const realmParams = { type: 'object', properties: { realm: { type: 'string' } } }
   const checkRealm = (request: FastifyRequest, reply: FastifyReply): boolean => {
     const { realm } = request.params as { realm: string }
     if (realm === deps.config.realm) return true
@@ -80,10 +81,13 @@ export function registerAuthRoutes(
       {
         config: open,
         schema: {
+          operationId: 'requestToken',
           tags,
           summary: 'OAuth 2.0 token endpoint: client_credentials grant (client_secret_post or client_secret_basic)',
           consumes: ['application/x-www-form-urlencoded'],
-          params: realmParams,
+          params: RealmParams,
+          body: TokenRequest,
+          response: { 200: TokenResponse, ...errorResponses(401, 429) },
         },
       },
       async (request, reply) => {
@@ -143,7 +147,13 @@ export function registerAuthRoutes(
     `${realmPath}/protocol/openid-connect/certs`,
     {
       config: open,
-      schema: { tags, summary: 'JSON Web Key Set: the public keys tokens are signed with', params: realmParams },
+      schema: {
+        operationId: 'getJsonWebKeys',
+        tags,
+        summary: 'JSON Web Key Set: the public keys tokens are signed with',
+        params: RealmParams,
+        response: { 200: JsonWebKeySet },
+      },
     },
     async (request, reply) => {
       if (!checkRealm(request, reply)) return reply
@@ -154,7 +164,13 @@ export function registerAuthRoutes(
     `${realmPath}/.well-known/openid-configuration`,
     {
       config: open,
-      schema: { tags, summary: 'OpenID Connect discovery document of the built-in issuer', params: realmParams },
+      schema: {
+        operationId: 'getOpenidConfiguration',
+        tags,
+        summary: 'OpenID Connect discovery document of the built-in issuer',
+        params: RealmParams,
+        response: { 200: OpenidConfiguration },
+      },
     },
     async (request, reply) => {
       if (!checkRealm(request, reply)) return reply

@@ -1,57 +1,36 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { actorOf } from '../../kernel/http/actor.ts'
 import { principalOf } from '../../kernel/http/principal.ts'
-import type { IamService, GroupInput } from './iam.service.ts'
-
-const nameString = { type: 'string', minLength: 1, maxLength: 100, pattern: '^\\S(.*\\S)?$' }
-const roleList = {
-  type: 'array',
-  maxItems: 200,
-  uniqueItems: true,
-  items: { type: 'string', minLength: 1, maxLength: 100 },
-}
-const sellerList = {
-  type: ['array', 'null'],
-  maxItems: 500,
-  uniqueItems: true,
-  items: { type: 'string', minLength: 1, maxLength: 255 },
-}
-const groupBody = (create: boolean) => ({
-  type: 'object',
-  additionalProperties: false,
-  ...(create ? { required: ['name'] } : {}),
-  properties: {
-    name: nameString,
-    description: { type: ['string', 'null'], maxLength: 2000 },
-    roles: roleList,
-    sellerCodes: sellerList,
-  },
-})
-export const createGroupBody = groupBody(true)
-const usernameString = { type: 'string', minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9][A-Za-z0-9_.@-]*$' }
-const password = { type: 'string', minLength: 10, maxLength: 200 }
-const groupNames = {
-  type: 'array',
-  maxItems: 100,
-  uniqueItems: true,
-  items: { type: 'string', minLength: 1, maxLength: 100 },
-}
-const page = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    offset: { type: 'integer', minimum: 0, default: 0 },
-    limit: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
-  },
-}
-const param = (name: string) => ({
-  type: 'object',
-  required: [name],
-  properties: { [name]: { type: 'string', minLength: 1, maxLength: 255 } },
-})
+import { NoContent } from '../../kernel/http/schemas.ts'
+import type { IamService } from './iam.service.ts'
+import {
+  Client,
+  ClientIdParams,
+  ClientInput,
+  ClientList,
+  ClientUpdate,
+  ClientWithSecret,
+  Group,
+  GroupInput,
+  GroupList,
+  GroupUpdate,
+  MemberInput,
+  MemberParams,
+  NameParams,
+  PageQuery,
+  RoleList,
+  Session,
+  User,
+  UserInput,
+  UsernameParams,
+  UserPage,
+  UserUpdate,
+} from './iam.schemas.ts'
 
 /** Roles, groups, users, clients and the caller's session. */
-export function registerIamRoutes(app: FastifyInstance, iam: IamService, realm: string): void {
+export function registerIamRoutes(server: FastifyInstance, iam: IamService, realm: string): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>()
   const role = (r: string) => ({ policy: { role: r } })
   const actor = (request: unknown) => actorOf(request).username
 
@@ -59,7 +38,11 @@ export function registerIamRoutes(app: FastifyInstance, iam: IamService, realm: 
     '/api/v1/roles',
     {
       config: role('api.roles.view'),
-      schema: { tags: ['Roles'], summary: 'The role catalog (73 roles plus the query roles)' },
+      schema: {
+        tags: ['Roles'],
+        summary: 'The role catalog (73 roles plus the query roles)',
+        response: { 200: RoleList },
+      },
     },
     async () => iam.listRoles(),
   )
@@ -67,22 +50,32 @@ export function registerIamRoutes(app: FastifyInstance, iam: IamService, realm: 
   const groups = ['Groups']
   app.get(
     '/api/v1/groups',
-    { config: role('api.groups.view'), schema: { tags: groups, summary: 'List groups with roles and members' } },
+    {
+      config: role('api.groups.view'),
+      schema: { tags: groups, summary: 'List groups with roles and members', response: { 200: GroupList } },
+    },
     async () => iam.listGroups(),
   )
   app.post(
     '/api/v1/groups',
     {
       config: role('api.groups.manage'),
-      schema: { tags: groups, summary: 'Create a custom group', body: createGroupBody },
+      schema: {
+        tags: groups,
+        summary: 'Create a custom group',
+        body: GroupInput,
+        response: { 201: Group },
+      },
     },
-    async (request, reply) =>
-      reply.status(201).send(await iam.createGroup(request.body as GroupInput & { name: string }, actor(request))),
+    async (request, reply) => reply.status(201).send(await iam.createGroup(request.body, actor(request))),
   )
   app.get(
     '/api/v1/groups/:name',
-    { config: role('api.groups.view'), schema: { tags: groups, summary: 'Get a group', params: param('name') } },
-    async (request) => iam.getGroup((request.params as { name: string }).name),
+    {
+      config: role('api.groups.view'),
+      schema: { tags: groups, summary: 'Get a group', params: NameParams, response: { 200: Group } },
+    },
+    async (request) => iam.getGroup(request.params.name),
   )
   app.put(
     '/api/v1/groups/:name',
@@ -92,22 +85,27 @@ export function registerIamRoutes(app: FastifyInstance, iam: IamService, realm: 
         tags: groups,
         summary:
           'Update a group (partial): name, description, roles, seller codes; built-in groups keep name and roles (409)',
-        params: param('name'),
-        body: groupBody(false),
+        params: NameParams,
+        body: GroupUpdate,
+        response: { 200: Group },
       },
     },
-    async (request) =>
-      iam.updateGroup((request.params as { name: string }).name, request.body as GroupInput, actor(request)),
+    async (request) => iam.updateGroup(request.params.name, request.body, actor(request)),
   )
   app.delete(
     '/api/v1/groups/:name',
     {
       config: role('api.groups.manage'),
-      schema: { tags: groups, summary: 'Delete a custom group (built-in groups: 409)', params: param('name') },
+      schema: {
+        tags: groups,
+        summary: 'Delete a custom group (built-in groups: 409)',
+        params: NameParams,
+        response: { 204: NoContent },
+      },
     },
     async (request, reply) => {
-      await iam.deleteGroup((request.params as { name: string }).name)
-      return reply.status(204).send()
+      await iam.deleteGroup(request.params.name)
+      return reply.status(204).send(null)
     },
   )
   app.post(
@@ -115,38 +113,32 @@ export function registerIamRoutes(app: FastifyInstance, iam: IamService, realm: 
     {
       config: role('api.groups.manage'),
       schema: {
+        operationId: 'addGroupMember',
         tags: groups,
         summary: 'Add a user or service account to a group',
-        params: param('name'),
-        body: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['username'],
-          properties: { username: { type: 'string', minLength: 1, maxLength: 200 } },
-        },
+        params: NameParams,
+        body: MemberInput,
+        response: { 200: Group },
       },
     },
-    async (request) =>
-      iam.addMember((request.params as { name: string }).name, (request.body as { username: string }).username),
+    async (request) => iam.addMember(request.params.name, request.body.username),
   )
   app.delete(
     '/api/v1/groups/:name/members/:username',
     {
       config: role('api.groups.manage'),
       schema: {
+        operationId: 'removeGroupMember',
         tags: groups,
         summary: 'Remove a member from a group',
-        params: {
-          type: 'object',
-          required: ['name', 'username'],
-          properties: { name: { type: 'string' }, username: { type: 'string' } },
-        },
+        params: MemberParams,
+        response: { 204: NoContent },
       },
     },
     async (request, reply) => {
-      const { name, username } = request.params as { name: string; username: string }
+      const { name, username } = request.params
       await iam.removeMember(name, username)
-      return reply.status(204).send()
+      return reply.status(204).send(null)
     },
   )
 
@@ -155,9 +147,14 @@ export function registerIamRoutes(app: FastifyInstance, iam: IamService, realm: 
     '/api/v1/users',
     {
       config: role('api.users.view'),
-      schema: { tags: users, summary: 'List users and service accounts', querystring: page },
+      schema: {
+        tags: users,
+        summary: 'List users and service accounts',
+        querystring: PageQuery,
+        response: { 200: UserPage },
+      },
     },
-    async (request) => iam.listUsers(request.query as { offset: number; limit: number }),
+    async (request) => iam.listUsers({ offset: request.query.offset ?? 0, limit: request.query.limit ?? 100 }),
   )
   app.post(
     '/api/v1/users',
@@ -166,29 +163,19 @@ export function registerIamRoutes(app: FastifyInstance, iam: IamService, realm: 
       schema: {
         tags: users,
         summary: 'Create a human user (password hashed with scrypt; roles come from groups)',
-        body: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['username', 'password'],
-          properties: {
-            username: usernameString,
-            email: { type: ['string', 'null'], format: 'email' },
-            password,
-            enabled: { type: 'boolean' },
-            groups: groupNames,
-          },
-        },
+        body: UserInput,
+        response: { 201: User },
       },
     },
-    async (request, reply) =>
-      reply
-        .status(201)
-        .send(await iam.createUser(request.body as { username: string; password: string }, actor(request))),
+    async (request, reply) => reply.status(201).send(await iam.createUser(request.body, actor(request))),
   )
   app.get(
     '/api/v1/users/:username',
-    { config: role('api.users.view'), schema: { tags: users, summary: 'Get a user', params: param('username') } },
-    async (request) => iam.getUser((request.params as { username: string }).username),
+    {
+      config: role('api.users.view'),
+      schema: { tags: users, summary: 'Get a user', params: UsernameParams, response: { 200: User } },
+    },
+    async (request) => iam.getUser(request.params.username),
   )
   app.put(
     '/api/v1/users/:username',
@@ -197,44 +184,32 @@ export function registerIamRoutes(app: FastifyInstance, iam: IamService, realm: 
       schema: {
         tags: users,
         summary: 'Update a user (partial): email, password, enabled, groups',
-        params: param('username'),
-        body: {
-          type: 'object',
-          additionalProperties: false,
-          properties: {
-            email: { type: ['string', 'null'], format: 'email' },
-            password,
-            enabled: { type: 'boolean' },
-            groups: groupNames,
-          },
-        },
+        params: UsernameParams,
+        body: UserUpdate,
+        response: { 200: User },
       },
     },
-    async (request) =>
-      iam.updateUser((request.params as { username: string }).username, request.body as object, actor(request)),
+    async (request) => iam.updateUser(request.params.username, request.body, actor(request)),
   )
   app.delete(
     '/api/v1/users/:username',
-    { config: role('api.users.manage'), schema: { tags: users, summary: 'Delete a user', params: param('username') } },
+    {
+      config: role('api.users.manage'),
+      schema: { tags: users, summary: 'Delete a user', params: UsernameParams, response: { 204: NoContent } },
+    },
     async (request, reply) => {
-      await iam.deleteUser((request.params as { username: string }).username)
-      return reply.status(204).send()
+      await iam.deleteUser(request.params.username)
+      return reply.status(204).send(null)
     },
   )
 
   const clients = ['Clients']
-  const clientBody = (create: boolean) => ({
-    type: 'object',
-    additionalProperties: false,
-    properties: {
-      ...(create ? { clientId: usernameString } : { enabled: { type: 'boolean' } }),
-      description: { type: ['string', 'null'], maxLength: 2000 },
-      groups: groupNames,
-    },
-  })
   app.get(
     '/api/v1/clients',
-    { config: role('api.security.view'), schema: { tags: clients, summary: 'List service-account clients' } },
+    {
+      config: role('api.security.view'),
+      schema: { tags: clients, summary: 'List service-account clients', response: { 200: ClientList } },
+    },
     async () => iam.listClients(),
   )
   app.post(
@@ -244,18 +219,24 @@ export function registerIamRoutes(app: FastifyInstance, iam: IamService, realm: 
       schema: {
         tags: clients,
         summary: 'Create a client and its service account; the secret is shown once, in this response',
-        body: clientBody(true),
+        body: ClientInput,
+        response: { 201: ClientWithSecret },
       },
     },
-    async (request, reply) => reply.status(201).send(await iam.createClient(request.body as object, actor(request))),
+    async (request, reply) => reply.status(201).send(await iam.createClient(request.body, actor(request))),
   )
   app.get(
     '/api/v1/clients/:clientId',
     {
       config: role('api.security.view'),
-      schema: { tags: clients, summary: 'Get a client (never its secret)', params: param('clientId') },
+      schema: {
+        tags: clients,
+        summary: 'Get a client (never its secret)',
+        params: ClientIdParams,
+        response: { 200: Client },
+      },
     },
-    async (request) => iam.getClient((request.params as { clientId: string }).clientId),
+    async (request) => iam.getClient(request.params.clientId),
   )
   app.put(
     '/api/v1/clients/:clientId',
@@ -264,34 +245,41 @@ export function registerIamRoutes(app: FastifyInstance, iam: IamService, realm: 
       schema: {
         tags: clients,
         summary: 'Update a client (partial): description, enabled, groups',
-        params: param('clientId'),
-        body: clientBody(false),
+        params: ClientIdParams,
+        body: ClientUpdate,
+        response: { 200: Client },
       },
     },
-    async (request) =>
-      iam.updateClient((request.params as { clientId: string }).clientId, request.body as object, actor(request)),
+    async (request) => iam.updateClient(request.params.clientId, request.body, actor(request)),
   )
   app.post(
     '/api/v1/clients/:clientId/secret',
     {
       config: role('api.security.manage'),
       schema: {
+        operationId: 'rotateClientSecret',
         tags: clients,
         summary: 'Rotate a client secret; the new secret is shown once',
-        params: param('clientId'),
+        params: ClientIdParams,
+        response: { 200: ClientWithSecret },
       },
     },
-    async (request) => iam.rotateClientSecret((request.params as { clientId: string }).clientId),
+    async (request) => iam.rotateClientSecret(request.params.clientId),
   )
   app.delete(
     '/api/v1/clients/:clientId',
     {
       config: role('api.security.manage'),
-      schema: { tags: clients, summary: 'Delete a client and its service account', params: param('clientId') },
+      schema: {
+        tags: clients,
+        summary: 'Delete a client and its service account',
+        params: ClientIdParams,
+        response: { 204: NoContent },
+      },
     },
     async (request, reply) => {
-      await iam.deleteClient((request.params as { clientId: string }).clientId)
-      return reply.status(204).send()
+      await iam.deleteClient(request.params.clientId)
+      return reply.status(204).send(null)
     },
   )
 
@@ -299,7 +287,12 @@ export function registerIamRoutes(app: FastifyInstance, iam: IamService, realm: 
     '/api/v1/auth/session',
     {
       config: { policy: { authenticated: true } },
-      schema: { tags: ['Authentication'], summary: 'Who the bearer token says the caller is' },
+      schema: {
+        operationId: 'getSession',
+        tags: ['Authentication'],
+        summary: 'Who the bearer token says the caller is',
+        response: { 200: Session },
+      },
     },
     async (request) => {
       const principal = principalOf(request)
@@ -308,7 +301,7 @@ export function registerIamRoutes(app: FastifyInstance, iam: IamService, realm: 
         username: principal.username,
         clientId: principal.clientId ?? null,
         realm,
-        groups: principal.groups,
+        groups: [...principal.groups],
         roles: [...principal.roles].sort(),
         expiresAt: request.tokenExpiresAt?.toISOString() ?? null,
       }

@@ -5,16 +5,12 @@ import { pgErrorOf } from '../../kernel/db/database-errors.ts'
 import { instantText, textArray } from '../../kernel/model/json.ts'
 import { ALL_ROLES, BUILT_IN_GROUPS } from './role-catalog.ts'
 import { hashSecret, randomSecret } from './secrets.ts'
+import type { Static } from 'typebox'
+import type { Client, Group, User } from './iam.schemas.ts'
 
-export interface GroupView {
-  id: number
-  name: string
-  description: string | null
-  builtIn: boolean
-  roles: string[]
-  sellerCodes: string[] | null
-  members: { username: string; serviceAccount: boolean }[]
-}
+export type GroupView = Static<typeof Group>
+export type UserView = Static<typeof User>
+export type ClientView = Static<typeof Client>
 
 export interface GroupInput {
   name?: string
@@ -244,8 +240,8 @@ export class IamService {
     coalesce((select json_agg(g.name order by g.name) from group_member m join user_group g on g.id = m.group_id where m.user_id = u.id), '[]') as groups,
     json_build_object('created', ${stamp(sql`u.created`)}, 'updated', ${stamp(sql`u.updated`)}, 'creator', u.creator, 'updater', u.updater) as auditable`
 
-  async getUser(username: string, tx: Db = this.db) {
-    const user = await one<Record<string, unknown>>(
+  async getUser(username: string, tx: Db = this.db): Promise<UserView> {
+    const user = await one<Omit<UserView, 'id'> & { id: string | number }>(
       tx,
       sql`select ${this.userColumns} from app_user u where u.username = ${username}`,
     )
@@ -254,7 +250,7 @@ export class IamService {
   }
 
   async listUsers(page: { offset: number; limit: number }) {
-    const data = await rows<Record<string, unknown>>(
+    const data = await rows<Omit<UserView, 'id'> & { id: string | number }>(
       this.db,
       sql`select ${this.userColumns} from app_user u order by u.username limit ${page.limit} offset ${page.offset}`,
     )
@@ -357,8 +353,8 @@ export class IamService {
     coalesce((select json_agg(g.name order by g.name) from group_member m join user_group g on g.id = m.group_id where m.user_id = u.id), '[]') as groups,
     json_build_object('created', ${stamp(sql`c.created`)}, 'updated', ${stamp(sql`c.updated`)}, 'creator', c.creator, 'updater', c.updater) as auditable`
 
-  async getClient(clientId: string, tx: Db = this.db) {
-    const client = await one<Record<string, unknown>>(
+  async getClient(clientId: string, tx: Db = this.db): Promise<ClientView> {
+    const client = await one<Omit<ClientView, 'id'> & { id: string | number }>(
       tx,
       sql`select ${this.clientColumns} from oauth_client c join app_user u on u.id = c.user_id where c.client_id = ${clientId}`,
     )
@@ -367,7 +363,7 @@ export class IamService {
   }
 
   async listClients() {
-    const data = await rows<Record<string, unknown>>(
+    const data = await rows<Omit<ClientView, 'id'> & { id: string | number }>(
       this.db,
       sql`select ${this.clientColumns} from oauth_client c join app_user u on u.id = c.user_id order by c.client_id`,
     )

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import cookie from '@fastify/cookie'
 import { sql } from 'drizzle-orm'
@@ -5,8 +6,9 @@ import { instantText } from '../../kernel/model/json.ts'
 import { one, type Db } from '../../kernel/db/database.ts'
 import { AppError } from '../../kernel/errors.ts'
 import type { AuthConfig } from '../../kernel/config.ts'
-import type { IamService, GroupInput } from './iam.service.ts'
-import { createGroupBody } from './iam.routes.ts'
+import type { IamService } from './iam.service.ts'
+import { errorResponses, NoContent } from '../../kernel/http/schemas.ts'
+import { Group, GroupInput, PortalLoginInput, PortalSession, TokenResponse } from './iam.schemas.ts'
 import type { TokenService } from './tokens.ts'
 import { grantsOf } from './tokens.ts'
 import type { AuthThrottle } from './throttle.ts'
@@ -69,29 +71,24 @@ export function registerPortalRoutes(
     request.portalUser = await currentSession(request, { csrf })
   }
 
-  void app.register(async (scope) => {
-    await scope.register(cookie)
+  void app.register(async (plain) => {
+    await plain.register(cookie)
+    const scope = plain.withTypeProvider<TypeBoxTypeProvider>()
 
     scope.post(
       '/api/portal/login',
       {
         config: { policy: { public: true } },
         schema: {
+          operationId: 'portalLogin',
           tags,
           summary: 'Log in with a username and password: sets the session cookie and returns the CSRF token',
-          body: {
-            type: 'object',
-            additionalProperties: false,
-            required: ['username', 'password'],
-            properties: {
-              username: { type: 'string', minLength: 1, maxLength: 200 },
-              password: { type: 'string', minLength: 1, maxLength: 200 },
-            },
-          },
+          body: PortalLoginInput,
+          response: { 200: PortalSession, ...errorResponses(401, 429) },
         },
       },
       async (request, reply) => {
-        const { username, password } = request.body as { username: string; password: string }
+        const { username, password } = request.body
         const attempt = { kind: 'user' as const, identity: username, address: request.ip }
         const refusal = await deps.throttle.refusal(attempt)
         if (refusal) {
@@ -130,14 +127,19 @@ export function registerPortalRoutes(
       {
         config: session,
         onRequest: withSession(true),
-        schema: { tags, summary: 'End the portal session (needs the CSRF header)' },
+        schema: {
+          operationId: 'portalLogout',
+          tags,
+          summary: 'End the portal session (needs the CSRF header)',
+          response: { 204: NoContent },
+        },
       },
       async (request, reply) => {
         await deps.db.execute(
           sql`delete from obol_secrets.portal_session where id_hash = ${sha256(request.cookies[SESSION_COOKIE] ?? '')}`,
         )
         void reply.clearCookie(SESSION_COOKIE, { path: '/' })
-        return reply.status(204).send()
+        return reply.status(204).send(null)
       },
     )
 
@@ -146,7 +148,12 @@ export function registerPortalRoutes(
       {
         config: session,
         onRequest: withSession(false),
-        schema: { tags, summary: 'A short-lived bearer token for the logged-in user, to call the API' },
+        schema: {
+          operationId: 'getPortalToken',
+          tags,
+          summary: 'A short-lived bearer token for the logged-in user, to call the API',
+          response: { 200: TokenResponse },
+        },
       },
       async (request, reply) => {
         const user = request.portalUser!
@@ -164,9 +171,11 @@ export function registerPortalRoutes(
         config: session,
         onRequest: withSession(true),
         schema: {
+          operationId: 'createPortalGroup',
           tags,
           summary: 'Create a custom group from the portal (session cookie, CSRF header, role api.groups.manage)',
-          body: createGroupBody,
+          body: GroupInput,
+          response: { 201: Group },
         },
       },
       async (request, reply) => {
@@ -174,9 +183,7 @@ export function registerPortalRoutes(
         const { roles } = await grantsOf(deps.db, user.userId)
         if (!roles.includes('api.groups.manage'))
           throw new AppError('FORBIDDEN', 'This operation needs the role api.groups.manage')
-        return reply
-          .status(201)
-          .send(await deps.iam.createGroup(request.body as GroupInput & { name: string }, user.username))
+        return reply.status(201).send(await deps.iam.createGroup(request.body, user.username))
       },
     )
   })

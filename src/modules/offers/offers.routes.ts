@@ -67,6 +67,7 @@ export function registerOffersRoutes(
     {
       config: view,
       schema: {
+        operationId: 'listOffers',
         tags,
         summary: 'List offers by range, filtered by status, category and seller, sorted',
         description: PAGE_HEADERS,
@@ -92,6 +93,7 @@ export function registerOffersRoutes(
     {
       config: view,
       schema: {
+        operationId: 'searchOffers',
         tags,
         summary: 'Search offers with filters and operators, by range',
         description: `${PAGE_HEADERS} The Link URLs carry the range as a query parameter: POST the same body to them.`,
@@ -118,6 +120,7 @@ export function registerOffersRoutes(
     {
       config: view,
       schema: {
+        operationId: 'countOffers',
         tags,
         summary: 'Count offers, optionally by status, category and seller',
         querystring: CountQuery,
@@ -132,6 +135,7 @@ export function registerOffersRoutes(
     {
       config: view,
       schema: {
+        operationId: 'getOffer',
         tags,
         summary: 'Get an offer',
         params: CodeParams,
@@ -151,6 +155,7 @@ export function registerOffersRoutes(
     {
       config: manage,
       schema: {
+        operationId: 'createOffer',
         tags,
         summary: 'Create an offer (201 with Location)',
         description: 'A new offer starts draft (IN_DESIGN) unless `status` says otherwise.',
@@ -169,12 +174,13 @@ export function registerOffersRoutes(
     {
       config: manage,
       schema: {
+        operationId: 'putOffer',
         tags,
         summary: 'Create or update an offer (200 updated, 201 created); newCode renames it',
         description: 'Only sent fields change. A taken newCode is a 409 OFFER_ALREADY_EXISTS.',
         params: CodeParams,
         body: UpsertOfferBody,
-        response: { 200: OfferRecord, 201: OfferRecord },
+        response: { 200: OfferRecord, 201: OfferRecord, 422: OfferError },
       },
     },
     async (request, reply) => {
@@ -189,6 +195,7 @@ export function registerOffersRoutes(
     {
       config: manage,
       schema: {
+        operationId: 'updateOffer',
         tags,
         summary: 'Update an offer partially (only sent fields change)',
         description: 'A status change outside the transition table is a 422 OFFER_STATUS_TRANSITION_INVALID.',
@@ -205,6 +212,7 @@ export function registerOffersRoutes(
     {
       config: manage,
       schema: {
+        operationId: 'deleteOffer',
         tags,
         summary: 'Delete an offer (204): drafts and retired offers only',
         description:
@@ -224,6 +232,7 @@ export function registerOffersRoutes(
     {
       config: manage,
       schema: {
+        operationId: 'addOfferProducts',
         tags,
         summary: 'Add a product to an offer (a product already there stays as it is)',
         params: CodeParams,
@@ -239,6 +248,7 @@ export function registerOffersRoutes(
     {
       config: manage,
       schema: {
+        operationId: 'removeOfferProduct',
         tags,
         summary: 'Remove a product from an offer (204)',
         params: ProductParams,
@@ -256,6 +266,7 @@ export function registerOffersRoutes(
     {
       config: manage,
       schema: {
+        operationId: 'bulkOffers',
         tags,
         summary: 'Create, upsert and delete offers in one request; each operation on its own',
         description:

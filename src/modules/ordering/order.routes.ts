@@ -35,6 +35,7 @@ export function registerOrderRoutes(app: FastifyInstance, orders: OrderService, 
     {
       config: manage,
       schema: {
+        operationId: 'placeOrder',
         tags,
         summary: 'Create an order: a draft keeping its discount selection, or validated at once (autoValidate)',
         description:
@@ -68,6 +69,7 @@ export function registerOrderRoutes(app: FastifyInstance, orders: OrderService, 
     {
       config: manage,
       schema: {
+        operationId: 'validateOrder',
         tags,
         summary: 'Validate a draft order: bills its full stored discount selection',
         params: codeParams,

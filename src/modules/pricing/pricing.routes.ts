@@ -36,6 +36,7 @@ export function registerPricingRoutes(app: FastifyInstance, pricing: PricingServ
     {
       config: manage,
       schema: {
+        operationId: 'saveChargePricingDraft',
         tags,
         summary: 'Create or replace the charge’s draft pricing version (FLAT, MATRIX or FORMULA)',
         description:
@@ -54,7 +55,15 @@ export function registerPricingRoutes(app: FastifyInstance, pricing: PricingServ
   )
   app.delete(
     '/api/v1/charges/:code/pricing/draft',
-    { config: manage, schema: { tags, summary: 'Discard the charge’s draft pricing version', params: codeParams } },
+    {
+      config: manage,
+      schema: {
+        operationId: 'discardChargePricingDraft',
+        tags,
+        summary: 'Discard the charge’s draft pricing version',
+        params: codeParams,
+      },
+    },
     async (request, reply) => {
       await pricing.discardDraft(codeOf(request))
       return reply.status(204).send()
@@ -65,6 +74,7 @@ export function registerPricingRoutes(app: FastifyInstance, pricing: PricingServ
     {
       config: manage,
       schema: {
+        operationId: 'publishChargePricing',
         tags,
         summary: 'Publish the draft: the open-ended predecessor closes at its validFrom, the charge becomes ACTIVE',
         description: '409 without a draft, or when the draft starts at or before the latest published version.',
@@ -80,6 +90,7 @@ export function registerPricingRoutes(app: FastifyInstance, pricing: PricingServ
     {
       config: view,
       schema: {
+        operationId: 'evaluateChargePricing',
         tags,
         summary: 'Price one unit of the charge for a quantity and attribute values, as rating would',
         description:

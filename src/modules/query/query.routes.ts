@@ -69,6 +69,7 @@ export function registerQueryRoutes(app: FastifyInstance, engine: QueryEngine): 
       {
         config: entityView,
         schema: {
+          operationId: 'listQueryEntities',
           tags,
           summary: 'List the entity names the Query API serves',
           querystring: schemas.entitiesQuerystring,
@@ -89,6 +90,7 @@ export function registerQueryRoutes(app: FastifyInstance, engine: QueryEngine): 
       {
         config: entityView,
         schema: {
+          operationId: 'describeQueryEntity',
           tags,
           summary: 'Describe how an entity maps to its table',
           params: schemas.entityParams,
@@ -110,6 +112,7 @@ export function registerQueryRoutes(app: FastifyInstance, engine: QueryEngine): 
       {
         config: entityView,
         schema: {
+          operationId: 'queryRecords',
           ...listSchema,
           summary: 'List entities: filters, fields, nested, paging, sorting, aggregation',
           querystring: schemas.listQuerystring,
@@ -121,7 +124,12 @@ export function registerQueryRoutes(app: FastifyInstance, engine: QueryEngine): 
       '/api/v1/query/:entity',
       {
         config: entityView,
-        schema: { ...listSchema, summary: 'List entities (legacy body names)', body: schemas.legacyBody },
+        schema: {
+          operationId: 'searchRecords',
+          ...listSchema,
+          summary: 'List entities (legacy body names)',
+          body: schemas.legacyBody,
+        },
       },
       async (request, reply) => list(request, reply, true),
     )
@@ -131,7 +139,12 @@ export function registerQueryRoutes(app: FastifyInstance, engine: QueryEngine): 
       '/api/v1/query/:entity/count',
       {
         config: entityView,
-        schema: { ...countSchema, summary: 'Count entities matching filters', querystring: schemas.countQuerystring },
+        schema: {
+          operationId: 'countRecords',
+          ...countSchema,
+          summary: 'Count entities matching filters',
+          querystring: schemas.countQuerystring,
+        },
       },
       async (request) =>
         engine.count(
@@ -145,6 +158,7 @@ export function registerQueryRoutes(app: FastifyInstance, engine: QueryEngine): 
       {
         config: entityView,
         schema: {
+          operationId: 'searchCountRecords',
           ...countSchema,
           summary: 'Count entities matching filters (legacy body names)',
           body: schemas.legacyBody,
@@ -169,7 +183,12 @@ export function registerQueryRoutes(app: FastifyInstance, engine: QueryEngine): 
       '/api/v1/query/:entity/:id',
       {
         config: entityView,
-        schema: { ...getSchema, summary: 'Get one entity by id', querystring: schemas.getQuerystring },
+        schema: {
+          operationId: 'queryRecord',
+          ...getSchema,
+          summary: 'Get one entity by id',
+          querystring: schemas.getQuerystring,
+        },
       },
       async (request, reply) => get(request, reply, false),
     )
@@ -177,7 +196,12 @@ export function registerQueryRoutes(app: FastifyInstance, engine: QueryEngine): 
       '/api/v1/query/:entity/:id',
       {
         config: entityView,
-        schema: { ...getSchema, summary: 'Get one entity by id (legacy body names)', body: schemas.legacyBody },
+        schema: {
+          operationId: 'searchRecord',
+          ...getSchema,
+          summary: 'Get one entity by id (legacy body names)',
+          body: schemas.legacyBody,
+        },
       },
       async (request, reply) => get(request, reply, true),
     )

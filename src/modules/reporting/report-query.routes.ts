@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { AppError } from '../../kernel/errors.ts'
 import { principalOf } from '../../kernel/http/principal.ts'
+import { errorResponses, OpenObject, Reserved } from '../../kernel/http/schemas.ts'
 import type { ReportQueryInput, ReportQueryService } from './report-query.service.ts'
 
 const nullable = (schema: Record<string, unknown>) => ({ anyOf: [schema, { type: 'null' }] })
@@ -16,11 +17,19 @@ const reportQueryBody = {
     visibility: nullable({ type: 'string', maxLength: 50 }),
     tags: nullable({ type: 'array', maxItems: 100, items: { type: 'string', maxLength: 200 } }),
     aliases: nullable({ type: 'object', maxProperties: 200, additionalProperties: { type: 'string', maxLength: 200 } }),
-    advancedQuery: nullable({ type: 'object' }),
+    advancedQuery: nullable({
+      type: 'object',
+      additionalProperties: true,
+      description: 'the query, as the Query API reads it',
+    }),
     queryType: { description: 'read-only: ignored on write' },
     system: { description: 'read-only: ignored on write' },
   },
 }
+
+const ReportQuery = OpenObject('ReportQuery', 'A saved report query: code, targetEntity, visibility, advancedQuery…')
+const ReportQueryResult = OpenObject('ReportQueryResult', 'The rows of a synchronous execution (at most 100)')
+const ReportQueryExecutions = OpenObject('ReportQueryExecutions', 'Executions of a saved query')
 
 const codeParams = {
   type: 'object',
@@ -50,6 +59,7 @@ export function registerReportQueryRoutes(app: FastifyInstance, service: ReportQ
         tags,
         summary: 'Create a saved report query (code, targetEntity, visibility, advancedQuery required)',
         body: reportQueryBody,
+        response: { 201: ReportQuery },
       },
     },
     async (request, reply) => reply.status(201).send(await service.create(principalOf(request), input(request.body))),
@@ -59,10 +69,12 @@ export function registerReportQueryRoutes(app: FastifyInstance, service: ReportQ
     {
       config,
       schema: {
+        operationId: 'putReportQuery',
         tags,
         summary: 'Create or replace a saved report query: 201 created, 200 updated; the path code wins',
         params: codeParams,
         body: reportQueryBody,
+        response: { 200: ReportQuery, 201: ReportQuery },
       },
     },
     async (request, reply) => {
@@ -76,7 +88,15 @@ export function registerReportQueryRoutes(app: FastifyInstance, service: ReportQ
   )
   app.get(
     '/api/v1/reportQueries/:code',
-    { config, schema: { tags, summary: 'Get a saved report query visible to the caller', params: codeParams } },
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Get a saved report query visible to the caller',
+        params: codeParams,
+        response: { 200: ReportQuery },
+      },
+    },
     async (request) => service.get(principalOf(request), (request.params as { code: string }).code),
   )
   app.put(
@@ -88,6 +108,7 @@ export function registerReportQueryRoutes(app: FastifyInstance, service: ReportQ
         summary: 'Partial update: null or absent keeps, an empty value clears; advancedQuery cannot be cleared',
         params: codeParams,
         body: reportQueryBody,
+        response: { 200: ReportQuery },
       },
     },
     async (request) =>
@@ -106,11 +127,13 @@ export function registerReportQueryRoutes(app: FastifyInstance, service: ReportQ
     {
       config,
       schema: {
+        operationId: 'executeReportQuery',
         tags,
         summary: 'Run a saved query synchronously through the Query API engine (at most 100 rows)',
         params: codeParams,
         querystring: { type: 'object', properties: { mode: { type: 'string', maxLength: 50 } } },
         body: { anyOf: [{ type: 'object', additionalProperties: false }, { type: 'null' }] },
+        response: { 200: ReportQueryResult, ...errorResponses(408, 429) },
       },
     },
     async (request) =>
@@ -128,17 +151,23 @@ export function registerReportQueryRoutes(app: FastifyInstance, service: ReportQ
         tags,
         summary: 'Executions of a saved query by the caller (all callers for queryManagement)',
         params: codeParams,
+        response: { 200: ReportQueryExecutions },
       },
     },
     async (request) => service.executions(principalOf(request), (request.params as { code: string }).code),
   )
 
-  const deferred = (method: 'GET' | 'PUT' | 'DELETE' | 'POST', url: string, what: string) =>
+  const deferred = (method: 'GET' | 'PUT' | 'DELETE' | 'POST', url: string, what: string, operationId?: string) =>
     app.route({
       method,
       url,
       config,
-      schema: { tags, summary: `${what}: announced, not yet available (501)` },
+      schema: {
+        tags,
+        ...(operationId ? { operationId } : {}),
+        summary: `${what}: announced, not yet available (501)`,
+        response: { 200: Reserved, ...errorResponses(501) },
+      },
       handler: async () => {
         throw new AppError('NOT_IMPLEMENTED', `${what} is not yet available in this version`)
       },
@@ -150,7 +179,7 @@ export function registerReportQueryRoutes(app: FastifyInstance, service: ReportQ
   for (const method of ['GET', 'POST'] as const) deferred(method, '/api/v1/reportExtracts', 'Report extracts')
   for (const method of ['GET', 'PUT', 'DELETE', 'POST'] as const)
     deferred(method, '/api/v1/reportExtracts/:code', 'Report extracts')
-  deferred('GET', '/api/v1/reports/agedReceivables', 'The aged receivables report')
-  for (const method of ['GET', 'POST'] as const)
-    deferred(method, '/api/v1/reports/agedReceivables/export', 'The aged receivables export')
+  deferred('GET', '/api/v1/reports/agedReceivables', 'The aged receivables report', 'getAgedReceivables')
+  deferred('GET', '/api/v1/reports/agedReceivables/export', 'The aged receivables export', 'getAgedReceivablesExport')
+  deferred('POST', '/api/v1/reports/agedReceivables/export', 'The aged receivables export', 'exportAgedReceivables')
 }

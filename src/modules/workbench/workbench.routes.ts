@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import fs from 'node:fs'
 import type { FastifyInstance } from 'fastify'
 import { principalOf } from '../../kernel/http/principal.ts'
+import { errorResponses } from '../../kernel/http/schemas.ts'
 import type { ReportQueryService } from '../reporting/index.ts'
 import type { DeepService } from './deep.service.ts'
 import type { ExpertSchedules } from './expert-schedule.ts'
@@ -51,10 +52,11 @@ export function registerWorkbenchRoutes(
     {
       config: queryUser,
       schema: {
+        operationId: 'runDeepQuery',
         tags,
         summary: 'Run a Deep (HQL) query: rows as JSON, at most maxRowsSync; X-Result-Truncated when cut',
         querystring: DeepQuerystring,
-        response: { 200: DeepRows },
+        response: { 200: DeepRows, ...errorResponses(408, 429) },
       },
     },
     async (request, reply) => {
@@ -69,7 +71,12 @@ export function registerWorkbenchRoutes(
     '/api/v1/workbench/schema/entities',
     {
       config: queryUser,
-      schema: { tags, summary: 'Entities the caller may query (editor completion)', response: { 200: EntityNames } },
+      schema: {
+        operationId: 'listWorkbenchEntities',
+        tags,
+        summary: 'Entities the caller may query (editor completion)',
+        response: { 200: EntityNames },
+      },
     },
     async (request) => services.schema.entities(principalOf(request)),
   )
@@ -78,6 +85,7 @@ export function registerWorkbenchRoutes(
     {
       config: queryUser,
       schema: {
+        operationId: 'describeWorkbenchEntity',
         tags,
         summary: 'Fields and relations of an entity, with its table and columns',
         params: EntityParams,
