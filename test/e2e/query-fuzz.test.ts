@@ -484,8 +484,10 @@ describe('the Query API under random input', () => {
       }),
       { numRuns: Number(process.env.FC_RUNS ?? 800), seed: Number(process.env.FC_SEED ?? Date.now() % 2147483647) },
     )
-    // The property is only worth something if a fair share of the filters reached the database.
-    expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(statuses.length / 5)
+    // The property is only worth something if a fair share of the filters reached the database. The share varies
+    // with the seed (about 18 to 25 % over the registry's entities, huge-volume ones refusing unfiltered shapes):
+    // a tenth is far enough below it never to fail by chance, and far above what a generator gone wrong gives.
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(statuses.length / 10)
     expect(await digest()).toEqual(before)
   }, 240_000)
 })

@@ -90,7 +90,13 @@ export function registerOpencellRoutes(
         url,
         {
           config: entityView,
-          schema: { tags, ...hide, summary: 'Product name, version and commit', response: { 200: versionResponse } },
+          schema: {
+            tags,
+            ...hide,
+            operationId: url.endsWith('/generic/version') ? 'getGenericApiVersion' : 'getOpencellVersion',
+            summary: 'Product name, version and commit',
+            response: { 200: versionResponse },
+          },
         },
         async (request) => {
           engine.assertCanQuery(principalOf(request), undefined)
@@ -105,6 +111,7 @@ export function registerOpencellRoutes(
         schema: {
           tags,
           ...hide,
+          operationId: 'listGenericEntities',
           summary: 'Entity names, as GET /api/v1/query/entities',
           querystring: schemas.entitiesQuerystring,
           response: { 200: schemas.entitiesResponse },
@@ -123,6 +130,7 @@ export function registerOpencellRoutes(
         schema: {
           tags,
           ...hide,
+          operationId: 'describeGenericEntity',
           summary: 'Fields and relations of an entity, as Opencell describes them (relations: isEntity "true")',
           params: schemas.entityParams,
           querystring: describeQuerystring,
@@ -145,6 +153,7 @@ export function registerOpencellRoutes(
           ...handlers.listSchema,
           tags,
           ...hide,
+          operationId: 'searchGenericRecords',
           summary: 'List entities: same as POST /api/v1/query/{entity}, with fullTextFilter',
           body: schemas.legacyBody,
         },
@@ -159,6 +168,7 @@ export function registerOpencellRoutes(
           ...handlers.listSchema,
           tags,
           ...hide,
+          operationId: 'listGenericRecords',
           summary: 'List entities: same as GET /api/v1/query/{entity}, with fullTextFilter',
           querystring: schemas.listQuerystring,
         },
@@ -173,6 +183,7 @@ export function registerOpencellRoutes(
           ...handlers.getSchema,
           tags,
           ...hide,
+          operationId: 'getGenericRecord',
           summary: 'Get one entity by id (HEAD: 200 or 404, no body)',
           querystring: schemas.getQuerystring,
         },
@@ -187,6 +198,7 @@ export function registerOpencellRoutes(
           ...handlers.getSchema,
           tags,
           ...hide,
+          operationId: 'fetchGenericRecord',
           summary: 'Get one entity by id: genericFields, nestedEntities, nestedDepth (an empty body: every field)',
           body: schemas.legacyBody,
         },

@@ -1,4 +1,4 @@
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import fs from 'node:fs'
 import type { FastifyInstance } from 'fastify'
 import { principalOf } from '../../kernel/http/principal.ts'
@@ -200,6 +200,13 @@ export function registerWorkbenchRoutes(
         summary: 'The CSV of a successful Expert run, streamed (409 while it runs)',
         params: ExecutionParams,
         produces: ['text/csv'],
+        response: {
+          // The handler streams the file: the schema documents a text body, typed as the stream that sends it.
+          200: {
+            description: 'The CSV file, header row first',
+            content: { 'text/csv': { schema: Type.Unsafe<fs.ReadStream>({ type: 'string' }) } },
+          },
+        },
       },
     },
     async (request, reply) => {
