@@ -69,7 +69,17 @@ export const TAGS: readonly { name: string; description: string }[] = [
     name: 'Offers (second interface)',
     description: 'The catalog offer interface under `/v1/catalog/offers`, with its own error codes and paging.',
   },
+  { name: 'CounterTemplate', description: 'Counters of free units that usage charges draw from before paying.' },
   { name: 'Order', description: 'Orders: preview, place and validate, rated against the published catalog.' },
+  {
+    name: 'Prepaid wallets',
+    description: 'Prepaid wallets of a user account: balance, reserved and available amounts, credits.',
+  },
+  {
+    name: 'Prepaid reservations',
+    description: 'Usage reserved against a prepaid wallet, then confirmed or cancelled; unconfirmed ones expire.',
+  },
+  { name: 'Offer reservations', description: 'An offer’s price held on a wallet, then confirmed into an order.' },
   { name: 'BillingRuns', description: 'Billing runs: invoice the billing accounts due on a date.' },
   { name: 'BillingRunSchedules', description: 'Schedules that start billing runs on a timer.' },
   { name: 'Jobs', description: 'Background jobs: their timers, manual runs and executions.' },
@@ -79,6 +89,10 @@ export const TAGS: readonly { name: string; description: string }[] = [
   },
   { name: 'Report queries', description: 'Saved report queries, their executions, schedules and exported files.' },
   { name: 'Query workbench', description: 'Deep (HQL) queries, the schema editors complete from, saved queries.' },
+  {
+    name: 'Opencell generic API v2',
+    description: 'Opencell’s generic API, read side, for tools written for Opencell: the Query API’s engine.',
+  },
 ]
 
 /**

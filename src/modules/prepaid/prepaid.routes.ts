@@ -1,4 +1,5 @@
 import { type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { errorResponses } from '../../kernel/http/schemas.ts'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { decimalJson } from '../../kernel/decimal-json.ts'
 import { validationError, type ErrorDetail } from '../../kernel/errors.ts'
@@ -77,7 +78,7 @@ export function registerPrepaidRoutes(
           'available and the amount held. 402 INSUFFICIENT_BALANCE holds nothing; 400 INVALID_USAGE_RECORD names ' +
           'the field; 400 CHARGE_NOT_FOUND when no usage charge matches param1.',
         body: UsageLineBody,
-        response: { 200: ReserveAnswer },
+        response: { 200: ReserveAnswer, ...errorResponses(402, 404) },
       },
     },
     async (request) => {
@@ -99,7 +100,7 @@ export function registerPrepaidRoutes(
         summary: 'Confirm an OPEN reservation: the consumed quantity (default all) is charged, the rest released',
         description: '404 ENTITY_NOT_FOUND for an unknown id; 409 INVALID_STATE when the reservation is not OPEN.',
         body: ConfirmBody,
-        response: { 200: ActionAnswer },
+        response: { 200: ActionAnswer, ...errorResponses(404) },
       },
     },
     async (request) => {
@@ -120,7 +121,7 @@ export function registerPrepaidRoutes(
         summary: 'Cancel an OPEN reservation: counters and balance restored, once',
         description: '404 ENTITY_NOT_FOUND for an unknown id; 409 INVALID_STATE when the reservation is not OPEN.',
         body: CancelBody,
-        response: { 200: ActionAnswer },
+        response: { 200: ActionAnswer, ...errorResponses(404) },
       },
     },
     async (request) => {
@@ -198,7 +199,7 @@ export function registerPrepaidRoutes(
           'Reserve an offer’s activation price (one-shot charges and first recurring periods) under a credit limit',
         description: offerErrors,
         body: OfferReservationBody,
-        response: { 200: OfferReservation },
+        response: { 200: OfferReservation, ...errorResponses(402, 404) },
       },
     },
     async (request) => {
@@ -219,7 +220,7 @@ export function registerPrepaidRoutes(
         summary: 'Change the credit limit of an OPEN offer reservation',
         description: offerErrors,
         body: CreditLimitBody,
-        response: { 200: OfferReservation },
+        response: { 200: OfferReservation, ...errorResponses(402, 404) },
       },
     },
     async (request) =>
@@ -239,7 +240,7 @@ export function registerPrepaidRoutes(
         summary: 'Cancel an OPEN offer reservation',
         description: offerErrors,
         params: ReservationParams,
-        response: { 200: OfferReservation },
+        response: { 200: OfferReservation, ...errorResponses(402, 404) },
       },
     },
     async (request) => deps.offerReservations.cancel(request.params.reservationId, caller(request)),
@@ -254,7 +255,7 @@ export function registerPrepaidRoutes(
         summary: 'Confirm an OPEN offer reservation: the subscription <seller>_<userAccount>_<offer> is ordered',
         description: offerErrors,
         body: CancelBody,
-        response: { 200: OfferReservation },
+        response: { 200: OfferReservation, ...errorResponses(402, 404) },
       },
     },
     async (request) => deps.offerReservations.confirm(request.body.reservationId, caller(request)),

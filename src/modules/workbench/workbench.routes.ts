@@ -157,7 +157,7 @@ export function registerWorkbenchRoutes(
         summary: 'Submit an Expert (native SQL) query: runs in the background into a CSV file; poll its execution',
         description: 'Needs queryUser as well as queryExpert.',
         body: ExpertExecuteBody,
-        response: { 200: ExpertAccepted },
+        response: { 200: ExpertAccepted, ...errorResponses(404, 429) },
       },
     },
     async (request) => services.expert.submit(principalOf(request), request.body, services.queries),
