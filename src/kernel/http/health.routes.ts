@@ -12,6 +12,21 @@ const Readiness = Type.Object(
     databaseKind: Type.Optional(Type.String({ description: '`pglite` or `postgres`, when UP' })),
     reason: Type.Optional(Type.String()),
     pendingMigrations: Type.Optional(Type.Array(Type.String())),
+    replicas: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            name: Type.String({ description: 'host:port/database of the replica (no credentials)' }),
+            state: Type.Union(
+              ['STARTING', 'UP', 'LAGGING', 'BEHIND_SCHEMA', 'NOT_A_REPLICA', 'DOWN'].map((s) => Type.Literal(s)),
+            ),
+            lagMs: Type.Union([Type.Integer(), Type.Null()], { description: 'replay lag; null when unknown' }),
+          },
+          { additionalProperties: false },
+        ),
+        { description: 'Each read replica (DATABASE_READ_URL): readiness does not depend on them' },
+      ),
+    ),
   },
   { $id: 'Readiness', title: 'Readiness', additionalProperties: false },
 )

@@ -206,6 +206,7 @@ export function registerWorkbenchRoutes(
             description: 'The CSV file, header row first',
             content: { 'text/csv': { schema: Type.Unsafe<fs.ReadStream>({ type: 'string' }) } },
           },
+          ...errorResponses(409),
         },
       },
     },
