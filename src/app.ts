@@ -22,6 +22,7 @@ import { loggerOptions } from './kernel/logger.ts'
 import type { JobRuntime } from './kernel/jobs/job-runtime.ts'
 import type { TimeZoneListener } from './kernel/settings.ts'
 import { registerJobRoutes } from './kernel/jobs/job.routes.ts'
+import { createJobService } from './kernel/jobs/job.service.ts'
 import { createAccountsModule } from './modules/accounts/index.ts'
 import { createCatalogModule } from './modules/catalog/index.ts'
 import { createOrderingModule } from './modules/ordering/index.ts'
@@ -147,7 +148,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   createCatalogModule({ db: deps.database.db, actorOf, clock: deps.clock }).routes(server)
   createOrderingModule({ db: deps.database.db, actorOf, clock: deps.clock }).routes(server)
   createOffersModule({ db: deps.database.db, actorOf, clock: deps.clock, publicUrl: deps.publicUrl }).routes(server)
-  registerJobRoutes(server, deps.database.db, deps.jobs, actorOf)
+  registerJobRoutes(server, createJobService({ db: deps.database.db, clock: deps.clock }), deps.jobs, actorOf)
   const billingRuns = createBillingRunsModule({
     db: deps.database.db,
     actorOf,
