@@ -9,6 +9,15 @@ import { accountResources } from './accounts.resources.ts'
 import { registerTenantSettingsRoutes } from './tenant-settings.routes.ts'
 
 export { periodContaining, type Period, type CalendarShape } from './calendar.model.ts'
+export {
+  billingAccountByCode,
+  sellerByCode,
+  userAccountByCode,
+  type BillingAccountRow,
+  type SellerRow,
+  type UserAccountRow,
+} from './party-lookup.repository.ts'
+export { taxClassCodes, taxMappingsOf, type TaxMappingRow } from './tax-lookup.repository.ts'
 
 export function toResource(spec: (typeof accountResources)[number]): Resource {
   const def = registry.get(spec.entity)

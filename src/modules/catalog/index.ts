@@ -43,6 +43,20 @@ export {
   type OfferWrite,
 } from './offer-template.service.ts'
 export { instantSql } from './offer-template.repository.ts'
+/** Batched reads of offers, products, their versions' contents and charges, for ordering and the ratings. */
+export {
+  chargesById,
+  offersByCode,
+  productsByCode,
+  serviceCharges,
+  versionContents,
+  type AttributeRow,
+  type ChargeRow,
+  type OfferRow,
+  type ProductRow,
+  type ProductVersionRow,
+  type VersionContent,
+} from './catalog-lookup.repository.ts'
 
 function toResource(spec: ResourceSpec): Resource {
   const def = registry.get(spec.entity)

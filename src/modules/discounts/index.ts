@@ -10,6 +10,7 @@ import { createDiscountPlanService } from './discount-plan.service.ts'
 
 export type { DiscountPlanService } from './discount-plan.service.ts'
 export { lockDiscountPlans, recordDiscountPlanUses, type PlanUsage } from './discount-plan-usage.ts'
+export { discountPlansOf, type DiscountItemRow, type DiscountPlanRow } from './discount-plan-lookup.repository.ts'
 
 /** Discount plans and their items. */
 export function createDiscountsModule(deps: { db: Db; actorOf: ActorOf }) {

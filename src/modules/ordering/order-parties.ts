@@ -3,14 +3,18 @@ import type { ErrorDetail } from '../../kernel/errors.ts'
 import { registry } from '../../kernel/model/index.ts'
 import type { SellerCodes } from '../../kernel/model/row-security.ts'
 import { withinSellers } from '../../kernel/resources/resource.repository.ts'
-import * as catalog from './order-catalog.repository.ts'
 import type { OrderInput } from './order.model.ts'
+import {
+  billingAccountByCode,
+  sellerByCode,
+  userAccountByCode,
+  type BillingAccountRow,
+  type SellerRow,
+  type UserAccountRow,
+} from '../accounts/index.ts'
+import { inTurn } from '../../kernel/db/in-turn.ts'
 
-type Parties = [
-  catalog.SellerRow | undefined,
-  catalog.BillingAccountRow | undefined,
-  catalog.UserAccountRow | undefined,
-]
+type Parties = [SellerRow | undefined, BillingAccountRow | undefined, UserAccountRow | undefined]
 
 /**
  * The seller, billing account and user account an order names, as the caller may see them (DECISIONS "General":
@@ -18,14 +22,14 @@ type Parties = [
  * exactly as with an unknown code.
  */
 export async function orderParties(db: Db, input: OrderInput, sellerCodes: SellerCodes): Promise<Parties> {
-  const [seller, billingAccount, userAccount] = await catalog.inTurn(
-    () => catalog.sellerByCode(db, input.sellerCode),
-    () => catalog.billingAccountByCode(db, input.billingAccountCode),
-    () => catalog.userAccountByCode(db, input.userAccountCode),
+  const [seller, billingAccount, userAccount] = await inTurn(
+    () => sellerByCode(db, input.sellerCode),
+    () => billingAccountByCode(db, input.billingAccountCode),
+    () => userAccountByCode(db, input.userAccountCode),
   )
   const visible = async <T extends { id: number }>(entity: string, row: T | undefined) =>
     row && (await withinSellers(db, registry.get(entity), row.id, sellerCodes)) ? row : undefined
-  return catalog.inTurn(
+  return inTurn(
     () => visible('Seller', seller),
     () => visible('BillingAccount', billingAccount),
     () => visible('UserAccount', userAccount),
@@ -38,9 +42,9 @@ export async function orderParties(db: Db, input: OrderInput, sellerCodes: Selle
  */
 export async function accountsOfOtherSellers(
   db: Db,
-  seller: catalog.SellerRow,
-  billingAccount: catalog.BillingAccountRow | undefined,
-  userAccount: catalog.UserAccountRow | undefined,
+  seller: SellerRow,
+  billingAccount: BillingAccountRow | undefined,
+  userAccount: UserAccountRow | undefined,
 ): Promise<ErrorDetail[]> {
   const problems: ErrorDetail[] = []
   const ofSeller = [seller.code]

@@ -3,12 +3,9 @@ import type { Db } from '../../kernel/db/database.ts'
 import { AppError, validationError, type ErrorDetail } from '../../kernel/errors.ts'
 import { formatDecimal } from '../../kernel/money.ts'
 import { cachedTenantSettings } from '../../kernel/settings.ts'
-import { versionValidOn } from '../catalog/index.ts'
-import { readDecimal } from '../pricing/index.ts'
 import { currencyMismatch, priceNotFound, taxNotFound } from './rating-glue.ts'
 import { firstServicePeriod, selectTax, type DiscountLevel, type TaxRate } from '../rating/index.ts'
 import { dayIn, readDay } from '../../kernel/time-zone.ts'
-import * as catalog from './order-catalog.repository.ts'
 import { accountsOfOtherSellers, orderParties } from './order-parties.ts'
 import {
   attributeValue,
@@ -23,6 +20,22 @@ import {
   type ResolvedProduct,
   type ResolvedService,
 } from './order.model.ts'
+import { taxClassCodes, taxMappingsOf } from '../accounts/index.ts'
+import {
+  chargesById,
+  offersByCode,
+  productsByCode,
+  serviceCharges,
+  versionContents,
+  versionValidOn,
+  type ChargeRow,
+  type OfferRow,
+  type ProductRow,
+  type ProductVersionRow,
+} from '../catalog/index.ts'
+import { discountPlansOf } from '../discounts/index.ts'
+import { inTurn } from '../../kernel/db/in-turn.ts'
+import { pricingOn, readDecimal } from '../pricing/index.ts'
 
 export interface ResolveOptions {
   readonly now: Date
@@ -34,7 +47,7 @@ const offerField = (i: number) => `orderOffers[${i}]`
 const productField = (i: number, j: number) => `orderOffers[${i}].orderProducts[${j}]`
 
 /** A charge is orderable once ACTIVE (its first pricing version published): never a silent zero. */
-function chargeProblem(charge: catalog.ChargeRow, owner: string): string | undefined {
+function chargeProblem(charge: ChargeRow, owner: string): string | undefined {
   return charge.status === 'ACTIVE'
     ? undefined
     : `charge ${charge.code} of ${owner} is ${charge.status}: only ACTIVE charges can be ordered`
@@ -78,23 +91,21 @@ export async function resolveOrder(db: Db, input: OrderInput, options: ResolveOp
   if (seller) problems.push(...(await accountsOfOtherSellers(db, seller, billingAccount, userAccount)))
 
   const orderOffers = input.orderOffers
-  const [offers, products] = await catalog.inTurn(
-    () => catalog.offersByCode(db, [...new Set(orderOffers.map((o) => o.offerTemplateCode))]),
+  const [offers, products] = await inTurn(
+    () => offersByCode(db, [...new Set(orderOffers.map((o) => o.offerTemplateCode))]),
     () =>
-      catalog.productsByCode(db, [
-        ...new Set(orderOffers.flatMap((o) => (o.orderProducts ?? []).map((p) => p.productCode))),
-      ]),
+      productsByCode(db, [...new Set(orderOffers.flatMap((o) => (o.orderProducts ?? []).map((p) => p.productCode)))]),
   )
 
   interface ProductDraft {
     position: number
-    product: catalog.ProductRow
-    version: catalog.ProductVersionRow
+    product: ProductRow
+    version: ProductVersionRow
     quantity: Decimal
   }
   interface OfferDraft {
     position: number
-    offer: catalog.OfferRow
+    offer: OfferRow
     day: string
     products: ProductDraft[]
   }
@@ -174,7 +185,7 @@ export async function resolveOrder(db: Db, input: OrderInput, options: ResolveOp
           message: `offer ${offer.code} takes product ${product.code} in quantities from ${formatDecimal(component.minQuantity ?? 0)} to ${component.maxQuantity === null ? 'any' : formatDecimal(component.maxQuantity)}`,
         })
       }
-      let version: catalog.ProductVersionRow | undefined
+      let version: ProductVersionRow | undefined
       if (orderProduct.productVersion !== undefined) {
         version = product.versions.find((v) => v.version === orderProduct.productVersion)
         if (!version) {
@@ -213,11 +224,11 @@ export async function resolveOrder(db: Db, input: OrderInput, options: ResolveOp
 
   const versionIds = drafts.flatMap((d) => d.products.map((p) => p.version.id))
   const serviceIds = drafts.flatMap((d) => d.offer.services.filter((s) => s.mandatory).map((s) => s.id))
-  const [contents, servicesCharges] = await catalog.inTurn(
-    () => catalog.versionContents(db, versionIds),
-    () => catalog.serviceCharges(db, serviceIds),
+  const [contents, servicesCharges] = await inTurn(
+    () => versionContents(db, versionIds),
+    () => serviceCharges(db, serviceIds),
   )
-  const charges = await catalog.chargesById(db, [
+  const charges = await chargesById(db, [
     ...[...contents.values()].flatMap((c) => c.chargeIds),
     ...[...servicesCharges.values()].flat(),
   ])
@@ -320,7 +331,7 @@ export async function resolveOrder(db: Db, input: OrderInput, options: ResolveOp
   }
 
   const allSeeds = [...seeds.values()].flat()
-  const pricing = await catalog.pricingOn(
+  const pricing = await pricingOn(
     db,
     allSeeds.map((s) => ({ chargeId: s.chargeId, day: s.day })),
   )
@@ -349,11 +360,11 @@ export async function resolveOrder(db: Db, input: OrderInput, options: ResolveOp
     ...[...charges.values()].map((c) => c.taxClassId),
     ...plans.flatMap((p) => p.plan.items.map((i) => i.articleTaxClassId!)),
   ]
-  const mappings = await catalog.taxMappingsOf(db, taxClassIds)
+  const mappings = await taxMappingsOf(db, taxClassIds)
   const taxOf = async (taxClassId: number, what: string): Promise<TaxRate> => {
     const tax = selectTax(mappings, taxClassId, seller!.countryId, billingAccount!.countryId)
     if (tax) return tax
-    const code = (await catalog.taxClassCodes(db, [taxClassId])).get(taxClassId) ?? String(taxClassId)
+    const code = (await taxClassCodes(db, [taxClassId])).get(taxClassId) ?? String(taxClassId)
     throw taxNotFound(code, what, { sellerCode: seller!.code, billingAccountCode: billingAccount!.code })
   }
   const taxes = new Map<number, TaxRate>()
@@ -454,8 +465,8 @@ async function discountSelection(
   input: OrderInput,
   drafts: readonly {
     position: number
-    offer: catalog.OfferRow
-    products: { position: number; product: catalog.ProductRow }[]
+    offer: OfferRow
+    products: { position: number; product: ProductRow }[]
   }[],
   problems: ErrorDetail[],
 ): Promise<SelectedPlan[]> {
@@ -492,7 +503,7 @@ async function discountSelection(
     }
   }
   const automaticIds = drafts.flatMap((d) => d.offer.discountPlanIds)
-  const plans = await catalog.discountPlansOf(db, { codes: listed.map((l) => l.code), ids: automaticIds })
+  const plans = await discountPlansOf(db, { codes: listed.map((l) => l.code), ids: automaticIds })
   const byCode = new Map(plans.map((p) => [p.code, p]))
   const byId = new Map(plans.map((p) => [p.id, p]))
   const draftOf = (position: number | null) => drafts.find((d) => d.position === position)

@@ -1,7 +1,8 @@
 import type { Decimal } from 'decimal.js'
 import { formatDecimal } from '../../kernel/money.ts'
 import type { DiscountLevel, PricingSnapshot, ServicePeriod, TaxRate } from '../rating/index.ts'
-import type { AttributeRow, ChargeRow, DiscountPlanRow } from './order-catalog.repository.ts'
+import type { AttributeRow, ChargeRow } from '../catalog/index.ts'
+import type { DiscountPlanRow } from '../discounts/index.ts'
 
 /** An attribute value of an ordered product: one of the typed values, read as text for rating. */
 export interface OrderAttributeInput {

@@ -14,8 +14,11 @@ import {
   type TaxMapping,
   type TaxRate,
 } from '../rating/index.ts'
-import * as catalog from './order-catalog.repository.ts'
 import type { OperationOwner } from './wallet-operation.model.ts'
+import { taxClassCodes, taxMappingsOf } from '../accounts/index.ts'
+import { chargesById, type ChargeRow } from '../catalog/index.ts'
+import { discountPlansOf, type DiscountPlanRow } from '../discounts/index.ts'
+import { pricingOn } from '../pricing/index.ts'
 
 /**
  * The glue between stored subscriptions and the pure rating engine, shared by order placement, recurring rating and
@@ -126,10 +129,10 @@ export async function savePlanStates(
  * day, see `pricingOn`), tax mappings of the classes met, discount plans.
  */
 export class RatingCatalog {
-  readonly charges = new Map<number, catalog.ChargeRow>()
+  readonly charges = new Map<number, ChargeRow>()
   readonly pricing = new Map<string, PricingSnapshot | null>()
   readonly mappings = new Map<number, TaxMapping[]>()
-  readonly plans = new Map<number, catalog.DiscountPlanRow>()
+  readonly plans = new Map<number, DiscountPlanRow>()
   private readonly classCodes = new Map<number, string>()
 
   async load(
@@ -141,34 +144,34 @@ export class RatingCatalog {
     },
   ): Promise<void> {
     const newCharges = [...new Set(wanted.chargeIds ?? [])].filter((id) => !this.charges.has(id))
-    for (const [id, charge] of await catalog.chargesById(db, newCharges)) this.charges.set(id, charge)
+    for (const [id, charge] of await chargesById(db, newCharges)) this.charges.set(id, charge)
     const newPrices = (wanted.prices ?? []).filter((p) => !this.pricing.has(`${p.chargeId}@${p.day}`))
-    const found = await catalog.pricingOn(db, newPrices)
+    const found = await pricingOn(db, newPrices)
     for (const p of newPrices) this.pricing.set(`${p.chargeId}@${p.day}`, found.get(`${p.chargeId}@${p.day}`) ?? null)
     const newPlans = [...new Set(wanted.planIds ?? [])].filter((id) => !this.plans.has(id))
-    for (const plan of await catalog.discountPlansOf(db, { ids: newPlans })) this.plans.set(plan.id, plan)
+    for (const plan of await discountPlansOf(db, { ids: newPlans })) this.plans.set(plan.id, plan)
     const classes = [
       ...[...this.charges.values()].map((c) => c.taxClassId),
       ...[...this.plans.values()].flatMap((p) => p.items.map((i) => i.articleTaxClassId!)),
     ].filter((id) => !this.mappings.has(id))
-    const mappings = await catalog.taxMappingsOf(db, classes)
+    const mappings = await taxMappingsOf(db, classes)
     for (const id of new Set(classes)) {
       this.mappings.set(
         id,
         mappings.filter((m) => m.taxClassId === id),
       )
     }
-    for (const [id, code] of await catalog.taxClassCodes(db, classes)) this.classCodes.set(id, code)
+    for (const [id, code] of await taxClassCodes(db, classes)) this.classCodes.set(id, code)
   }
 
-  charge(id: number): catalog.ChargeRow {
+  charge(id: number): ChargeRow {
     const charge = this.charges.get(id)
     if (!charge) throw new Error(`rating: charge ${id} was not loaded`)
     return charge
   }
 
   /** The loaded price of a charge on a day, in the parties' currency: PRICE_NOT_FOUND, VALIDATION_FAILED. */
-  priceOn(charge: Pick<catalog.ChargeRow, 'id' | 'code'>, day: string, parties: BillingParties): PricingSnapshot {
+  priceOn(charge: Pick<ChargeRow, 'id' | 'code'>, day: string, parties: BillingParties): PricingSnapshot {
     const pricing = this.pricing.get(`${charge.id}@${day}`)
     if (!pricing) throw priceNotFound(charge.code, day)
     const mismatch = currencyMismatch(charge.code, pricing.currency, parties)
@@ -239,7 +242,7 @@ export interface StoredCharge {
 
 /** The `rateCharge` input of a stored charge instance: its quantity unless `quantity` is given (usage). */
 export function storedChargeInput(
-  charge: Pick<catalog.ChargeRow, 'code' | 'type'>,
+  charge: Pick<ChargeRow, 'code' | 'type'>,
   stored: StoredCharge,
   rating: {
     pricing: PricingSnapshot

@@ -16,7 +16,6 @@ import {
   type TaxRate,
 } from '../rating/index.ts'
 import { dayIn } from '../../kernel/time-zone.ts'
-import * as catalog from './order-catalog.repository.ts'
 import {
   planInstanceKey,
   RatingCatalog,
@@ -35,6 +34,7 @@ import {
   reserveWalletOperationIds,
   type WalletOperationValues,
 } from './wallet-operation.repository.ts'
+import type { ChargeRow } from '../catalog/index.ts'
 
 export interface RecurringRatingOptions {
   readonly db: Db
@@ -93,7 +93,7 @@ const storedCharge = (d: DueCharge): StoredCharge => ({
 const num = (value: unknown) => Number(value)
 
 /** The periods of a charge that have ended by `today`, from its first period not yet rated. */
-function endedPeriods(charge: catalog.ChargeRow, due: DueCharge, today: string): ServicePeriod[] {
+function endedPeriods(charge: ChargeRow, due: DueCharge, today: string): ServicePeriod[] {
   const periods: ServicePeriod[] = []
   let start = due.chargedToDate
   for (;;) {
@@ -129,7 +129,7 @@ function billOrder(
   const { today, actor, pricesIncludeTax } = run
   interface Line {
     due: DueCharge
-    charge: catalog.ChargeRow
+    charge: ChargeRow
     period: ServicePeriod
     round: number
     rated: RatedCharge

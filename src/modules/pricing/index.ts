@@ -11,6 +11,7 @@ export * from './models/index.ts'
 export { planPublication, type TimelineVersion, type PublicationPlan } from './timeline.model.ts'
 export { decimalSchema, decimalWire, readDecimal } from './decimal-input.ts'
 export { auditable, isoInstant, type AuditColumns } from './wire.ts'
+export { pricingOn, type PublishedPricing } from './price-on-day.repository.ts'
 
 /** Pricing versions of charges and the pure price models (flat, matrix, formula) the rating engine calls. */
 export function createPricingModule(deps: { db: Db; actorOf: ActorOf; clock?: Clock }) {
