@@ -10,6 +10,8 @@ export function instantText(expression: SQL): SQL {
 }
 
 /** The same wire format for an instant held in JavaScript (which keeps milliseconds, as the wire does). */
+export function isoInstant(value: Date): string
+export function isoInstant(value: Date | null): string | null
 export function isoInstant(value: Date | null): string | null {
   return value === null ? null : value.toISOString()
 }

@@ -104,7 +104,7 @@ const AUDIT_FIELDS = ['created', 'updated', 'creator', 'updater']
  * audit block, all always sent (null when empty). Fields not declared here would not be sent: the record is built
  * from the same registry entity.
  */
-export function recordSchema(resource: Resource): JsonSchema {
+export function recordSchema(resource: Pick<Resource, 'def'>): JsonSchema {
   const properties: Record<string, JsonSchema> = { id: { type: 'integer' } }
   for (const field of resource.def.fields.values()) {
     if (field.name === 'id' || AUDIT_FIELDS.includes(field.name)) continue

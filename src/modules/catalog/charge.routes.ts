@@ -1,16 +1,16 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
+import { CodeParams, ListQuery, NoContent } from '../../kernel/http/schemas.ts'
 import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
-import type { ListQuery } from '../../kernel/resources/resource.service.ts'
-import { listOf, listQuery, openObject, params } from './catalog.schemas.ts'
-import { chargeCreateBody, chargeUpdateBody } from './charge.schemas.ts'
-import type { ChargeInput, ChargeService } from './charge.service.ts'
+import { Charge, ChargeArticles, ChargeInput, ChargePage, ChargeUpdate } from './charge.schemas.ts'
+import type { ChargeService } from './charge.service.ts'
 
 /** Charges (catalog.charges.*). Pricing versions have their own routes in the pricing module. */
-export function registerChargeRoutes(app: FastifyInstance, charges: ChargeService, actorOf: ActorOf): void {
+export function registerChargeRoutes(server: FastifyInstance, charges: ChargeService, actorOf: ActorOf): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>()
   const tags = ['ChargeTemplate']
   const view = { policy: { role: 'catalog.charges.view' } }
   const manage = { policy: { role: 'catalog.charges.manage' } }
-  const codeOf = (request: { params: unknown }) => (request.params as { code: string }).code
 
   app.post(
     '/api/v1/charges',
@@ -20,34 +20,24 @@ export function registerChargeRoutes(app: FastifyInstance, charges: ChargeServic
         tags,
         summary: 'Create a charge (DRAFT) and its accounting article',
         description: 'RECURRING needs billingCalendar; unknown references are a 400 naming the field.',
-        body: chargeCreateBody,
-        response: { 201: openObject },
+        body: ChargeInput,
+        response: { 201: Charge },
       },
     },
-    async (request, reply) =>
-      reply
-        .status(201)
-        .send(
-          await charges.create(request.body as ChargeInput & { code: string; type: string }, actorOf(request).username),
-        ),
+    async (request, reply) => reply.status(201).send(await charges.create(request.body, actorOf(request).username)),
   )
   app.get(
     '/api/v1/charges',
     {
       config: view,
-      schema: {
-        tags,
-        summary: 'List charges, paginated',
-        querystring: listQuery,
-        response: { 200: listOf(openObject) },
-      },
+      schema: { tags, summary: 'List charges, paginated', querystring: ListQuery, response: { 200: ChargePage } },
     },
-    async (request) => charges.list(request.query as ListQuery),
+    async (request) => charges.list(request.query),
   )
   app.get(
     '/api/v1/charges/:code',
-    { config: view, schema: { tags, summary: 'Get a charge', params: params('code'), response: { 200: openObject } } },
-    async (request) => charges.get(codeOf(request)),
+    { config: view, schema: { tags, summary: 'Get a charge', params: CodeParams, response: { 200: Charge } } },
+    async (request) => charges.get(request.params.code),
   )
   app.put(
     '/api/v1/charges/:code',
@@ -56,22 +46,27 @@ export function registerChargeRoutes(app: FastifyInstance, charges: ChargeServic
       schema: {
         tags,
         summary: 'Update a charge (partial; null clears an optional field; the type cannot change)',
-        params: params('code'),
-        body: chargeUpdateBody,
-        response: { 200: openObject },
+        params: CodeParams,
+        body: ChargeUpdate,
+        response: { 200: Charge },
       },
     },
-    async (request) => charges.update(codeOf(request), request.body as ChargeInput, actorOf(request).username),
+    async (request) => charges.update(request.params.code, request.body, actorOf(request).username),
   )
   app.delete(
     '/api/v1/charges/:code',
     {
       config: manage,
-      schema: { tags, summary: 'Delete a charge no product or service uses (409 otherwise)', params: params('code') },
+      schema: {
+        tags,
+        summary: 'Delete a charge no product or service uses (409 otherwise)',
+        params: CodeParams,
+        response: { 204: NoContent },
+      },
     },
     async (request, reply) => {
-      await charges.delete(codeOf(request))
-      return reply.status(204).send()
+      await charges.delete(request.params.code)
+      return reply.status(204).send(null)
     },
   )
   app.get(
@@ -81,10 +76,10 @@ export function registerChargeRoutes(app: FastifyInstance, charges: ChargeServic
       schema: {
         tags,
         summary: 'The accounting articles of a charge (the one created with it)',
-        params: params('code'),
-        response: { 200: { type: 'array', items: openObject } },
+        params: CodeParams,
+        response: { 200: ChargeArticles },
       },
     },
-    async (request) => charges.articles(codeOf(request)),
+    async (request) => charges.articles(request.params.code),
   )
 }

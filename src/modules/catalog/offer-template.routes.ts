@@ -1,103 +1,133 @@
-import { errorResponses, NoContent } from '../../kernel/http/schemas.ts'
+import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
+import type { DecimalJson } from '../../kernel/decimal-json.ts'
+import { decimalOut, nullableDecimalOut } from '../../kernel/decimal-json.ts'
+import { CodeParams, errorResponses, ListQuery, NoContent } from '../../kernel/http/schemas.ts'
 import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
-import type { ListQuery } from '../../kernel/resources/resource.service.ts'
 import { decimalSchema } from '../pricing/index.ts'
-import { codeList, codeString, description, listOf, listQuery, newCode, openObject, params } from './catalog.schemas.ts'
+import { catalogRecord, CatalogPage, Code, CodeList, Description, NewCode, NullableText } from './catalog.schemas.ts'
 import { OFFER_STATUSES } from './offer-status.model.ts'
-import type { OfferInput, OfferTemplateService } from './offer-template.service.ts'
+import type { OfferTemplateService } from './offer-template.service.ts'
 
-const nullableDecimal = { anyOf: [...decimalSchema.anyOf, { type: 'null' }] }
-const instant = {
-  anyOf: [{ type: 'string', format: 'date-time' }, { type: 'string', format: 'date' }, { type: 'null' }],
-  description: 'ISO-8601 date-time, or a date (the start of that day in the tenant time zone)',
-}
+const DecimalIn = Type.Unsafe<number | string>(decimalSchema)
+const NullableDecimalIn = Type.Unsafe<number | string | null>({ anyOf: [...decimalSchema.anyOf, { type: 'null' }] })
+const INSTANT = 'ISO-8601 date-time, or a date (the start of that day in the tenant time zone)'
+const Instant = (description: string) =>
+  Type.Unsafe<string | null>({
+    anyOf: [{ type: 'string', format: 'date-time' }, { type: 'string', format: 'date' }, { type: 'null' }],
+    description,
+  })
+const Sequence = Type.Integer({ minimum: 0, maximum: 100000 })
+
+/** The statuses in upper case (stored) or lower case: the server reads either. */
+const LifeCycleStatus = Type.Unsafe<string>({
+  type: 'string',
+  enum: [...OFFER_STATUSES, ...OFFER_STATUSES.map((status) => status.toLowerCase())],
+  description: 'a new offer starts IN_DESIGN unless told; a change follows the transition table',
+})
 
 const offerFields = {
-  description,
-  name: { type: ['string', 'null'], maxLength: 255 },
-  lifeCycleStatus: {
-    type: 'string',
-    maxLength: 20,
-    description: `${OFFER_STATUSES.join(', ')} (any case); a new offer starts IN_DESIGN unless told`,
-  },
-  validFrom: instant,
-  validTo: { ...instant, description: `${instant.description}; exclusive end, null = open` },
-  autoEndOfEngagement: { type: 'boolean' },
-  attributes: {
-    type: 'object',
-    maxProperties: 200,
-    additionalProperties: { type: ['string', 'number', 'boolean', 'null'], maxLength: 2000 },
-    description: 'free-form numeric and text attributes',
-  },
-  offerComponents: {
-    type: 'array',
-    maxItems: 500,
-    description: 'the products of the offer (replaces the set)',
-    items: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['productCode'],
-      properties: {
-        productCode: codeString,
-        mandatory: { type: 'boolean' },
-        defaultQuantity: decimalSchema,
-        minQuantity: nullableDecimal,
-        maxQuantity: nullableDecimal,
-        sequence: { type: 'integer', minimum: 0, maximum: 100000 },
-      },
-    },
-  },
-  offerServiceTemplates: {
-    type: 'array',
-    maxItems: 500,
-    description: 'legacy model: the services of the offer (replaces the set)',
-    items: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['serviceTemplateCode'],
-      properties: {
-        serviceTemplateCode: codeString,
-        mandatory: { type: 'boolean' },
-        sequence: { type: 'integer', minimum: 0, maximum: 100000 },
-      },
-    },
-  },
-  discountPlans: { ...codeList, description: 'codes of the discount plans orders may select (replaces the set)' },
-  sellers: { ...codeList, description: 'codes of the sellers selling the offer (replaces the set)' },
-  offerTemplateCategories: { ...codeList, description: 'codes of the offer’s categories (replaces the set)' },
+  description: Type.Optional(Description),
+  name: Type.Optional(NullableText(255)),
+  lifeCycleStatus: Type.Optional(LifeCycleStatus),
+  validFrom: Type.Optional(Instant(INSTANT)),
+  validTo: Type.Optional(Instant(`${INSTANT}; exclusive end, null = open`)),
+  autoEndOfEngagement: Type.Optional(Type.Boolean()),
+  attributes: Type.Optional(
+    Type.Record(
+      Type.String(),
+      Type.Unsafe<string | number | boolean | null>({ type: ['string', 'number', 'boolean', 'null'], maxLength: 2000 }),
+      { maxProperties: 200, description: 'free-form numeric and text attributes' },
+    ),
+  ),
+  offerComponents: Type.Optional(
+    Type.Array(
+      Type.Object(
+        {
+          productCode: Code,
+          mandatory: Type.Optional(Type.Boolean()),
+          defaultQuantity: Type.Optional(DecimalIn),
+          minQuantity: Type.Optional(NullableDecimalIn),
+          maxQuantity: Type.Optional(NullableDecimalIn),
+          sequence: Type.Optional(Sequence),
+        },
+        { additionalProperties: false },
+      ),
+      { maxItems: 500, description: 'the products of the offer (replaces the set)' },
+    ),
+  ),
+  offerServiceTemplates: Type.Optional(
+    Type.Array(
+      Type.Object(
+        { serviceTemplateCode: Code, mandatory: Type.Optional(Type.Boolean()), sequence: Type.Optional(Sequence) },
+        { additionalProperties: false },
+      ),
+      { maxItems: 500, description: 'legacy model: the services of the offer (replaces the set)' },
+    ),
+  ),
+  discountPlans: Type.Optional(CodeList('codes of the discount plans orders may select (replaces the set)')),
+  sellers: Type.Optional(CodeList('codes of the sellers selling the offer (replaces the set)')),
+  offerTemplateCategories: Type.Optional(CodeList('codes of the offer’s categories (replaces the set)')),
 }
 
-const createBody = {
-  type: 'object',
+const OfferTemplateInput = Type.Object(
+  { code: NewCode, ...offerFields },
+  { $id: 'OfferTemplateInput', title: 'OfferTemplateInput', additionalProperties: false },
+)
+const OfferTemplateUpdate = Type.Object(offerFields, {
+  $id: 'OfferTemplateUpdate',
+  title: 'OfferTemplateUpdate',
   additionalProperties: false,
-  required: ['code'],
-  properties: { code: newCode, ...offerFields },
-}
-const updateBody = { type: 'object', additionalProperties: false, properties: offerFields }
+})
+
+const OfferComponent = Type.Object(
+  {
+    productCode: Type.String(),
+    mandatory: Type.Boolean(),
+    defaultQuantity: Type.Unsafe<DecimalJson>(decimalOut),
+    minQuantity: Type.Unsafe<DecimalJson | null>(nullableDecimalOut),
+    maxQuantity: Type.Unsafe<DecimalJson | null>(nullableDecimalOut),
+    sequence: Type.Integer(),
+  },
+  { $id: 'OfferComponent', title: 'OfferComponent', additionalProperties: false },
+)
+const OfferServiceTemplate = Type.Object(
+  { serviceTemplateCode: Type.String(), mandatory: Type.Boolean(), sequence: Type.Integer() },
+  { $id: 'OfferServiceTemplate', title: 'OfferServiceTemplate', additionalProperties: false },
+)
+const OfferTemplate = catalogRecord('OfferTemplate', 'OfferTemplate', {
+  offerComponents: Type.Array(OfferComponent, { description: 'the products of the offer, by sequence' }),
+  offerServiceTemplates: Type.Array(OfferServiceTemplate, { description: 'legacy model: the services, by sequence' }),
+  discountPlans: Type.Array(Type.String(), { description: 'codes of the discount plans orders may select' }),
+  sellers: Type.Array(Type.String(), { description: 'codes of the sellers selling the offer' }),
+  offerTemplateCategories: Type.Array(Type.String(), { description: 'codes of the offer’s categories' }),
+})
+const OfferTemplatePage = CatalogPage(OfferTemplate, 'OfferTemplatePage')
 
 /** v1 offer templates (catalog.offers.*). */
 export function registerOfferTemplateRoutes(
-  app: FastifyInstance,
+  server: FastifyInstance,
   offers: OfferTemplateService,
   actorOf: ActorOf,
 ): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>()
   const tags = ['OfferTemplate']
   const view = { policy: { role: 'catalog.offers.view' } }
   const manage = { policy: { role: 'catalog.offers.manage' } }
   const base = '/api/v1/offerTemplates'
-  const codeOf = (request: { params: unknown }) => (request.params as { code: string }).code
 
   app.post(
     base,
     {
       config: manage,
-      schema: { tags, summary: 'Create an offer template', body: createBody, response: { 201: openObject } },
+      schema: {
+        tags,
+        summary: 'Create an offer template',
+        body: OfferTemplateInput,
+        response: { 201: OfferTemplate },
+      },
     },
-    async (request, reply) =>
-      reply
-        .status(201)
-        .send(await offers.create(request.body as OfferInput & { code: string }, actorOf(request).username)),
+    async (request, reply) => reply.status(201).send(await offers.create(request.body, actorOf(request).username)),
   )
   app.get(
     base,
@@ -106,19 +136,19 @@ export function registerOfferTemplateRoutes(
       schema: {
         tags,
         summary: 'List offer templates, paginated',
-        querystring: listQuery,
-        response: { 200: listOf(openObject) },
+        querystring: ListQuery,
+        response: { 200: OfferTemplatePage },
       },
     },
-    async (request) => offers.list(request.query as ListQuery),
+    async (request) => offers.list(request.query),
   )
   app.get(
     `${base}/:code`,
     {
       config: view,
-      schema: { tags, summary: 'Get an offer template', params: params('code'), response: { 200: openObject } },
+      schema: { tags, summary: 'Get an offer template', params: CodeParams, response: { 200: OfferTemplate } },
     },
-    async (request) => offers.get(codeOf(request)),
+    async (request) => offers.get(request.params.code),
   )
   app.put(
     `${base}/:code`,
@@ -129,12 +159,12 @@ export function registerOfferTemplateRoutes(
         summary:
           'Update an offer template (partial; lists replace their set; status changes follow the transition table)',
         description: 'An invalid lifeCycleStatus change is a 422 OFFER_STATUS_TRANSITION_INVALID.',
-        params: params('code'),
-        body: updateBody,
-        response: { 200: openObject, ...errorResponses(422) },
+        params: CodeParams,
+        body: OfferTemplateUpdate,
+        response: { 200: OfferTemplate, ...errorResponses(422) },
       },
     },
-    async (request) => offers.update(codeOf(request), request.body as OfferInput, actorOf(request).username),
+    async (request) => offers.update(request.params.code, request.body, actorOf(request).username),
   )
   app.delete(
     `${base}/:code`,
@@ -143,13 +173,13 @@ export function registerOfferTemplateRoutes(
       schema: {
         tags,
         summary: 'Delete an offer template that is not ACTIVE or LAUNCHED',
-        params: params('code'),
+        params: CodeParams,
         response: { 204: NoContent, ...errorResponses(422) },
       },
     },
     async (request, reply) => {
-      await offers.delete(codeOf(request))
-      return reply.status(204).send()
+      await offers.delete(request.params.code)
+      return reply.status(204).send(null)
     },
   )
 }

@@ -455,7 +455,7 @@ export function createOfferTemplateService(deps: { db: Db; records: ResourceServ
         deps.db,
         page.data.map((r) => r.id as number),
       )
-      return { ...page, data: page.data.map((r) => ({ ...r, ...links.get(r.id as number) })) }
+      return { ...page, data: page.data.map((r) => ({ ...r, ...links.get(r.id as number)! })) }
     },
 
     create: (input: OfferInput & { code: string }, actor: string) =>

@@ -1,46 +1,93 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { Type, type Static, type TSchema, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyInstance } from 'fastify'
+import { CodeParams, NoContent } from '../../kernel/http/schemas.ts'
 import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
-import { emptyBody, openObject, params } from './catalog.schemas.ts'
-import type { ProductService, ProductVersionInput } from './product.service.ts'
+import { CatalogAuditable, Code, EmptyBody, NullableText, Version } from './catalog.schemas.ts'
+import type { ProductService } from './product.service.ts'
 
+const Day = (description: string) =>
+  Type.Unsafe<string | null>({
+    anyOf: [{ type: 'string', format: 'date' }, { type: 'string', format: 'date-time' }, { type: 'null' }],
+    description,
+  })
 const versionFields = {
-  shortDescription: { type: ['string', 'null'], maxLength: 2000 },
-  validFrom: {
-    anyOf: [{ type: 'string', format: 'date' }, { type: 'string', format: 'date-time' }, { type: 'null' }],
-    description: 'start (yyyy-MM-dd; a date-time counts as its day in the tenant time zone), required to publish',
-  },
-  validTo: {
-    anyOf: [{ type: 'string', format: 'date' }, { type: 'string', format: 'date-time' }, { type: 'null' }],
-    description: 'exclusive end (yyyy-MM-dd; a date-time counts as its day in the tenant time zone)',
-  },
+  shortDescription: Type.Optional(NullableText(2000)),
+  validFrom: Type.Optional(
+    Day('start (yyyy-MM-dd; a date-time counts as its day in the tenant time zone), required to publish'),
+  ),
+  validTo: Type.Optional(Day('exclusive end (yyyy-MM-dd; a date-time counts as its day in the tenant time zone)')),
 }
-const versionBody = { type: 'object', additionalProperties: false, properties: versionFields }
-const statusQuery = {
-  type: 'object',
+const ProductVersionInput = Type.Object(versionFields, {
+  $id: 'ProductVersionInput',
+  title: 'ProductVersionInput',
   additionalProperties: false,
-  required: ['status'],
-  properties: { status: { type: 'string', enum: ['PUBLISHED'] } },
-}
+})
+/** A new version: the same fields, or no body at all. */
+const ProductVersionCreate = Type.Unsafe<Static<typeof ProductVersionInput> | null>({
+  ...Type.Object(versionFields, { additionalProperties: false }),
+  type: ['object', 'null'],
+})
+const StatusQuery = Type.Object(
+  { status: Type.Unsafe<'PUBLISHED'>({ type: 'string', enum: ['PUBLISHED'] }) },
+  { additionalProperties: false },
+)
+const VersionParams = Type.Object({ code: Code, version: Version })
+const PlanParams = Type.Object({ code: Code, dpCode: Code })
 
-type VersionParams = { code: string; version: number }
-type LinkParams = VersionParams & { attributeCode?: string; chargeCode?: string }
+const NullableString = Type.Unsafe<string | null>({ type: ['string', 'null'] })
+const ProductVersion = Type.Object(
+  {
+    code: Type.String({ description: 'the product’s code' }),
+    productCode: Type.String(),
+    version: Type.Integer(),
+    status: Type.Unsafe<string>({ type: 'string', enum: ['DRAFT', 'PUBLISHED'] }),
+    shortDescription: NullableString,
+    validFrom: Type.Unsafe<string | null>({ type: ['string', 'null'], format: 'date' }),
+    validTo: Type.Unsafe<string | null>({
+      type: ['string', 'null'],
+      format: 'date',
+      description: 'exclusive end; null while open-ended',
+    }),
+    publishedAt: Type.Unsafe<string | null>({ type: ['string', 'null'], format: 'date-time' }),
+    attributes: Type.Array(Type.String(), { description: 'codes of the linked attributes' }),
+    charges: Type.Array(Type.String(), { description: 'codes of the linked charges' }),
+    auditable: CatalogAuditable,
+  },
+  { $id: 'ProductVersion', title: 'ProductVersion', additionalProperties: false },
+)
+const ProductVersionList = Type.Object(
+  { productCode: Type.String(), versions: Type.Array(ProductVersion) },
+  { $id: 'ProductVersionList', title: 'ProductVersionList', additionalProperties: false },
+)
+const ProductDiscountPlans = Type.Object(
+  {
+    productCode: Type.String(),
+    discountPlans: Type.Array(Type.String(), { description: 'codes of the linked discount plans' }),
+  },
+  { $id: 'ProductDiscountPlans', title: 'ProductDiscountPlans', additionalProperties: false },
+)
 
 /** Product versions and their links (catalog.products.*); products themselves are a plain v1 resource. */
-export function registerProductRoutes(app: FastifyInstance, products: ProductService, actorOf: ActorOf): void {
+export function registerProductRoutes(server: FastifyInstance, products: ProductService, actorOf: ActorOf): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>()
   const tags = ['ProductVersion']
   const view = { policy: { role: 'catalog.products.view' } }
   const manage = { policy: { role: 'catalog.products.manage' } }
-  const p = (request: FastifyRequest) => request.params as LinkParams
-  const actor = (request: FastifyRequest) => actorOf(request).username
+  const actor = (request: unknown) => actorOf(request).username
   const base = '/api/v1/products/:code/versions'
 
   app.get(
     base,
     {
       config: view,
-      schema: { tags, summary: 'The versions of a product', params: params('code'), response: { 200: openObject } },
+      schema: {
+        tags,
+        summary: 'The versions of a product',
+        params: CodeParams,
+        response: { 200: ProductVersionList },
+      },
     },
-    async (request) => products.listVersions(p(request).code),
+    async (request) => products.listVersions(request.params.code),
   )
   app.post(
     base,
@@ -50,17 +97,13 @@ export function registerProductRoutes(app: FastifyInstance, products: ProductSer
         operationId: 'createProductVersion',
         tags,
         summary: 'Create a DRAFT version with the next version number',
-        params: params('code'),
-        body: { ...versionBody, type: ['object', 'null'] },
-        response: { 201: openObject },
+        params: CodeParams,
+        body: ProductVersionCreate,
+        response: { 201: ProductVersion },
       },
     },
     async (request, reply) =>
-      reply
-        .status(201)
-        .send(
-          await products.createVersion(p(request).code, (request.body ?? {}) as ProductVersionInput, actor(request)),
-        ),
+      reply.status(201).send(await products.createVersion(request.params.code, request.body ?? {}, actor(request))),
   )
   app.get(
     `${base}/:version`,
@@ -69,11 +112,11 @@ export function registerProductRoutes(app: FastifyInstance, products: ProductSer
       schema: {
         tags,
         summary: 'Get a product version',
-        params: params('code', 'version'),
-        response: { 200: openObject },
+        params: VersionParams,
+        response: { 200: ProductVersion },
       },
     },
-    async (request) => products.getVersion(p(request).code, p(request).version),
+    async (request) => products.getVersion(request.params.code, request.params.version),
   )
   app.put(
     `${base}/:version`,
@@ -82,20 +125,23 @@ export function registerProductRoutes(app: FastifyInstance, products: ProductSer
       schema: {
         tags,
         summary: 'Update a DRAFT version (partial): short description and validity',
-        params: params('code', 'version'),
-        body: versionBody,
-        response: { 200: openObject },
+        params: VersionParams,
+        body: ProductVersionInput,
+        response: { 200: ProductVersion },
       },
     },
     async (request) =>
-      products.updateVersion(p(request).code, p(request).version, request.body as ProductVersionInput, actor(request)),
+      products.updateVersion(request.params.code, request.params.version, request.body, actor(request)),
   )
   app.delete(
     `${base}/:version`,
-    { config: manage, schema: { tags, summary: 'Delete a DRAFT version', params: params('code', 'version') } },
+    {
+      config: manage,
+      schema: { tags, summary: 'Delete a DRAFT version', params: VersionParams, response: { 204: NoContent } },
+    },
     async (request, reply) => {
-      await products.deleteVersion(p(request).code, p(request).version)
-      return reply.status(204).send()
+      await products.deleteVersion(request.params.code, request.params.version)
+      return reply.status(204).send(null)
     },
   )
   app.put(
@@ -108,49 +154,41 @@ export function registerProductRoutes(app: FastifyInstance, products: ProductSer
         description:
           'Closes the open-ended predecessor at this version’s start; 409 when the version has no start date or starts ' +
           'at or before the latest published version.',
-        params: params('code', 'version'),
-        querystring: statusQuery,
-        response: { 200: openObject },
+        params: VersionParams,
+        querystring: StatusQuery,
+        response: { 200: ProductVersion },
       },
     },
-    async (request) => products.publish(p(request).code, p(request).version, actor(request)),
+    async (request) => products.publish(request.params.code, request.params.version, actor(request)),
   )
-  for (const [segment, name, noun, link, unlink] of [
-    ['attributes', 'attributeCode', 'Attribute', products.linkAttribute, products.unlinkAttribute],
-    ['charges', 'chargeCode', 'Charge', products.linkCharge, products.unlinkCharge],
-  ] as const) {
-    const url = `${base}/:version/${segment}/:${name}`
-    const linkParams = params('code', 'version', name)
-    app.post(
-      url,
-      {
-        config: manage,
-        schema: {
-          operationId: `addProductVersion${noun}`,
-          tags,
-          summary: `Link one of the ${segment} to a DRAFT version`,
-          params: linkParams,
-          body: emptyBody,
-          response: { 200: openObject },
-        },
-      },
-      async (request) => link(p(request).code, p(request).version, p(request)[name]!),
-    )
-    app.delete(
-      url,
-      {
-        config: manage,
-        schema: {
-          operationId: `removeProductVersion${noun}`,
-          tags,
-          summary: `Unlink one of the ${segment} from a DRAFT version`,
-          params: linkParams,
-          response: { 200: openObject },
-        },
-      },
-      async (request) => unlink(p(request).code, p(request).version, p(request)[name]!),
-    )
-  }
+  /** The options of a link (`add`) or unlink (`remove`) route of a DRAFT version's attributes or charges. */
+  const linkRoute = <P extends TSchema>(verb: 'add' | 'remove', noun: 'Attribute' | 'Charge', params: P) => ({
+    config: manage,
+    schema: {
+      operationId: `${verb}ProductVersion${noun}`,
+      tags,
+      summary: `${verb === 'add' ? 'Link' : 'Unlink'} ${noun === 'Attribute' ? 'an attribute' : 'a charge'} ${verb === 'add' ? 'to' : 'from'} a DRAFT version`,
+      params,
+      ...(verb === 'add' ? { body: EmptyBody } : {}),
+      response: { 200: ProductVersion },
+    },
+  })
+  const AttributeLink = Type.Object({ code: Code, version: Version, attributeCode: Code })
+  const ChargeLink = Type.Object({ code: Code, version: Version, chargeCode: Code })
+  const attributes = `${base}/:version/attributes/:attributeCode`
+  const charges = `${base}/:version/charges/:chargeCode`
+  app.post(attributes, linkRoute('add', 'Attribute', AttributeLink), async ({ params }) =>
+    products.linkAttribute(params.code, params.version, params.attributeCode),
+  )
+  app.delete(attributes, linkRoute('remove', 'Attribute', AttributeLink), async ({ params }) =>
+    products.unlinkAttribute(params.code, params.version, params.attributeCode),
+  )
+  app.post(charges, linkRoute('add', 'Charge', ChargeLink), async ({ params }) =>
+    products.linkCharge(params.code, params.version, params.chargeCode),
+  )
+  app.delete(charges, linkRoute('remove', 'Charge', ChargeLink), async ({ params }) =>
+    products.unlinkCharge(params.code, params.version, params.chargeCode),
+  )
 
   const plans = '/api/v1/products/:code/discountPlans'
   const planTags = ['Product']
@@ -161,11 +199,11 @@ export function registerProductRoutes(app: FastifyInstance, products: ProductSer
       schema: {
         tags: planTags,
         summary: 'The discount plans linked to a product',
-        params: params('code'),
-        response: { 200: openObject },
+        params: CodeParams,
+        response: { 200: ProductDiscountPlans },
       },
     },
-    async (request) => products.discountPlans(p(request).code),
+    async (request) => products.discountPlans(request.params.code),
   )
   app.post(
     `${plans}/:dpCode`,
@@ -175,12 +213,12 @@ export function registerProductRoutes(app: FastifyInstance, products: ProductSer
         operationId: 'addProductDiscountPlan',
         tags: planTags,
         summary: 'Link a discount plan to a product',
-        params: params('code', 'dpCode'),
-        body: emptyBody,
-        response: { 200: openObject },
+        params: PlanParams,
+        body: EmptyBody,
+        response: { 200: ProductDiscountPlans },
       },
     },
-    async (request) => products.linkDiscountPlan(p(request).code, (request.params as { dpCode: string }).dpCode),
+    async (request) => products.linkDiscountPlan(request.params.code, request.params.dpCode),
   )
   app.delete(
     `${plans}/:dpCode`,
@@ -190,10 +228,10 @@ export function registerProductRoutes(app: FastifyInstance, products: ProductSer
         operationId: 'removeProductDiscountPlan',
         tags: planTags,
         summary: 'Unlink a discount plan from a product',
-        params: params('code', 'dpCode'),
-        response: { 200: openObject },
+        params: PlanParams,
+        response: { 200: ProductDiscountPlans },
       },
     },
-    async (request) => products.unlinkDiscountPlan(p(request).code, (request.params as { dpCode: string }).dpCode),
+    async (request) => products.unlinkDiscountPlan(request.params.code, request.params.dpCode),
   )
 }

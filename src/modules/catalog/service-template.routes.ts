@@ -1,33 +1,40 @@
+import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
+import { CodeParams, ListQuery, NoContent } from '../../kernel/http/schemas.ts'
 import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
-import type { ListQuery } from '../../kernel/resources/resource.service.ts'
-import { codeList, description, listOf, listQuery, newCode, openObject, params } from './catalog.schemas.ts'
-import type { ServiceTemplateInput, ServiceTemplateService } from './service-template.service.ts'
+import { catalogRecord, CatalogPage, CodeList, Description, NewCode, NullableText } from './catalog.schemas.ts'
+import type { ServiceTemplateService } from './service-template.service.ts'
 
 const fields = {
-  description,
-  name: { type: ['string', 'null'], maxLength: 255 },
-  charges: { ...codeList, description: 'codes of the service’s charges (replaces the set)' },
+  description: Type.Optional(Description),
+  name: Type.Optional(NullableText(255)),
+  charges: Type.Optional(CodeList('codes of the service’s charges (replaces the set)')),
 }
-const createBody = {
-  type: 'object',
+const ServiceTemplateInput = Type.Object(
+  { code: NewCode, ...fields },
+  { $id: 'ServiceTemplateInput', title: 'ServiceTemplateInput', additionalProperties: false },
+)
+const ServiceTemplateUpdate = Type.Object(fields, {
+  $id: 'ServiceTemplateUpdate',
+  title: 'ServiceTemplateUpdate',
   additionalProperties: false,
-  required: ['code'],
-  properties: { code: newCode, ...fields },
-}
-const updateBody = { type: 'object', additionalProperties: false, properties: fields }
+})
+const ServiceTemplate = catalogRecord('ServiceTemplate', 'ServiceTemplate', {
+  charges: Type.Array(Type.String(), { description: 'codes of the service’s charges' }),
+})
+const ServiceTemplatePage = CatalogPage(ServiceTemplate, 'ServiceTemplatePage')
 
 /** Service templates of the legacy model (catalog.services.*). */
 export function registerServiceTemplateRoutes(
-  app: FastifyInstance,
+  server: FastifyInstance,
   services: ServiceTemplateService,
   actorOf: ActorOf,
 ): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>()
   const tags = ['ServiceTemplate']
   const view = { policy: { role: 'catalog.services.view' } }
   const manage = { policy: { role: 'catalog.services.manage' } }
   const base = '/api/v1/serviceTemplates'
-  const codeOf = (request: { params: unknown }) => (request.params as { code: string }).code
 
   app.post(
     base,
@@ -36,16 +43,11 @@ export function registerServiceTemplateRoutes(
       schema: {
         tags,
         summary: 'Create a service template with its charges',
-        body: createBody,
-        response: { 201: openObject },
+        body: ServiceTemplateInput,
+        response: { 201: ServiceTemplate },
       },
     },
-    async (request, reply) =>
-      reply
-        .status(201)
-        .send(
-          await services.create(request.body as ServiceTemplateInput & { code: string }, actorOf(request).username),
-        ),
+    async (request, reply) => reply.status(201).send(await services.create(request.body, actorOf(request).username)),
   )
   app.get(
     base,
@@ -54,19 +56,19 @@ export function registerServiceTemplateRoutes(
       schema: {
         tags,
         summary: 'List service templates, paginated',
-        querystring: listQuery,
-        response: { 200: listOf(openObject) },
+        querystring: ListQuery,
+        response: { 200: ServiceTemplatePage },
       },
     },
-    async (request) => services.list(request.query as ListQuery),
+    async (request) => services.list(request.query),
   )
   app.get(
     `${base}/:code`,
     {
       config: view,
-      schema: { tags, summary: 'Get a service template', params: params('code'), response: { 200: openObject } },
+      schema: { tags, summary: 'Get a service template', params: CodeParams, response: { 200: ServiceTemplate } },
     },
-    async (request) => services.get(codeOf(request)),
+    async (request) => services.get(request.params.code),
   )
   app.put(
     `${base}/:code`,
@@ -75,20 +77,27 @@ export function registerServiceTemplateRoutes(
       schema: {
         tags,
         summary: 'Update a service template (partial; charges replaces the set)',
-        params: params('code'),
-        body: updateBody,
-        response: { 200: openObject },
+        params: CodeParams,
+        body: ServiceTemplateUpdate,
+        response: { 200: ServiceTemplate },
       },
     },
-    async (request) =>
-      services.update(codeOf(request), request.body as ServiceTemplateInput, actorOf(request).username),
+    async (request) => services.update(request.params.code, request.body, actorOf(request).username),
   )
   app.delete(
     `${base}/:code`,
-    { config: manage, schema: { tags, summary: 'Delete a service template no offer uses', params: params('code') } },
+    {
+      config: manage,
+      schema: {
+        tags,
+        summary: 'Delete a service template no offer uses',
+        params: CodeParams,
+        response: { 204: NoContent },
+      },
+    },
     async (request, reply) => {
-      await services.delete(codeOf(request))
-      return reply.status(204).send()
+      await services.delete(request.params.code)
+      return reply.status(204).send(null)
     },
   )
 }

@@ -63,7 +63,7 @@ export function createServiceTemplateService(deps: { db: Db; records: ResourceSe
         deps.db,
         page.data.map((r) => r.id as number),
       )
-      return { ...page, data: page.data.map((r) => ({ ...r, charges: charges.get(r.id as number) })) }
+      return { ...page, data: page.data.map((r) => ({ ...r, charges: charges.get(r.id as number) ?? [] })) }
     },
 
     async create(input: ServiceTemplateInput & { code: string }, actor: string) {
