@@ -1,72 +1,105 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { Type, type Static, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyInstance } from 'fastify'
+import type { DecimalJson } from '../../kernel/decimal-json.ts'
+import { decimalOut } from '../../kernel/decimal-json.ts'
+import { CodeParams, ListQuery, NoContent } from '../../kernel/http/schemas.ts'
 import type { Resource } from '../../kernel/resources/resource.model.ts'
+import { CODE_PATTERN } from '../../kernel/resources/resource.model.ts'
 import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
 import { bodySchema, resourceSchemas } from '../../kernel/resources/resource.schemas.ts'
-import { NoContent } from '../../kernel/http/schemas.ts'
-import type { ListQuery } from '../../kernel/resources/resource.service.ts'
 import { decimalSchema } from '../pricing/index.ts'
-import type { DiscountPlanService, ItemInput } from './discount-plan.service.ts'
+import type { DiscountPlanService } from './discount-plan.service.ts'
 
-const code = { type: 'string', minLength: 1, maxLength: 255 }
-const params = (...names: string[]) => ({
-  type: 'object',
-  required: names,
-  properties: Object.fromEntries(names.map((n) => [n, code])),
-})
-const listQuery = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    offset: { type: 'integer', minimum: 0, default: 0 },
-    limit: { type: 'integer', minimum: 1 },
-    sortBy: { type: 'string', maxLength: 100 },
-    sortOrder: { type: 'string', maxLength: 20 },
-  },
-}
+const Code = Type.String({ minLength: 1, maxLength: 255 })
+const NullableString = Type.Unsafe<string | null>({ type: ['string', 'null'] })
+const ITEM_TYPES = ['PERCENTAGE', 'FIXED'] as const
+const ItemType = Type.Unsafe<(typeof ITEM_TYPES)[number]>({ type: 'string', enum: [...ITEM_TYPES] })
+const ItemParams = Type.Object({ code: Code, itemCode: Code })
+
 const itemFields = {
-  description: { type: ['string', 'null'], maxLength: 2000 },
-  discountPlanItemType: { type: 'string', enum: ['PERCENTAGE', 'FIXED'] },
-  discountValue: {
+  description: Type.Optional(Type.Unsafe<string | null>({ type: ['string', 'null'], maxLength: 2000 })),
+  discountValue: Type.Unsafe<number | string>({
     ...decimalSchema,
     description: 'a percentage (0 < v ≤ 100) for PERCENTAGE, an amount (> 0) for FIXED',
-  },
-  accountingArticle: {
-    type: ['string', 'null'],
-    minLength: 1,
-    maxLength: 255,
-    description: 'code of an accounting article',
-  },
-  sequence: { type: 'integer', minimum: 0, maximum: 100000 },
+  }),
+  accountingArticle: Type.Optional(
+    Type.Unsafe<string | null>({
+      type: ['string', 'null'],
+      minLength: 1,
+      maxLength: 255,
+      description: 'code of an accounting article',
+    }),
+  ),
+  sequence: Type.Optional(Type.Integer({ minimum: 0, maximum: 100000 })),
 }
-const itemCreateBody = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['code', 'discountPlanItemType', 'discountValue'],
-  properties: { code: { ...code, pattern: '^[A-Za-z0-9][A-Za-z0-9_.\\-]*$' }, ...itemFields },
-}
-const itemUpdateBody = { type: 'object', additionalProperties: false, properties: { code, ...itemFields } }
-const openObject = { type: 'object', additionalProperties: true }
+const DiscountPlanItemInput = Type.Object(
+  {
+    code: Type.String({ minLength: 1, maxLength: 255, pattern: CODE_PATTERN }),
+    discountPlanItemType: ItemType,
+    ...itemFields,
+  },
+  { $id: 'DiscountPlanItemInput', title: 'DiscountPlanItemInput', additionalProperties: false },
+)
+const DiscountPlanItemUpdate = Type.Object(
+  {
+    code: Type.Optional(Type.String({ ...Code, description: 'the item code of the path, when sent' })),
+    discountPlanItemType: Type.Optional(ItemType),
+    ...itemFields,
+    discountValue: Type.Optional(itemFields.discountValue),
+  },
+  { $id: 'DiscountPlanItemUpdate', title: 'DiscountPlanItemUpdate', additionalProperties: false },
+)
+const DiscountPlanItem = Type.Object(
+  {
+    id: Type.Integer(),
+    code: Type.String(),
+    description: NullableString,
+    discountPlanCode: Type.String(),
+    discountPlanItemType: Type.Unsafe<string>({ type: 'string', enum: [...ITEM_TYPES] }),
+    discountValue: Type.Unsafe<DecimalJson>(decimalOut),
+    accountingArticle: Type.Unsafe<string | null>({
+      type: ['string', 'null'],
+      description: 'code of the accounting article of the discount lines',
+    }),
+    sequence: Type.Integer(),
+    auditable: Type.Object(
+      {
+        created: Type.String({ format: 'date-time' }),
+        updated: NullableString,
+        creator: NullableString,
+        updater: NullableString,
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { $id: 'DiscountPlanItem', title: 'DiscountPlanItem', additionalProperties: false },
+)
+const DiscountPlanItems = Type.Object(
+  { discountPlanCode: Type.String(), items: Type.Array(DiscountPlanItem, { description: 'by sequence' }) },
+  { $id: 'DiscountPlanItems', title: 'DiscountPlanItems', additionalProperties: false },
+)
 
 /** Discount plans and their items (catalog.discounts.*). */
 export function registerDiscountPlanRoutes(
-  app: FastifyInstance,
+  server: FastifyInstance,
   plans: DiscountPlanService,
   resource: Resource,
   actorOf: ActorOf,
 ): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>()
   const tags = ['DiscountPlan']
   const view = { policy: { role: 'catalog.discounts.view' } }
   const manage = { policy: { role: 'catalog.discounts.manage' } }
   const base = '/api/v1/discountPlans'
-  const p = (request: FastifyRequest) => request.params as { code: string; itemCode: string }
-  const actor = (request: FastifyRequest) => actorOf(request).username
+  const actor = (request: unknown) => actorOf(request).username
   const schemas = resourceSchemas(resource)
   const record = schemas.record
   const { $id: _id, title: _title, ...inputShape } = bodySchema(resource, false)
-  const upsertBody = {
+  // The body of a create-or-update by code: the create body, with the code optional (the path gives it).
+  const upsertBody = Type.Unsafe<Static<typeof schemas.input>>({
     ...inputShape,
     required: (inputShape.required as string[] | undefined)?.filter((f) => f !== 'code'),
-  }
+  })
 
   app.post(
     base,
@@ -74,8 +107,7 @@ export function registerDiscountPlanRoutes(
       config: manage,
       schema: { tags, summary: 'Create a discount plan (DRAFT)', body: schemas.input, response: { 201: record } },
     },
-    async (request, reply) =>
-      reply.status(201).send(await plans.create(request.body as Record<string, unknown>, actor(request))),
+    async (request, reply) => reply.status(201).send(await plans.create(request.body, actor(request))),
   )
   app.get(
     base,
@@ -84,19 +116,19 @@ export function registerDiscountPlanRoutes(
       schema: {
         tags,
         summary: 'List discount plans, paginated',
-        querystring: listQuery,
+        querystring: ListQuery,
         response: { 200: schemas.page },
       },
     },
-    async (request) => plans.list(request.query as ListQuery),
+    async (request) => plans.list(request.query),
   )
   app.get(
     `${base}/:code`,
     {
       config: view,
-      schema: { tags, summary: 'Get a discount plan', params: params('code'), response: { 200: record } },
+      schema: { tags, summary: 'Get a discount plan', params: CodeParams, response: { 200: record } },
     },
-    async (request) => plans.get(p(request).code),
+    async (request) => plans.get(request.params.code),
   )
   app.post(
     `${base}/:code`,
@@ -106,13 +138,13 @@ export function registerDiscountPlanRoutes(
         operationId: 'putDiscountPlan',
         tags,
         summary: 'Create (201) or update (200) the discount plan of this code',
-        params: params('code'),
+        params: CodeParams,
         body: upsertBody,
         response: { 200: record, 201: record },
       },
     },
     async (request, reply) => {
-      const result = await plans.upsert(p(request).code, request.body as Record<string, unknown>, actor(request))
+      const result = await plans.upsert(request.params.code, request.body, actor(request))
       return reply.status(result.created ? 201 : 200).send(result.plan)
     },
   )
@@ -123,12 +155,12 @@ export function registerDiscountPlanRoutes(
       schema: {
         tags,
         summary: 'Update a discount plan (partial)',
-        params: params('code'),
+        params: CodeParams,
         body: schemas.update,
         response: { 200: record },
       },
     },
-    async (request) => plans.update(p(request).code, request.body as Record<string, unknown>, actor(request)),
+    async (request) => plans.update(request.params.code, request.body, actor(request)),
   )
   app.delete(
     `${base}/:code`,
@@ -137,13 +169,13 @@ export function registerDiscountPlanRoutes(
       schema: {
         tags,
         summary: 'Delete a discount plan no order, product or offer uses',
-        params: params('code'),
+        params: CodeParams,
         response: { 204: NoContent },
       },
     },
     async (request, reply) => {
-      await plans.delete(p(request).code)
-      return reply.status(204).send()
+      await plans.delete(request.params.code)
+      return reply.status(204).send(null)
     },
   )
   app.put(
@@ -154,11 +186,11 @@ export function registerDiscountPlanRoutes(
         operationId: 'activateDiscountPlan',
         tags,
         summary: 'Activate a DRAFT discount plan (409 while it has no item)',
-        params: params('code'),
+        params: CodeParams,
         response: { 200: record },
       },
     },
-    async (request) => plans.activate(p(request).code, actor(request)),
+    async (request) => plans.activate(request.params.code, actor(request)),
   )
 
   const itemTags = ['DiscountPlanItem']
@@ -169,11 +201,11 @@ export function registerDiscountPlanRoutes(
       schema: {
         tags: itemTags,
         summary: 'The items of a discount plan',
-        params: params('code'),
-        response: { 200: openObject },
+        params: CodeParams,
+        response: { 200: DiscountPlanItems },
       },
     },
-    async (request) => plans.listItems(p(request).code),
+    async (request) => plans.listItems(request.params.code),
   )
   app.post(
     `${base}/:code/items`,
@@ -183,21 +215,13 @@ export function registerDiscountPlanRoutes(
         operationId: 'createDiscountPlanItem',
         tags: itemTags,
         summary: 'Add an item to a DRAFT or ACTIVE plan',
-        params: params('code'),
-        body: itemCreateBody,
-        response: { 201: openObject },
+        params: CodeParams,
+        body: DiscountPlanItemInput,
+        response: { 201: DiscountPlanItem },
       },
     },
     async (request, reply) =>
-      reply
-        .status(201)
-        .send(
-          await plans.createItem(
-            p(request).code,
-            request.body as Parameters<DiscountPlanService['createItem']>[1],
-            actor(request),
-          ),
-        ),
+      reply.status(201).send(await plans.createItem(request.params.code, request.body, actor(request))),
   )
   app.get(
     `${base}/:code/items/:itemCode`,
@@ -206,11 +230,11 @@ export function registerDiscountPlanRoutes(
       schema: {
         tags: itemTags,
         summary: 'Get a discount plan item',
-        params: params('code', 'itemCode'),
-        response: { 200: openObject },
+        params: ItemParams,
+        response: { 200: DiscountPlanItem },
       },
     },
-    async (request) => plans.getItem(p(request).code, p(request).itemCode),
+    async (request) => plans.getItem(request.params.code, request.params.itemCode),
   )
   app.put(
     `${base}/:code/items/:itemCode`,
@@ -219,13 +243,12 @@ export function registerDiscountPlanRoutes(
       schema: {
         tags: itemTags,
         summary: 'Update a discount plan item (partial)',
-        params: params('code', 'itemCode'),
-        body: itemUpdateBody,
-        response: { 200: openObject },
+        params: ItemParams,
+        body: DiscountPlanItemUpdate,
+        response: { 200: DiscountPlanItem },
       },
     },
-    async (request) =>
-      plans.updateItem(p(request).code, p(request).itemCode, request.body as ItemInput, actor(request)),
+    async (request) => plans.updateItem(request.params.code, request.params.itemCode, request.body, actor(request)),
   )
   app.delete(
     `${base}/:code/items/:itemCode`,
@@ -234,13 +257,13 @@ export function registerDiscountPlanRoutes(
       schema: {
         tags: itemTags,
         summary: 'Delete a discount plan item',
-        params: params('code', 'itemCode'),
+        params: ItemParams,
         response: { 204: NoContent },
       },
     },
     async (request, reply) => {
-      await plans.deleteItem(p(request).code, p(request).itemCode)
-      return reply.status(204).send()
+      await plans.deleteItem(request.params.code, request.params.itemCode)
+      return reply.status(204).send(null)
     },
   )
 }

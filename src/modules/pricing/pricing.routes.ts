@@ -1,22 +1,23 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
+import { CodeParams, NoContent } from '../../kernel/http/schemas.ts'
 import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
-import type { DraftInput, EvaluateInput, PricingService } from './pricing.service.ts'
+import type { PricingService } from './pricing.service.ts'
 import {
-  codeParams,
-  draftBody,
-  evaluateBody,
-  evaluateResponse,
-  publishBody,
-  publishResponse,
-  versionsResponse,
+  PriceEvaluation,
+  PriceEvaluationInput,
+  PricingDraftInput,
+  PricingPublication,
+  PricingVersions,
+  PublishBody,
 } from './pricing.schemas.ts'
 
 /** Pricing versions of a charge (roles of charges: catalog.charges.*). */
-export function registerPricingRoutes(app: FastifyInstance, pricing: PricingService, actorOf: ActorOf): void {
+export function registerPricingRoutes(server: FastifyInstance, pricing: PricingService, actorOf: ActorOf): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>()
   const tags = ['Pricing']
   const view = { policy: { role: 'catalog.charges.view' } }
   const manage = { policy: { role: 'catalog.charges.manage' } }
-  const codeOf = (request: { params: unknown }) => (request.params as { code: string }).code
 
   app.get(
     '/api/v1/charges/:code/pricing',
@@ -25,11 +26,11 @@ export function registerPricingRoutes(app: FastifyInstance, pricing: PricingServ
       schema: {
         tags,
         summary: 'The pricing versions of a charge',
-        params: codeParams,
-        response: { 200: versionsResponse },
+        params: CodeParams,
+        response: { 200: PricingVersions },
       },
     },
-    async (request) => pricing.list(codeOf(request)),
+    async (request) => pricing.list(request.params.code),
   )
   app.put(
     '/api/v1/charges/:code/pricing/draft',
@@ -43,15 +44,13 @@ export function registerPricingRoutes(app: FastifyInstance, pricing: PricingServ
           'One mutable draft per charge: the first call creates the next version number, later calls replace it. ' +
           'MATRIX columns take label and allowed values from their attribute; rows get a 0-based priority. ' +
           'FORMULA stores price 0 and keeps price_fx, parsed now (a syntax error is a 400 with its position).',
-        params: codeParams,
-        body: draftBody,
-        response: { 201: versionsResponse },
+        params: CodeParams,
+        body: PricingDraftInput,
+        response: { 201: PricingVersions },
       },
     },
     async (request, reply) =>
-      reply
-        .status(201)
-        .send(await pricing.saveDraft(codeOf(request), request.body as DraftInput, actorOf(request).username)),
+      reply.status(201).send(await pricing.saveDraft(request.params.code, request.body, actorOf(request).username)),
   )
   app.delete(
     '/api/v1/charges/:code/pricing/draft',
@@ -61,12 +60,13 @@ export function registerPricingRoutes(app: FastifyInstance, pricing: PricingServ
         operationId: 'discardChargePricingDraft',
         tags,
         summary: 'Discard the charge’s draft pricing version',
-        params: codeParams,
+        params: CodeParams,
+        response: { 204: NoContent },
       },
     },
     async (request, reply) => {
-      await pricing.discardDraft(codeOf(request))
-      return reply.status(204).send()
+      await pricing.discardDraft(request.params.code)
+      return reply.status(204).send(null)
     },
   )
   app.post(
@@ -78,12 +78,12 @@ export function registerPricingRoutes(app: FastifyInstance, pricing: PricingServ
         tags,
         summary: 'Publish the draft: the open-ended predecessor closes at its validFrom, the charge becomes ACTIVE',
         description: '409 without a draft, or when the draft starts at or before the latest published version.',
-        params: codeParams,
-        body: publishBody,
-        response: { 200: publishResponse },
+        params: CodeParams,
+        body: PublishBody,
+        response: { 200: PricingPublication },
       },
     },
-    async (request) => pricing.publish(codeOf(request), actorOf(request).username),
+    async (request) => pricing.publish(request.params.code, actorOf(request).username),
   )
   app.post(
     '/api/v1/charges/:code/pricing/evaluate',
@@ -97,11 +97,11 @@ export function registerPricingRoutes(app: FastifyInstance, pricing: PricingServ
           'Uses the version published on `date` (default today, tenant time zone), or the given `version` (a draft ' +
           'included). No matching MATRIX row or no price that day: 400 PRICE_NOT_FOUND; a formula that cannot be ' +
           'evaluated: 400 INVALID_FORMULA with its position.',
-        params: codeParams,
-        body: evaluateBody,
-        response: { 200: evaluateResponse },
+        params: CodeParams,
+        body: PriceEvaluationInput,
+        response: { 200: PriceEvaluation },
       },
     },
-    async (request) => pricing.evaluate(codeOf(request), (request.body ?? {}) as EvaluateInput),
+    async (request) => pricing.evaluate(request.params.code, request.body ?? {}),
   )
 }

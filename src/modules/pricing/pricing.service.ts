@@ -60,7 +60,7 @@ export function versionWire(stored: repo.StoredVersion) {
     validFrom: v.validFrom,
     validTo: v.validTo,
     price: decimalWire(v.price),
-    ...(v.pricingModel === 'FORMULA' ? { price_fx: v.priceFx } : {}),
+    ...(v.pricingModel === 'FORMULA' ? { price_fx: v.priceFx ?? '' } : {}),
     ...(v.pricingModel === 'MATRIX'
       ? {
           columns: stored.columns.map((c) => ({
