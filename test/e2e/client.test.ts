@@ -1,4 +1,7 @@
+import fs from 'node:fs'
 import type { AddressInfo } from 'node:net'
+import openapiTS, { astToString, COMMENT_HEADER } from 'openapi-typescript'
+import prettier from 'prettier'
 import { describe, expect, it } from 'vitest'
 import { walkthrough } from '../../clients/typescript/examples/walkthrough.ts'
 import { TEST_ADMIN, useTestApp } from '../support/test-app.ts'
@@ -18,5 +21,22 @@ describe('the generated TypeScript client', () => {
     expect(result.refused).toMatchObject({ status: 'FAIL', errorCode: 'VALIDATION_FAILED' })
     expect(result.jobs).toBeGreaterThan(0)
     expect(result.timeZone).toBe('Europe/Paris')
+  })
+
+  it('is generated from the document the server serves now (run `npm run client:generate` when this fails)', async () => {
+    const document = (await t.request('GET', '/api/openapi.json')).body
+    const target = new URL('../../clients/typescript/src/schema.d.ts', import.meta.url)
+    const options = await prettier.resolveConfig(target)
+    const generated = await prettier.format(`${COMMENT_HEADER}${astToString(await openapiTS(document))}`, {
+      ...options,
+      filepath: target.pathname,
+    })
+    const committed = fs.readFileSync(target, 'utf8')
+    // A plain comparison: a diff of two large texts would bury the one instruction that matters.
+    if (generated !== committed)
+      expect.fail(
+        'clients/typescript/src/schema.d.ts is not what openapi-typescript generates from the current OpenAPI ' +
+          'document: run `npm run client:generate` and commit the result',
+      )
   })
 })

@@ -350,7 +350,7 @@ export interface paths {
       cookie?: never
     }
     /**
-     * The database is reachable and migrated; 503 otherwise
+     * The database is reachable and migrated (replicas named, not required); 503 otherwise
      * @description Public: no token needed.
      *
      *     Public: no token needed.
@@ -1532,6 +1532,62 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/api/v1/counterTemplates': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List counter templates, paginated
+     * @description Required role: `catalog.charges.view`.
+     *
+     *     Required role: `catalog.charges.view`.
+     */
+    get: operations['listCounterTemplates']
+    put?: never
+    /**
+     * Create a counter template
+     * @description Required role: `catalog.charges.manage`.
+     */
+    post: operations['createCounterTemplate']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/v1/counterTemplates/{code}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Get a counter template by code
+     * @description Required role: `catalog.charges.view`.
+     *
+     *     Required role: `catalog.charges.view`.
+     */
+    get: operations['getCounterTemplate']
+    /**
+     * Update a counter template (partial: only the fields sent change; null clears an optional field)
+     * @description Required role: `catalog.charges.manage`.
+     */
+    put: operations['updateCounterTemplate']
+    post?: never
+    /**
+     * Delete a counter template (409 while other records reference it)
+     * @description Required role: `catalog.charges.manage`.
+     */
+    delete: operations['deleteCounterTemplate']
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/api/v1/offerTemplateCategories': {
     parameters: {
       query?: never
@@ -1848,12 +1904,12 @@ export interface paths {
     get?: never
     put?: never
     /**
-     * Link one of the attributes to a DRAFT version
+     * Link an attribute to a DRAFT version
      * @description Required role: `catalog.products.manage`.
      */
     post: operations['addProductVersionAttribute']
     /**
-     * Unlink one of the attributes from a DRAFT version
+     * Unlink an attribute from a DRAFT version
      * @description Required role: `catalog.products.manage`.
      */
     delete: operations['removeProductVersionAttribute']
@@ -1872,12 +1928,12 @@ export interface paths {
     get?: never
     put?: never
     /**
-     * Link one of the charges to a DRAFT version
+     * Link a charge to a DRAFT version
      * @description Required role: `catalog.products.manage`.
      */
     post: operations['addProductVersionCharge']
     /**
-     * Unlink one of the charges from a DRAFT version
+     * Unlink a charge from a DRAFT version
      * @description Required role: `catalog.products.manage`.
      */
     delete: operations['removeProductVersionCharge']
@@ -2696,6 +2752,190 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/api/rest/billing/mediation/reserveCdr': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Reserve one usage line: free counter units first, the rest held against the prepaid wallet
+     * @description Body: one usage line as text/plain (or a JSON string). Answers the reservation id, the quantity still available and the amount held. 402 INSUFFICIENT_BALANCE holds nothing; 400 INVALID_USAGE_RECORD names the field; 400 CHARGE_NOT_FOUND when no usage charge matches param1.
+     *
+     *     Required role: `billing.wallets.manage`.
+     */
+    post: operations['createBillingMediationReserveCdr']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/rest/billing/mediation/confirmReservation': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Confirm an OPEN reservation: the consumed quantity (default all) is charged, the rest released
+     * @description 404 ENTITY_NOT_FOUND for an unknown id; 409 INVALID_STATE when the reservation is not OPEN.
+     *
+     *     Required role: `billing.wallets.manage`.
+     */
+    post: operations['createBillingMediationConfirmReservation']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/rest/billing/mediation/cancelReservation': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Cancel an OPEN reservation: counters and balance restored, once
+     * @description 404 ENTITY_NOT_FOUND for an unknown id; 409 INVALID_STATE when the reservation is not OPEN.
+     *
+     *     Required role: `billing.wallets.manage`.
+     */
+    post: operations['createBillingMediationCancelReservation']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/v1/userAccounts/{code}/wallets': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * The wallets of a user account, with balance, reserved and available amounts
+     * @description Required role: `billing.wallets.view`.
+     *
+     *     Required role: `billing.wallets.view`.
+     */
+    get: operations['listUserAccountWallets']
+    put?: never
+    /**
+     * Create a PREPAID wallet for a user account (in its billing account’s currency)
+     * @description Required role: `billing.wallets.manage`.
+     */
+    post: operations['walletsUserAccount']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/v1/userAccounts/{code}/wallets/{walletCode}/credits': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Credit a PREPAID wallet; answers the wallet after the credit
+     * @description Required role: `billing.wallets.manage`.
+     */
+    post: operations['creditsUserAccountWallet']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/rest/billing/wallet/reservation': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    /**
+     * Change the credit limit of an OPEN offer reservation
+     * @description 402 INSUFFICIENT_BALANCE above the credit limit minus the user account’s open amounts of the month; 404 ENTITY_NOT_FOUND; 409 INVALID_STATE when the reservation is not OPEN.
+     *
+     *     Required role: `billing.wallets.manage`.
+     */
+    put: operations['updateBillingWalletReservation']
+    /**
+     * Reserve an offer’s activation price (one-shot charges and first recurring periods) under a credit limit
+     * @description 402 INSUFFICIENT_BALANCE above the credit limit minus the user account’s open amounts of the month; 404 ENTITY_NOT_FOUND; 409 INVALID_STATE when the reservation is not OPEN.
+     *
+     *     Required role: `billing.wallets.manage`.
+     */
+    post: operations['createBillingWalletReservation']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/rest/billing/wallet/reservation/{reservationId}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    post?: never
+    /**
+     * Cancel an OPEN offer reservation
+     * @description 402 INSUFFICIENT_BALANCE above the credit limit minus the user account’s open amounts of the month; 404 ENTITY_NOT_FOUND; 409 INVALID_STATE when the reservation is not OPEN.
+     *
+     *     Required role: `billing.wallets.manage`.
+     */
+    delete: operations['deleteBillingWalletReservation']
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/rest/billing/wallet/reservation/confirm': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Confirm an OPEN offer reservation: the subscription <seller>_<userAccount>_<offer> is ordered
+     * @description 402 INSUFFICIENT_BALANCE above the credit limit minus the user account’s open amounts of the month; 404 ENTITY_NOT_FOUND; 409 INVALID_STATE when the reservation is not OPEN.
+     *
+     *     Required role: `billing.wallets.manage`.
+     */
+    post: operations['createBillingWalletReservationConfirm']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/api/v1/reportQueries': {
     parameters: {
       query?: never
@@ -3080,6 +3320,128 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/api/v1/workbench/expert/execute': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Submit an Expert (native SQL) query: runs in the background into a CSV file; poll its execution
+     * @description Needs queryUser as well as queryExpert.
+     *
+     *     Required role: `queryExpert`.
+     */
+    post: operations['createWorkbenchExpertExecute']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/v1/workbench/expert/executions': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * The caller’s Expert runs, newest first
+     * @description Required role: any of `queryExpert`, `queryManagement`.
+     *
+     *     Required role: any of `queryExpert`, `queryManagement`.
+     */
+    get: operations['listWorkbenchExpertExecutions']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/v1/workbench/expert/executions/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * An Expert run: status null until it ends (owner or queryManagement)
+     * @description Required role: any of `queryExpert`, `queryManagement`.
+     *
+     *     Required role: any of `queryExpert`, `queryManagement`.
+     */
+    get: operations['getWorkbenchExpertExecution']
+    put?: never
+    post?: never
+    /**
+     * Cancel an Expert run (pg_cancel_backend on a server); it then ends CANCELLED
+     * @description Required role: any of `queryExpert`, `queryManagement`.
+     */
+    delete: operations['deleteWorkbenchExpertExecution']
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/v1/workbench/expert/executions/{id}/file': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * The CSV of a successful Expert run, streamed (409 while it runs)
+     * @description Required role: any of `queryExpert`, `queryManagement`.
+     *
+     *     Required role: any of `queryExpert`, `queryManagement`.
+     */
+    get: operations['getWorkbenchExpertExecutionFile']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/v1/workbench/queries/{code}/schedule': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * The schedule of a saved Expert query
+     * @description Required role: any of `queryExpert`, `queryManagement`.
+     *
+     *     Required role: any of `queryExpert`, `queryManagement`.
+     */
+    get: operations['getWorkbenchQuerySchedule']
+    /**
+     * Schedule a saved Expert (NATIVE_SQL) query: it runs as its owner at this cadence into a CSV export
+     * @description Required role: `queryExpert`.
+     */
+    put: operations['updateWorkbenchQuerySchedule']
+    post?: never
+    /**
+     * Remove the schedule of a saved Expert query
+     * @description Required role: any of `queryExpert`, `queryManagement`.
+     */
+    delete: operations['deleteWorkbenchQuerySchedule']
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/auth/realms/{realm}/protocol/openid-connect/token': {
     parameters: {
       query?: never
@@ -3252,26 +3614,6 @@ export interface paths {
     patch?: never
     trace?: never
   }
-  '/api/rest/v2/generic/all/{entity}': {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    get?: never
-    put?: never
-    /**
-     * Legacy generic API: same as POST /api/v1/query/{entity}
-     * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
-     */
-    post: operations['searchRecordsGeneric']
-    delete?: never
-    options?: never
-    head?: never
-    patch?: never
-    trace?: never
-  }
   '/api/v1/query/{entity}/count': {
     parameters: {
       query?: never
@@ -3318,6 +3660,162 @@ export interface paths {
      * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
      */
     post: operations['searchRecord']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/rest/v2/version': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Product name, version and commit
+     * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+     *
+     *     Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+     */
+    get: operations['getOpencellVersion']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/rest/v2/generic/version': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Product name, version and commit
+     * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+     *
+     *     Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+     */
+    get: operations['getGenericApiVersion']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/rest/v2/generic/entities': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Entity names, as GET /api/v1/query/entities
+     * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+     *
+     *     Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+     */
+    get: operations['listGenericEntities']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/rest/v2/generic/entities/{entity}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Fields and relations of an entity, as Opencell describes them (relations: isEntity "true")
+     * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+     *
+     *     Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+     */
+    get: operations['describeGenericEntity']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/rest/v2/generic/all/{entity}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * List entities: same as POST /api/v1/query/{entity}, with fullTextFilter
+     * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+     */
+    post: operations['searchGenericRecords']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/rest/v2/generic/{entity}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List entities: same as GET /api/v1/query/{entity}, with fullTextFilter
+     * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+     *
+     *     Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+     */
+    get: operations['listGenericRecords']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/api/rest/v2/generic/{entity}/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Get one entity by id (HEAD: 200 or 404, no body)
+     * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+     *
+     *     Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+     */
+    get: operations['getGenericRecord']
+    put?: never
+    /**
+     * Get one entity by id: genericFields, nestedEntities, nestedDepth (an empty body: every field)
+     * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+     */
+    post: operations['fetchGenericRecord']
     delete?: never
     options?: never
     head?: never
@@ -3668,6 +4166,111 @@ export interface components {
       referenceDate?: string | null
       days?: string[] | null
     }
+    /** Charge */
+    Charge: {
+      id: number
+      code: string
+      description: string | null
+      /** @enum {string} */
+      type: 'RECURRING' | 'USAGE' | 'ONESHOT'
+      /** @enum {string|null} */
+      oneShotType: 'SUBSCRIPTION' | 'TERMINATION' | 'OTHER' | null
+      /** @enum {string} */
+      status: 'DRAFT' | 'ACTIVE'
+      filterParam1: string | null
+      subscriptionProrata: boolean
+      /** @description code of the InvoiceSubCategory */
+      invoiceSubCategory: string | null
+      /** @description code of the TaxClass */
+      taxClass: string | null
+      /** @description code of the Calendar */
+      billingCalendar: string | null
+      /** @description code of the UnitOfMeasure */
+      inputUnitOfMeasure: string | null
+      /** @description code of the UnitOfMeasure */
+      ratingUnitOfMeasure: string | null
+      /** @description code of the CounterTemplate */
+      counterTemplate: string | null
+      /** @description code of the AccountingArticle */
+      accountingArticle: string | null
+      auditable: {
+        /** Format: date-time */
+        created: string
+        /** Format: date-time */
+        updated: string | null
+        creator: string | null
+        updater: string | null
+      }
+    }
+    /** ChargeInput */
+    ChargeInput: {
+      code: string
+      /**
+       * @description RECURRING, USAGE or ONESHOT
+       * @enum {string}
+       */
+      type: 'RECURRING' | 'USAGE' | 'ONESHOT'
+      /** @description code of an invoice sub-category: required (checked with the calendar) */
+      invoiceSubCategory?: string
+      /** @description code of a tax class: required (checked with the calendar) */
+      taxClass?: string
+      description?: string | null
+      /**
+       * @description ONESHOT only (default SUBSCRIPTION)
+       * @enum {string|null}
+       */
+      oneShotType?: 'SUBSCRIPTION' | 'TERMINATION' | 'OTHER' | null
+      /** @description code of a calendar: required for RECURRING, refused otherwise */
+      billingCalendar?: string | null
+      /** @description USAGE only: unit of the usage records */
+      inputUnitOfMeasure?: string | null
+      /** @description USAGE only: unit the price is per */
+      ratingUnitOfMeasure?: string | null
+      /** @description USAGE only: selects usage records by param1 */
+      filterParam1?: string | null
+      /** @description USAGE only: code of a counter template giving free units per period */
+      counterTemplate?: string | null
+      /** @description RECURRING only: prorate the first period by days */
+      subscriptionProrata?: boolean
+    }
+    /** ChargePage */
+    ChargePage: {
+      /** @description records in the whole list */
+      total: number
+      offset: number
+      limit: number
+      data: components['schemas']['Charge'][]
+    }
+    /** ChargeUpdate */
+    ChargeUpdate: {
+      /**
+       * @description cannot change; accepted when equal
+       * @enum {string}
+       */
+      type?: 'RECURRING' | 'USAGE' | 'ONESHOT'
+      /** @description code of an invoice sub-category */
+      invoiceSubCategory?: string
+      /** @description code of a tax class */
+      taxClass?: string
+      description?: string | null
+      /**
+       * @description ONESHOT only (default SUBSCRIPTION)
+       * @enum {string|null}
+       */
+      oneShotType?: 'SUBSCRIPTION' | 'TERMINATION' | 'OTHER' | null
+      /** @description code of a calendar: required for RECURRING, refused otherwise */
+      billingCalendar?: string | null
+      /** @description USAGE only: unit of the usage records */
+      inputUnitOfMeasure?: string | null
+      /** @description USAGE only: unit the price is per */
+      ratingUnitOfMeasure?: string | null
+      /** @description USAGE only: selects usage records by param1 */
+      filterParam1?: string | null
+      /** @description USAGE only: code of a counter template giving free units per period */
+      counterTemplate?: string | null
+      /** @description RECURRING only: prorate the first period by days */
+      subscriptionProrata?: boolean
+    }
     /** Client */
     Client: {
       id: number
@@ -3708,6 +4311,52 @@ export interface components {
       auditable: components['schemas']['Auditable']
       /** @description shown in this response only, never again */
       clientSecret: string
+    }
+    /** CounterTemplate */
+    CounterTemplate: {
+      id: number
+      code: string
+      description: string | null
+      /**
+       * Format: decimal
+       * @description a decimal number, written exactly
+       */
+      ceiling: number
+      /** @description code of the Calendar */
+      calendar: string | null
+      auditable: {
+        /** Format: date-time */
+        created: string
+        /** Format: date-time */
+        updated: string | null
+        creator: string | null
+        updater: string | null
+      }
+    }
+    /** CounterTemplateInput */
+    CounterTemplateInput: {
+      code: string
+      description?: string | null
+      /** @description decimal, as a JSON number or a decimal string */
+      ceiling: number | string
+      /** @description code of the Calendar */
+      calendar: string
+    }
+    /** CounterTemplatePage */
+    CounterTemplatePage: {
+      /** @description records the caller may see */
+      total: number
+      offset: number
+      limit: number
+      data: components['schemas']['CounterTemplate'][]
+    }
+    /** CounterTemplateUpdate */
+    CounterTemplateUpdate: {
+      description?: string | null
+      /** @description decimal, as a JSON number or a decimal string */
+      ceiling?: number | string
+      /** @description code of the Calendar */
+      calendar?: string
     }
     /** Country */
     Country: {
@@ -4004,6 +4653,61 @@ export interface components {
       automaticApplication?: boolean
       sequence?: number
     }
+    /** DiscountPlanItem */
+    DiscountPlanItem: {
+      id: number
+      code: string
+      description: string | null
+      discountPlanCode: string
+      /** @enum {string} */
+      discountPlanItemType: 'PERCENTAGE' | 'FIXED'
+      /**
+       * Format: decimal
+       * @description a decimal number, written exactly
+       */
+      discountValue: number
+      /** @description code of the accounting article of the discount lines */
+      accountingArticle: string | null
+      sequence: number
+      auditable: {
+        /** Format: date-time */
+        created: string
+        updated: string | null
+        creator: string | null
+        updater: string | null
+      }
+    }
+    /** DiscountPlanItemInput */
+    DiscountPlanItemInput: {
+      code: string
+      /** @enum {string} */
+      discountPlanItemType: 'PERCENTAGE' | 'FIXED'
+      description?: string | null
+      /** @description a percentage (0 < v ≤ 100) for PERCENTAGE, an amount (> 0) for FIXED */
+      discountValue: number | string
+      /** @description code of an accounting article */
+      accountingArticle?: string | null
+      sequence?: number
+    }
+    /** DiscountPlanItems */
+    DiscountPlanItems: {
+      discountPlanCode: string
+      /** @description by sequence */
+      items: components['schemas']['DiscountPlanItem'][]
+    }
+    /** DiscountPlanItemUpdate */
+    DiscountPlanItemUpdate: {
+      /** @description the item code of the path, when sent */
+      code?: string
+      /** @enum {string} */
+      discountPlanItemType?: 'PERCENTAGE' | 'FIXED'
+      description?: string | null
+      /** @description a percentage (0 < v ≤ 100) for PERCENTAGE, an amount (> 0) for FIXED */
+      discountValue?: number | string
+      /** @description code of an accounting article */
+      accountingArticle?: string | null
+      sequence?: number
+    }
     /** DiscountPlanPage */
     DiscountPlanPage: {
       /** @description records the caller may see */
@@ -4233,6 +4937,69 @@ export interface components {
       error: string
       error_description: string
     }
+    /** OfferComponent */
+    OfferComponent: {
+      productCode: string
+      mandatory: boolean
+      /**
+       * Format: decimal
+       * @description a decimal number, written exactly
+       */
+      defaultQuantity: number
+      /**
+       * Format: decimal
+       * @description a decimal number, written exactly
+       */
+      minQuantity: number | null
+      /**
+       * Format: decimal
+       * @description a decimal number, written exactly
+       */
+      maxQuantity: number | null
+      sequence: number
+    }
+    /** OfferServiceTemplate */
+    OfferServiceTemplate: {
+      serviceTemplateCode: string
+      mandatory: boolean
+      sequence: number
+    }
+    /** OfferTemplate */
+    OfferTemplate: {
+      id: number
+      code: string
+      description: string | null
+      name: string | null
+      /** @enum {string} */
+      lifeCycleStatus:
+        'IN_STUDY' | 'IN_DESIGN' | 'IN_TEST' | 'ACTIVE' | 'LAUNCHED' | 'RETIRED' | 'OBSOLETE' | 'REJECTED'
+      /** Format: date-time */
+      validFrom: string | null
+      /** Format: date-time */
+      validTo: string | null
+      autoEndOfEngagement: boolean
+      attributes: {
+        [key: string]: unknown
+      }
+      auditable: {
+        /** Format: date-time */
+        created: string
+        /** Format: date-time */
+        updated: string | null
+        creator: string | null
+        updater: string | null
+      }
+      /** @description the products of the offer, by sequence */
+      offerComponents: components['schemas']['OfferComponent'][]
+      /** @description legacy model: the services, by sequence */
+      offerServiceTemplates: components['schemas']['OfferServiceTemplate'][]
+      /** @description codes of the discount plans orders may select */
+      discountPlans: string[]
+      /** @description codes of the sellers selling the offer */
+      sellers: string[]
+      /** @description codes of the offer’s categories */
+      offerTemplateCategories: string[]
+    }
     /** OfferTemplateCategory */
     OfferTemplateCategory: {
       id: number
@@ -4267,6 +5034,129 @@ export interface components {
       description?: string | null
       name?: string | null
     }
+    /** OfferTemplateInput */
+    OfferTemplateInput: {
+      code: string
+      description?: string | null
+      name?: string | null
+      /**
+       * @description a new offer starts IN_DESIGN unless told; a change follows the transition table
+       * @enum {string}
+       */
+      lifeCycleStatus?:
+        | 'IN_STUDY'
+        | 'IN_DESIGN'
+        | 'IN_TEST'
+        | 'ACTIVE'
+        | 'LAUNCHED'
+        | 'RETIRED'
+        | 'OBSOLETE'
+        | 'REJECTED'
+        | 'in_study'
+        | 'in_design'
+        | 'in_test'
+        | 'active'
+        | 'launched'
+        | 'retired'
+        | 'obsolete'
+        | 'rejected'
+      /** @description ISO-8601 date-time, or a date (the start of that day in the tenant time zone) */
+      validFrom?: string | null
+      /** @description ISO-8601 date-time, or a date (the start of that day in the tenant time zone); exclusive end, null = open */
+      validTo?: string | null
+      autoEndOfEngagement?: boolean
+      /** @description free-form numeric and text attributes */
+      attributes?: {
+        [key: string]: string | number | boolean | null
+      }
+      /** @description the products of the offer (replaces the set) */
+      offerComponents?: {
+        productCode: string
+        mandatory?: boolean
+        /** @description decimal, as a JSON number or a decimal string (at most 18 integer digits and 12 decimals) */
+        defaultQuantity?: number | string
+        minQuantity?: number | string | null
+        maxQuantity?: number | string | null
+        sequence?: number
+      }[]
+      /** @description legacy model: the services of the offer (replaces the set) */
+      offerServiceTemplates?: {
+        serviceTemplateCode: string
+        mandatory?: boolean
+        sequence?: number
+      }[]
+      /** @description codes of the discount plans orders may select (replaces the set) */
+      discountPlans?: string[]
+      /** @description codes of the sellers selling the offer (replaces the set) */
+      sellers?: string[]
+      /** @description codes of the offer’s categories (replaces the set) */
+      offerTemplateCategories?: string[]
+    }
+    /** OfferTemplatePage */
+    OfferTemplatePage: {
+      /** @description records in the whole list */
+      total: number
+      offset: number
+      limit: number
+      data: components['schemas']['OfferTemplate'][]
+    }
+    /** OfferTemplateUpdate */
+    OfferTemplateUpdate: {
+      description?: string | null
+      name?: string | null
+      /**
+       * @description a new offer starts IN_DESIGN unless told; a change follows the transition table
+       * @enum {string}
+       */
+      lifeCycleStatus?:
+        | 'IN_STUDY'
+        | 'IN_DESIGN'
+        | 'IN_TEST'
+        | 'ACTIVE'
+        | 'LAUNCHED'
+        | 'RETIRED'
+        | 'OBSOLETE'
+        | 'REJECTED'
+        | 'in_study'
+        | 'in_design'
+        | 'in_test'
+        | 'active'
+        | 'launched'
+        | 'retired'
+        | 'obsolete'
+        | 'rejected'
+      /** @description ISO-8601 date-time, or a date (the start of that day in the tenant time zone) */
+      validFrom?: string | null
+      /** @description ISO-8601 date-time, or a date (the start of that day in the tenant time zone); exclusive end, null = open */
+      validTo?: string | null
+      autoEndOfEngagement?: boolean
+      /** @description free-form numeric and text attributes */
+      attributes?: {
+        [key: string]: string | number | boolean | null
+      }
+      /** @description the products of the offer (replaces the set) */
+      offerComponents?: {
+        productCode: string
+        mandatory?: boolean
+        /** @description decimal, as a JSON number or a decimal string (at most 18 integer digits and 12 decimals) */
+        defaultQuantity?: number | string
+        minQuantity?: number | string | null
+        maxQuantity?: number | string | null
+        sequence?: number
+      }[]
+      /** @description legacy model: the services of the offer (replaces the set) */
+      offerServiceTemplates?: {
+        serviceTemplateCode: string
+        mandatory?: boolean
+        sequence?: number
+      }[]
+      /** @description codes of the discount plans orders may select (replaces the set) */
+      discountPlans?: string[]
+      /** @description codes of the sellers selling the offer (replaces the set) */
+      sellers?: string[]
+      /** @description codes of the offer’s categories (replaces the set) */
+      offerTemplateCategories?: string[]
+    }
     /** OpenidConfiguration */
     OpenidConfiguration: {
       issuer: string
@@ -4286,6 +5176,203 @@ export interface components {
       /** Format: date-time */
       expiresAt: string
     }
+    /** PriceEvaluation */
+    PriceEvaluation: {
+      chargeCode: string
+      version: number
+      /** @enum {string} */
+      status: 'DRAFT' | 'PUBLISHED'
+      /** @enum {string} */
+      pricingModel: 'FLAT' | 'MATRIX' | 'FORMULA'
+      currency: string
+      /**
+       * Format: decimal
+       * @description a decimal number, written exactly
+       */
+      quantity: number
+      /**
+       * Format: decimal
+       * @description a decimal number, written exactly
+       */
+      unitPrice: number
+      explanation: string
+    }
+    /** PriceEvaluationInput */
+    PriceEvaluationInput: {
+      /** @description the quantity rated (default 1) */
+      quantity?: number | string
+      /** @description attribute values by attribute code */
+      attributes?: {
+        [key: string]: string
+      }
+      /**
+       * Format: date
+       * @description the day whose published version prices (default: today)
+       */
+      date?: string
+      /** @description a given version instead (draft included) */
+      version?: number
+    } | null
+    /** PricingDraftInput */
+    PricingDraftInput: {
+      /** @enum {string} */
+      pricingModel: 'FLAT' | 'MATRIX' | 'FORMULA'
+      /** @description code of a trading currency */
+      currency: string
+      /**
+       * Format: date
+       * @description start of validity (yyyy-MM-dd); may be absent only on a charge’s first version
+       */
+      validFrom?: string | null
+      /** @description FLAT: the unit price (absent or 0 otherwise); decimal, as a JSON number or a decimal string (at most 18 integer digits and 12 decimals) */
+      price?: number | string | null
+      /** @description FORMULA: #{...} yielding the unit price */
+      price_fx?: string
+      /** @description MATRIX: the dimensions */
+      columns?: {
+        code: string
+        /** @enum {string} */
+        type: 'String' | 'Long' | 'Double' | 'Boolean' | 'Range_Numeric' | 'Range_Date'
+        position?: number
+        /** @description the attribute backing the dimension */
+        attributeCode: string
+        /** @description optional; must agree with the type (Range_Numeric, Range_Date) */
+        isRange?: boolean
+        /** @description optional; filled from the attribute, each must be one of its allowed values */
+        allowedValues?: string[]
+      }[]
+      /** @description MATRIX: the price lines */
+      rows?: {
+        /** @description the unit price of the row */
+        price: number | string
+        /** @description default: 0-based row order */
+        priority?: number
+        description?: string | null
+        values?: {
+          dimensionCode: string
+          /** @description exact value; empty or absent = any value */
+          stringValue?: string | null
+          /** @description range columns: inclusive lower bound (absent = open) */
+          fromValue?: number | string | null
+          /** @description range columns: exclusive upper bound (absent = open) */
+          toValue?: number | string | null
+        }[]
+      }[]
+    }
+    /** PricingMatrixCell */
+    PricingMatrixCell: {
+      dimensionCode: string
+      /** @description columns other than ranges: the value, empty = any */
+      stringValue?: string
+      /** @description range columns: inclusive lower bound: a number (Range_Numeric), a yyyy-MM-dd day (Range_Date) or null (open) */
+      fromValue?: unknown
+      /** @description range columns: exclusive upper bound: a number (Range_Numeric), a yyyy-MM-dd day (Range_Date) or null (open) */
+      toValue?: unknown
+    }
+    /** PricingMatrixColumn */
+    PricingMatrixColumn: {
+      code: string
+      /** @enum {string} */
+      type: 'String' | 'Long' | 'Double' | 'Boolean' | 'Range_Numeric' | 'Range_Date'
+      position: number
+      attributeCode: string
+      /** @description the attribute’s description, else its code */
+      label: string
+      isRange: boolean
+      allowedValues: string[]
+    }
+    /** PricingMatrixRow */
+    PricingMatrixRow: {
+      priority: number
+      /**
+       * Format: decimal
+       * @description a decimal number, written exactly
+       */
+      price: number
+      description: string | null
+      values: components['schemas']['PricingMatrixCell'][]
+    }
+    /** PricingPublication */
+    PricingPublication: {
+      version: number
+      /** @enum {string} */
+      status: 'DRAFT' | 'PUBLISHED'
+      /** @enum {string} */
+      pricingModel: 'FLAT' | 'MATRIX' | 'FORMULA'
+      currency: string
+      /** Format: date */
+      validFrom: string | null
+      /**
+       * Format: date
+       * @description exclusive end; null while open-ended
+       */
+      validTo: string | null
+      /**
+       * Format: decimal
+       * @description FLAT: the unit price; 0 for the other models
+       */
+      price: number
+      /** @description FORMULA only: the formula */
+      price_fx?: string
+      /** @description MATRIX only: the dimensions */
+      columns?: components['schemas']['PricingMatrixColumn'][]
+      /** @description MATRIX only: the price lines, by priority */
+      rows?: components['schemas']['PricingMatrixRow'][]
+      /** Format: date-time */
+      publishedAt: string | null
+      auditable: {
+        /** Format: date-time */
+        created: string
+        updated: string | null
+        creator: string | null
+        updater: string | null
+      }
+      chargeCode: string
+      /** @enum {string} */
+      chargeStatus: 'ACTIVE'
+      pricingVersions: components['schemas']['PricingVersion'][]
+    }
+    /** PricingVersion */
+    PricingVersion: {
+      version: number
+      /** @enum {string} */
+      status: 'DRAFT' | 'PUBLISHED'
+      /** @enum {string} */
+      pricingModel: 'FLAT' | 'MATRIX' | 'FORMULA'
+      currency: string
+      /** Format: date */
+      validFrom: string | null
+      /**
+       * Format: date
+       * @description exclusive end; null while open-ended
+       */
+      validTo: string | null
+      /**
+       * Format: decimal
+       * @description FLAT: the unit price; 0 for the other models
+       */
+      price: number
+      /** @description FORMULA only: the formula */
+      price_fx?: string
+      /** @description MATRIX only: the dimensions */
+      columns?: components['schemas']['PricingMatrixColumn'][]
+      /** @description MATRIX only: the price lines, by priority */
+      rows?: components['schemas']['PricingMatrixRow'][]
+      /** Format: date-time */
+      publishedAt: string | null
+      auditable: {
+        /** Format: date-time */
+        created: string
+        updated: string | null
+        creator: string | null
+        updater: string | null
+      }
+    }
+    /** PricingVersions */
+    PricingVersions: {
+      /** @description every version of the charge, in version order */
+      pricingVersions: components['schemas']['PricingVersion'][]
+    }
     /** Product */
     Product: {
       id: number
@@ -4301,6 +5388,12 @@ export interface components {
         creator: string | null
         updater: string | null
       }
+    }
+    /** ProductDiscountPlans */
+    ProductDiscountPlans: {
+      productCode: string
+      /** @description codes of the linked discount plans */
+      discountPlans: string[]
     }
     /** ProductInput */
     ProductInput: {
@@ -4322,6 +5415,50 @@ export interface components {
       description?: string | null
       name?: string | null
       productLine?: string | null
+    }
+    /** ProductVersion */
+    ProductVersion: {
+      /** @description the product’s code */
+      code: string
+      productCode: string
+      version: number
+      /** @enum {string} */
+      status: 'DRAFT' | 'PUBLISHED'
+      shortDescription: string | null
+      /** Format: date */
+      validFrom: string | null
+      /**
+       * Format: date
+       * @description exclusive end; null while open-ended
+       */
+      validTo: string | null
+      /** Format: date-time */
+      publishedAt: string | null
+      /** @description codes of the linked attributes */
+      attributes: string[]
+      /** @description codes of the linked charges */
+      charges: string[]
+      auditable: {
+        /** Format: date-time */
+        created: string
+        /** Format: date-time */
+        updated: string | null
+        creator: string | null
+        updater: string | null
+      }
+    }
+    /** ProductVersionInput */
+    ProductVersionInput: {
+      shortDescription?: string | null
+      /** @description start (yyyy-MM-dd; a date-time counts as its day in the tenant time zone), required to publish */
+      validFrom?: string | null
+      /** @description exclusive end (yyyy-MM-dd; a date-time counts as its day in the tenant time zone) */
+      validTo?: string | null
+    }
+    /** ProductVersionList */
+    ProductVersionList: {
+      productCode: string
+      versions: components['schemas']['ProductVersion'][]
     }
     /** QueryError */
     QueryError: {
@@ -4352,6 +5489,14 @@ export interface components {
       databaseKind?: string
       reason?: string
       pendingMigrations?: string[]
+      /** @description Each read replica (DATABASE_READ_URL): readiness does not depend on them */
+      replicas?: {
+        /** @description host:port/database of the replica (no credentials) */
+        name: string
+        state: 'STARTING' | 'UP' | 'LAGGING' | 'BEHIND_SCHEMA' | 'NOT_A_REPLICA' | 'DOWN'
+        /** @description replay lag; null when unknown */
+        lagMs: number | null
+      }[]
     }
     /**
      * ReportQuery
@@ -4456,6 +5601,46 @@ export interface components {
           value: unknown
         }[]
       }
+    }
+    /** ServiceTemplate */
+    ServiceTemplate: {
+      id: number
+      code: string
+      description: string | null
+      name: string | null
+      auditable: {
+        /** Format: date-time */
+        created: string
+        /** Format: date-time */
+        updated: string | null
+        creator: string | null
+        updater: string | null
+      }
+      /** @description codes of the service’s charges */
+      charges: string[]
+    }
+    /** ServiceTemplateInput */
+    ServiceTemplateInput: {
+      code: string
+      description?: string | null
+      name?: string | null
+      /** @description codes of the service’s charges (replaces the set) */
+      charges?: string[]
+    }
+    /** ServiceTemplatePage */
+    ServiceTemplatePage: {
+      /** @description records in the whole list */
+      total: number
+      offset: number
+      limit: number
+      data: components['schemas']['ServiceTemplate'][]
+    }
+    /** ServiceTemplateUpdate */
+    ServiceTemplateUpdate: {
+      description?: string | null
+      name?: string | null
+      /** @description codes of the service’s charges (replaces the set) */
+      charges?: string[]
     }
     /** Session */
     Session: {
@@ -14659,6 +15844,7 @@ export interface operations {
           queryStatementTimeoutMs?: number
           defaultListLimit?: number
           prepaidReservationExpirationDelayinMillisec?: number
+          reservationSweepIntervalMs?: number
           workbench?: {
             governor?: {
               maxRowsSync?: number
@@ -14668,6 +15854,7 @@ export interface operations {
               maxConcurrentAsyncPerUser?: number
               maxQueriesPerMinutePerUser?: number
             }
+            exportRetentionDays?: number
           }
         }
       }
@@ -15624,6 +16811,440 @@ export interface operations {
       }
     }
   }
+  listCounterTemplates: {
+    parameters: {
+      query?: {
+        offset?: number
+        limit?: number
+        /** @description a field of the record */
+        sortBy?: string
+        /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+        sortOrder?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['CounterTemplatePage']
+        }
+      }
+      /** @description Bad request: a field is missing or invalid (the body names it) */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unauthorized: no valid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Forbidden: the caller lacks the role */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unexpected failure: the body carries a request id */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The database is unavailable: retry after Retry-After seconds */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+    }
+  }
+  createCounterTemplate: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CounterTemplateInput']
+      }
+    }
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['CounterTemplate']
+        }
+      }
+      /** @description Bad request: a field is missing or invalid (the body names it) */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unauthorized: no valid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Forbidden: the caller lacks the role */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The request body is over 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The content type is not accepted */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unexpected failure: the body carries a request id */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The database is unavailable: retry after Retry-After seconds */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+    }
+  }
+  getCounterTemplate: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        code: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['CounterTemplate']
+        }
+      }
+      /** @description Bad request: a field is missing or invalid (the body names it) */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unauthorized: no valid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Forbidden: the caller lacks the role */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unexpected failure: the body carries a request id */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The database is unavailable: retry after Retry-After seconds */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+    }
+  }
+  updateCounterTemplate: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        code: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CounterTemplateUpdate']
+      }
+    }
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['CounterTemplate']
+        }
+      }
+      /** @description Bad request: a field is missing or invalid (the body names it) */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unauthorized: no valid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Forbidden: the caller lacks the role */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The request body is over 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The content type is not accepted */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unexpected failure: the body carries a request id */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The database is unavailable: retry after Retry-After seconds */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+    }
+  }
+  deleteCounterTemplate: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        code: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description No content */
+      204: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description Bad request: a field is missing or invalid (the body names it) */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unauthorized: no valid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Forbidden: the caller lacks the role */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unexpected failure: the body carries a request id */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The database is unavailable: retry after Retry-After seconds */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+    }
+  }
   listOfferTemplateCategories: {
     parameters: {
       query?: {
@@ -16063,7 +17684,9 @@ export interface operations {
       query?: {
         offset?: number
         limit?: number
+        /** @description a field of the record */
         sortBy?: string
+        /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
         sortOrder?: string
       }
       header?: never
@@ -16078,14 +17701,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            total?: number
-            offset?: number
-            limit?: number
-            data?: {
-              [key: string]: unknown
-            }[]
-          }
+          'application/json': components['schemas']['ChargePage']
         }
       }
       /** @description Bad request: a field is missing or invalid (the body names it) */
@@ -16144,34 +17760,7 @@ export interface operations {
     }
     requestBody: {
       content: {
-        'application/json': {
-          code: string
-          description?: string | null
-          /**
-           * @description RECURRING, USAGE or ONESHOT
-           * @enum {string}
-           */
-          type: 'RECURRING' | 'USAGE' | 'ONESHOT'
-          /**
-           * @description ONESHOT (default SUBSCRIPTION)
-           * @enum {string|null}
-           */
-          oneShotType?: 'SUBSCRIPTION' | 'TERMINATION' | 'OTHER' | null
-          /** @description code of an invoice sub-category */
-          invoiceSubCategory?: string
-          /** @description code of a tax class */
-          taxClass?: string
-          /** @description code of a calendar; required for RECURRING */
-          billingCalendar?: string | null
-          /** @description USAGE: unit of the usage records */
-          inputUnitOfMeasure?: string | null
-          /** @description USAGE: unit the price is per */
-          ratingUnitOfMeasure?: string | null
-          /** @description USAGE: selects usage records by param1 */
-          filterParam1?: string | null
-          /** @description RECURRING: prorate the first period by days */
-          subscriptionProrata?: boolean
-        }
+        'application/json': components['schemas']['ChargeInput']
       }
     }
     responses: {
@@ -16181,9 +17770,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Charge']
         }
       }
       /** @description Bad request: a field is missing or invalid (the body names it) */
@@ -16277,9 +17864,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Charge']
         }
       }
       /** @description Bad request: a field is missing or invalid (the body names it) */
@@ -16349,33 +17934,7 @@ export interface operations {
     }
     requestBody: {
       content: {
-        'application/json': {
-          description?: string | null
-          /**
-           * @description cannot change; accepted when equal
-           * @enum {string}
-           */
-          type?: 'RECURRING' | 'USAGE' | 'ONESHOT'
-          /**
-           * @description ONESHOT (default SUBSCRIPTION)
-           * @enum {string|null}
-           */
-          oneShotType?: 'SUBSCRIPTION' | 'TERMINATION' | 'OTHER' | null
-          /** @description code of an invoice sub-category */
-          invoiceSubCategory?: string
-          /** @description code of a tax class */
-          taxClass?: string
-          /** @description code of a calendar; required for RECURRING */
-          billingCalendar?: string | null
-          /** @description USAGE: unit of the usage records */
-          inputUnitOfMeasure?: string | null
-          /** @description USAGE: unit the price is per */
-          ratingUnitOfMeasure?: string | null
-          /** @description USAGE: selects usage records by param1 */
-          filterParam1?: string | null
-          /** @description RECURRING: prorate the first period by days */
-          subscriptionProrata?: boolean
-        }
+        'application/json': components['schemas']['ChargeUpdate']
       }
     }
     responses: {
@@ -16385,9 +17944,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['Charge']
         }
       }
       /** @description Bad request: a field is missing or invalid (the body names it) */
@@ -16567,15 +18124,13 @@ export interface operations {
     }
     requestBody?: never
     responses: {
-      /** @description OK */
+      /** @description the charge’s own accounting article (none once it was deleted) */
       200: {
         headers: {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            [key: string]: unknown
-          }[]
+          'application/json': components['schemas']['AccountingArticle'][]
         }
       }
       /** @description Bad request: a field is missing or invalid (the body names it) */
@@ -16651,35 +18206,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            pricingVersions?: ({
-              version?: number
-              /** @enum {string} */
-              status?: 'DRAFT' | 'PUBLISHED'
-              pricingModel?: string
-              currency?: string
-              /** @description yyyy-MM-dd */
-              validFrom?: string | null
-              /** @description exclusive end (yyyy-MM-dd); null while open-ended */
-              validTo?: string | null
-              /**
-               * Format: decimal
-               * @description a decimal number, written exactly
-               */
-              price?: number
-              price_fx?: string
-              columns?: {
-                [key: string]: unknown
-              }[]
-              rows?: {
-                [key: string]: unknown
-              }[]
-            } & {
-              [key: string]: unknown
-            })[]
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['PricingVersions']
         }
       }
       /** @description Bad request: a field is missing or invalid (the body names it) */
@@ -16749,49 +18276,7 @@ export interface operations {
     }
     requestBody: {
       content: {
-        'application/json': {
-          /** @enum {string} */
-          pricingModel: 'FLAT' | 'MATRIX' | 'FORMULA'
-          /** @description code of a trading currency */
-          currency: string
-          /**
-           * Format: date
-           * @description start of validity (yyyy-MM-dd); may be absent only on a charge’s first version
-           */
-          validFrom?: string | null
-          /** @description FLAT: the unit price (absent or 0 otherwise) */
-          price?: number | string | null
-          /** @description FORMULA: #{...} yielding the unit price */
-          price_fx?: string
-          columns?: {
-            code: string
-            /** @enum {string} */
-            type: 'String' | 'Long' | 'Double' | 'Boolean' | 'Range_Numeric' | 'Range_Date'
-            position?: number
-            /** @description the attribute backing the dimension */
-            attributeCode: string
-            /** @description optional; must agree with the type (Range_Numeric, Range_Date) */
-            isRange?: boolean
-            /** @description optional; filled from the attribute, each must be one of its allowed values */
-            allowedValues?: string[]
-          }[]
-          rows?: {
-            /** @description decimal, as a JSON number or a decimal string (at most 18 integer digits and 12 decimals) */
-            price: number | string
-            /** @description default: 0-based row order */
-            priority?: number
-            description?: string | null
-            values?: {
-              dimensionCode: string
-              /** @description exact value; empty or absent = any value */
-              stringValue?: string | null
-              /** @description range columns: inclusive lower bound (absent = open) */
-              fromValue?: number | string | null
-              /** @description range columns: exclusive upper bound (absent = open) */
-              toValue?: number | string | null
-            }[]
-          }[]
-        }
+        'application/json': components['schemas']['PricingDraftInput']
       }
     }
     responses: {
@@ -16801,35 +18286,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            pricingVersions?: ({
-              version?: number
-              /** @enum {string} */
-              status?: 'DRAFT' | 'PUBLISHED'
-              pricingModel?: string
-              currency?: string
-              /** @description yyyy-MM-dd */
-              validFrom?: string | null
-              /** @description exclusive end (yyyy-MM-dd); null while open-ended */
-              validTo?: string | null
-              /**
-               * Format: decimal
-               * @description a decimal number, written exactly
-               */
-              price?: number
-              price_fx?: string
-              columns?: {
-                [key: string]: unknown
-              }[]
-              rows?: {
-                [key: string]: unknown
-              }[]
-            } & {
-              [key: string]: unknown
-            })[]
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['PricingVersions']
         }
       }
       /** @description Bad request: a field is missing or invalid (the body names it) */
@@ -17019,58 +18476,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            version?: number
-            /** @enum {string} */
-            status?: 'DRAFT' | 'PUBLISHED'
-            pricingModel?: string
-            currency?: string
-            /** @description yyyy-MM-dd */
-            validFrom?: string | null
-            /** @description exclusive end (yyyy-MM-dd); null while open-ended */
-            validTo?: string | null
-            /**
-             * Format: decimal
-             * @description a decimal number, written exactly
-             */
-            price?: number
-            price_fx?: string
-            columns?: {
-              [key: string]: unknown
-            }[]
-            rows?: {
-              [key: string]: unknown
-            }[]
-            chargeCode?: string
-            chargeStatus?: string
-            pricingVersions?: ({
-              version?: number
-              /** @enum {string} */
-              status?: 'DRAFT' | 'PUBLISHED'
-              pricingModel?: string
-              currency?: string
-              /** @description yyyy-MM-dd */
-              validFrom?: string | null
-              /** @description exclusive end (yyyy-MM-dd); null while open-ended */
-              validTo?: string | null
-              /**
-               * Format: decimal
-               * @description a decimal number, written exactly
-               */
-              price?: number
-              price_fx?: string
-              columns?: {
-                [key: string]: unknown
-              }[]
-              rows?: {
-                [key: string]: unknown
-              }[]
-            } & {
-              [key: string]: unknown
-            })[]
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['PricingPublication']
         }
       }
       /** @description Bad request: a field is missing or invalid (the body names it) */
@@ -17167,21 +18573,7 @@ export interface operations {
     }
     requestBody: {
       content: {
-        'application/json': {
-          /** @description the quantity rated (default 1) */
-          quantity?: number | string
-          /** @description attribute values by attribute code */
-          attributes?: {
-            [key: string]: string
-          }
-          /**
-           * Format: date
-           * @description the day whose published version prices (default: today)
-           */
-          date?: string
-          /** @description a given version instead (draft included) */
-          version?: number
-        } | null
+        'application/json': components['schemas']['PriceEvaluationInput']
       }
     }
     responses: {
@@ -17191,25 +18583,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            chargeCode?: string
-            version?: number
-            pricingModel?: string
-            currency?: string
-            /**
-             * Format: decimal
-             * @description a decimal number, written exactly
-             */
-            quantity?: number
-            /**
-             * Format: decimal
-             * @description a decimal number, written exactly
-             */
-            unitPrice?: number
-            explanation?: string
-          } & {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['PriceEvaluation']
         }
       }
       /** @description Bad request: a field is missing or invalid (the body names it) */
@@ -17312,9 +18686,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['ProductVersionList']
         }
       }
       /** @description Bad request: a field is missing or invalid (the body names it) */
@@ -17400,9 +18772,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['ProductVersion']
         }
       }
       /** @description Bad request: a field is missing or invalid (the body names it) */
@@ -17506,9 +18876,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['ProductVersion']
         }
       }
       /** @description Bad request: a field is missing or invalid (the body names it) */
@@ -17579,13 +18947,7 @@ export interface operations {
     }
     requestBody: {
       content: {
-        'application/json': {
-          shortDescription?: string | null
-          /** @description start (yyyy-MM-dd; a date-time counts as its day in the tenant time zone), required to publish */
-          validFrom?: string | null
-          /** @description exclusive end (yyyy-MM-dd; a date-time counts as its day in the tenant time zone) */
-          validTo?: string | null
-        }
+        'application/json': components['schemas']['ProductVersionInput']
       }
     }
     responses: {
@@ -17595,9 +18957,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['ProductVersion']
         }
       }
       /** @description Bad request: a field is missing or invalid (the body names it) */
@@ -17787,9 +19147,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['ProductVersion']
         }
       }
       /** @description Bad request: a field is missing or invalid (the body names it) */
@@ -17898,9 +19256,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['ProductVersion']
         }
       }
       /** @description Bad request: a field is missing or invalid (the body names it) */
@@ -18005,9 +19361,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['ProductVersion']
         }
       }
       /** @description Bad request: a field is missing or invalid (the body names it) */
@@ -18098,9 +19452,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['ProductVersion']
         }
       }
       /** @description Bad request: a field is missing or invalid (the body names it) */
@@ -18205,9 +19557,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['ProductVersion']
         }
       }
       /** @description Bad request: a field is missing or invalid (the body names it) */
@@ -18292,9 +19642,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['ProductDiscountPlans']
         }
       }
       /** @description Bad request: a field is missing or invalid (the body names it) */
@@ -18375,9 +19723,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['ProductDiscountPlans']
         }
       }
       /** @description Bad request: a field is missing or invalid (the body names it) */
@@ -18481,9 +19827,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['ProductDiscountPlans']
         }
       }
       /** @description Bad request: a field is missing or invalid (the body names it) */
@@ -18556,7 +19900,9 @@ export interface operations {
       query?: {
         offset?: number
         limit?: number
+        /** @description a field of the record */
         sortBy?: string
+        /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
         sortOrder?: string
       }
       header?: never
@@ -18571,14 +19917,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            total?: number
-            offset?: number
-            limit?: number
-            data?: {
-              [key: string]: unknown
-            }[]
-          }
+          'application/json': components['schemas']['OfferTemplatePage']
         }
       }
       /** @description Bad request: a field is missing or invalid (the body names it) */
@@ -18637,44 +19976,7 @@ export interface operations {
     }
     requestBody: {
       content: {
-        'application/json': {
-          code: string
-          description?: string | null
-          name?: string | null
-          /** @description IN_STUDY, IN_DESIGN, IN_TEST, ACTIVE, LAUNCHED, RETIRED, OBSOLETE, REJECTED (any case); a new offer starts IN_DESIGN unless told */
-          lifeCycleStatus?: string
-          /** @description ISO-8601 date-time, or a date (the start of that day in the tenant time zone) */
-          validFrom?: string | null
-          /** @description ISO-8601 date-time, or a date (the start of that day in the tenant time zone); exclusive end, null = open */
-          validTo?: string | null
-          autoEndOfEngagement?: boolean
-          /** @description free-form numeric and text attributes */
-          attributes?: {
-            [key: string]: string | number | boolean | null
-          }
-          /** @description the products of the offer (replaces the set) */
-          offerComponents?: {
-            productCode: string
-            mandatory?: boolean
-            /** @description decimal, as a JSON number or a decimal string (at most 18 integer digits and 12 decimals) */
-            defaultQuantity?: number | string
-            minQuantity?: number | string | null
-            maxQuantity?: number | string | null
-            sequence?: number
-          }[]
-          /** @description legacy model: the services of the offer (replaces the set) */
-          offerServiceTemplates?: {
-            serviceTemplateCode: string
-            mandatory?: boolean
-            sequence?: number
-          }[]
-          /** @description codes of the discount plans orders may select (replaces the set) */
-          discountPlans?: string[]
-          /** @description codes of the sellers selling the offer (replaces the set) */
-          sellers?: string[]
-          /** @description codes of the offer’s categories (replaces the set) */
-          offerTemplateCategories?: string[]
-        }
+        'application/json': components['schemas']['OfferTemplateInput']
       }
     }
     responses: {
@@ -18684,9 +19986,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['OfferTemplate']
         }
       }
       /** @description Bad request: a field is missing or invalid (the body names it) */
@@ -18780,9 +20080,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['OfferTemplate']
         }
       }
       /** @description Bad request: a field is missing or invalid (the body names it) */
@@ -18852,43 +20150,7 @@ export interface operations {
     }
     requestBody: {
       content: {
-        'application/json': {
-          description?: string | null
-          name?: string | null
-          /** @description IN_STUDY, IN_DESIGN, IN_TEST, ACTIVE, LAUNCHED, RETIRED, OBSOLETE, REJECTED (any case); a new offer starts IN_DESIGN unless told */
-          lifeCycleStatus?: string
-          /** @description ISO-8601 date-time, or a date (the start of that day in the tenant time zone) */
-          validFrom?: string | null
-          /** @description ISO-8601 date-time, or a date (the start of that day in the tenant time zone); exclusive end, null = open */
-          validTo?: string | null
-          autoEndOfEngagement?: boolean
-          /** @description free-form numeric and text attributes */
-          attributes?: {
-            [key: string]: string | number | boolean | null
-          }
-          /** @description the products of the offer (replaces the set) */
-          offerComponents?: {
-            productCode: string
-            mandatory?: boolean
-            /** @description decimal, as a JSON number or a decimal string (at most 18 integer digits and 12 decimals) */
-            defaultQuantity?: number | string
-            minQuantity?: number | string | null
-            maxQuantity?: number | string | null
-            sequence?: number
-          }[]
-          /** @description legacy model: the services of the offer (replaces the set) */
-          offerServiceTemplates?: {
-            serviceTemplateCode: string
-            mandatory?: boolean
-            sequence?: number
-          }[]
-          /** @description codes of the discount plans orders may select (replaces the set) */
-          discountPlans?: string[]
-          /** @description codes of the sellers selling the offer (replaces the set) */
-          sellers?: string[]
-          /** @description codes of the offer’s categories (replaces the set) */
-          offerTemplateCategories?: string[]
-        }
+        'application/json': components['schemas']['OfferTemplateUpdate']
       }
     }
     responses: {
@@ -18898,9 +20160,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['OfferTemplate']
         }
       }
       /** @description Bad request: a field is missing or invalid (the body names it) */
@@ -19092,7 +20352,9 @@ export interface operations {
       query?: {
         offset?: number
         limit?: number
+        /** @description a field of the record */
         sortBy?: string
+        /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
         sortOrder?: string
       }
       header?: never
@@ -19107,14 +20369,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            total?: number
-            offset?: number
-            limit?: number
-            data?: {
-              [key: string]: unknown
-            }[]
-          }
+          'application/json': components['schemas']['ServiceTemplatePage']
         }
       }
       /** @description Bad request: a field is missing or invalid (the body names it) */
@@ -19173,13 +20428,7 @@ export interface operations {
     }
     requestBody: {
       content: {
-        'application/json': {
-          code: string
-          description?: string | null
-          name?: string | null
-          /** @description codes of the service’s charges (replaces the set) */
-          charges?: string[]
-        }
+        'application/json': components['schemas']['ServiceTemplateInput']
       }
     }
     responses: {
@@ -19189,9 +20438,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['ServiceTemplate']
         }
       }
       /** @description Bad request: a field is missing or invalid (the body names it) */
@@ -19285,9 +20532,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['ServiceTemplate']
         }
       }
       /** @description Bad request: a field is missing or invalid (the body names it) */
@@ -19357,12 +20602,7 @@ export interface operations {
     }
     requestBody: {
       content: {
-        'application/json': {
-          description?: string | null
-          name?: string | null
-          /** @description codes of the service’s charges (replaces the set) */
-          charges?: string[]
-        }
+        'application/json': components['schemas']['ServiceTemplateUpdate']
       }
     }
     responses: {
@@ -19372,9 +20612,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['ServiceTemplate']
         }
       }
       /** @description Bad request: a field is missing or invalid (the body names it) */
@@ -19548,7 +20786,9 @@ export interface operations {
       query?: {
         offset?: number
         limit?: number
+        /** @description a field of the record */
         sortBy?: string
+        /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
         sortOrder?: string
       }
       header?: never
@@ -20220,9 +21460,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['DiscountPlanItems']
         }
       }
       /** @description Bad request: a field is missing or invalid (the body names it) */
@@ -20292,17 +21530,7 @@ export interface operations {
     }
     requestBody: {
       content: {
-        'application/json': {
-          code: string
-          description?: string | null
-          /** @enum {string} */
-          discountPlanItemType: 'PERCENTAGE' | 'FIXED'
-          /** @description a percentage (0 < v ≤ 100) for PERCENTAGE, an amount (> 0) for FIXED */
-          discountValue: number | string
-          /** @description code of an accounting article */
-          accountingArticle?: string | null
-          sequence?: number
-        }
+        'application/json': components['schemas']['DiscountPlanItemInput']
       }
     }
     responses: {
@@ -20312,9 +21540,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['DiscountPlanItem']
         }
       }
       /** @description Bad request: a field is missing or invalid (the body names it) */
@@ -20418,9 +21644,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['DiscountPlanItem']
         }
       }
       /** @description Bad request: a field is missing or invalid (the body names it) */
@@ -20491,17 +21715,7 @@ export interface operations {
     }
     requestBody: {
       content: {
-        'application/json': {
-          code?: string
-          description?: string | null
-          /** @enum {string} */
-          discountPlanItemType?: 'PERCENTAGE' | 'FIXED'
-          /** @description a percentage (0 < v ≤ 100) for PERCENTAGE, an amount (> 0) for FIXED */
-          discountValue?: number | string
-          /** @description code of an accounting article */
-          accountingArticle?: string | null
-          sequence?: number
-        }
+        'application/json': components['schemas']['DiscountPlanItemUpdate']
       }
     }
     responses: {
@@ -20511,9 +21725,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            [key: string]: unknown
-          }
+          'application/json': components['schemas']['DiscountPlanItem']
         }
       }
       /** @description Bad request: a field is missing or invalid (the body names it) */
@@ -23115,7 +24327,9 @@ export interface operations {
       content: {
         'application/json': {
           description?: string | null
-          parameters?: Record<string, never>
+          parameters?: {
+            [key: string]: unknown
+          }
           /** @description EJB ScheduleExpression fields, evaluated in the tenant time zone */
           timer?: {
             second?: string
@@ -23328,9 +24542,9 @@ export interface operations {
   }
   listJobExecutions: {
     parameters: {
-      query?: {
-        offset?: number
-        limit?: number
+      query: {
+        offset: number
+        limit: number
       }
       header?: never
       path: {
@@ -24905,6 +26119,1275 @@ export interface operations {
       }
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unexpected failure: the body carries a request id */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The database is unavailable: retry after Retry-After seconds */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+    }
+  }
+  createBillingMediationReserveCdr: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** @description `<yyyy-MM-ddTHH:mm:ss>;<subscription_code>;<quantity>;<param1>;<param2>` */
+    requestBody: {
+      content: {
+        'application/json': string
+      }
+    }
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            reservationId: number
+            /**
+             * Format: decimal
+             * @description a decimal number, written exactly
+             */
+            availableQuantity: number
+            /**
+             * Format: decimal
+             * @description a decimal number, written exactly
+             */
+            amountWithTax: number
+          }
+        }
+      }
+      /** @description Bad request: a field is missing or invalid (the body names it) */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unauthorized: no valid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Error */
+      402: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Forbidden: the caller lacks the role */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The request body is over 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The content type is not accepted */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unexpected failure: the body carries a request id */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The database is unavailable: retry after Retry-After seconds */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+    }
+  }
+  createBillingMediationConfirmReservation: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description the reservation id */
+          reservationId: number
+          /** @description decimal, as a JSON number or a decimal string (at most 18 integer digits and 12 decimals) */
+          consumedQuantity?: number | string
+        }
+      }
+    }
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'SUCCESS'
+            message: string
+          }
+        }
+      }
+      /** @description Bad request: a field is missing or invalid (the body names it) */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unauthorized: no valid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Forbidden: the caller lacks the role */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The request body is over 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The content type is not accepted */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unexpected failure: the body carries a request id */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The database is unavailable: retry after Retry-After seconds */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+    }
+  }
+  createBillingMediationCancelReservation: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description the reservation id */
+          reservationId: number
+        }
+      }
+    }
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'SUCCESS'
+            message: string
+          }
+        }
+      }
+      /** @description Bad request: a field is missing or invalid (the body names it) */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unauthorized: no valid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Forbidden: the caller lacks the role */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The request body is over 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The content type is not accepted */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unexpected failure: the body carries a request id */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The database is unavailable: retry after Retry-After seconds */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+    }
+  }
+  listUserAccountWallets: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        code: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            code: string
+            walletType: string
+            currency: string
+            /**
+             * Format: decimal
+             * @description a decimal number, written exactly
+             */
+            balance: number
+            /**
+             * Format: decimal
+             * @description a decimal number, written exactly
+             */
+            reserved: number
+            /**
+             * Format: decimal
+             * @description a decimal number, written exactly
+             */
+            available: number
+          }[]
+        }
+      }
+      /** @description Bad request: a field is missing or invalid (the body names it) */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unauthorized: no valid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Forbidden: the caller lacks the role */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unexpected failure: the body carries a request id */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The database is unavailable: retry after Retry-After seconds */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+    }
+  }
+  walletsUserAccount: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        code: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          code: string
+          /** @enum {string} */
+          walletType: 'PREPAID'
+          description?: string | null
+        }
+      }
+    }
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            code: string
+            walletType: string
+            currency: string
+            /**
+             * Format: decimal
+             * @description a decimal number, written exactly
+             */
+            balance: number
+            /**
+             * Format: decimal
+             * @description a decimal number, written exactly
+             */
+            reserved: number
+            /**
+             * Format: decimal
+             * @description a decimal number, written exactly
+             */
+            available: number
+          }
+        }
+      }
+      /** @description Bad request: a field is missing or invalid (the body names it) */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unauthorized: no valid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Forbidden: the caller lacks the role */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The request body is over 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The content type is not accepted */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unexpected failure: the body carries a request id */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The database is unavailable: retry after Retry-After seconds */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+    }
+  }
+  creditsUserAccountWallet: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        code: string
+        walletCode: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description decimal, as a JSON number or a decimal string (at most 18 integer digits and 12 decimals) */
+          amount: number | string
+          reference?: string | null
+        }
+      }
+    }
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            code: string
+            walletType: string
+            currency: string
+            /**
+             * Format: decimal
+             * @description a decimal number, written exactly
+             */
+            balance: number
+            /**
+             * Format: decimal
+             * @description a decimal number, written exactly
+             */
+            reserved: number
+            /**
+             * Format: decimal
+             * @description a decimal number, written exactly
+             */
+            available: number
+          }
+        }
+      }
+      /** @description Bad request: a field is missing or invalid (the body names it) */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unauthorized: no valid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Forbidden: the caller lacks the role */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The request body is over 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The content type is not accepted */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unexpected failure: the body carries a request id */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The database is unavailable: retry after Retry-After seconds */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+    }
+  }
+  updateBillingWalletReservation: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description the reservation id */
+          reservationId: number
+          /** @description decimal, as a JSON number or a decimal string (at most 18 integer digits and 12 decimals) */
+          creditLimit: number | string
+        }
+      }
+    }
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            reservationId: number
+            type: string
+            status: string
+            sellerCode: string
+            userAccountCode: string
+            offerCode: string | null
+            subscriptionCode: string | null
+            subscriptionDate: string | null
+            /**
+             * Format: decimal
+             * @description a decimal number, written exactly
+             */
+            creditLimit: number
+            /**
+             * Format: decimal
+             * @description a decimal number, written exactly
+             */
+            amountWithoutTax: number
+            /**
+             * Format: decimal
+             * @description a decimal number, written exactly
+             */
+            amountWithTax: number
+            reservationDate: string
+            expiryDate: string
+          }
+        }
+      }
+      /** @description Bad request: a field is missing or invalid (the body names it) */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unauthorized: no valid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Error */
+      402: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Forbidden: the caller lacks the role */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The request body is over 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The content type is not accepted */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unexpected failure: the body carries a request id */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The database is unavailable: retry after Retry-After seconds */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+    }
+  }
+  createBillingWalletReservation: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          sellerCode: string
+          offerCode: string
+          userAccountCode: string
+          /**
+           * Format: date
+           * @description yyyy-MM-dd
+           */
+          subscriptionDate: string
+          /** @description decimal, as a JSON number or a decimal string (at most 18 integer digits and 12 decimals) */
+          creditLimit: number | string
+        }
+      }
+    }
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            reservationId: number
+            type: string
+            status: string
+            sellerCode: string
+            userAccountCode: string
+            offerCode: string | null
+            subscriptionCode: string | null
+            subscriptionDate: string | null
+            /**
+             * Format: decimal
+             * @description a decimal number, written exactly
+             */
+            creditLimit: number
+            /**
+             * Format: decimal
+             * @description a decimal number, written exactly
+             */
+            amountWithoutTax: number
+            /**
+             * Format: decimal
+             * @description a decimal number, written exactly
+             */
+            amountWithTax: number
+            reservationDate: string
+            expiryDate: string
+          }
+        }
+      }
+      /** @description Bad request: a field is missing or invalid (the body names it) */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unauthorized: no valid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Error */
+      402: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Forbidden: the caller lacks the role */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The request body is over 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The content type is not accepted */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unexpected failure: the body carries a request id */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The database is unavailable: retry after Retry-After seconds */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+    }
+  }
+  deleteBillingWalletReservation: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        reservationId: number
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            reservationId: number
+            type: string
+            status: string
+            sellerCode: string
+            userAccountCode: string
+            offerCode: string | null
+            subscriptionCode: string | null
+            subscriptionDate: string | null
+            /**
+             * Format: decimal
+             * @description a decimal number, written exactly
+             */
+            creditLimit: number
+            /**
+             * Format: decimal
+             * @description a decimal number, written exactly
+             */
+            amountWithoutTax: number
+            /**
+             * Format: decimal
+             * @description a decimal number, written exactly
+             */
+            amountWithTax: number
+            reservationDate: string
+            expiryDate: string
+          }
+        }
+      }
+      /** @description Bad request: a field is missing or invalid (the body names it) */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unauthorized: no valid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Error */
+      402: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Forbidden: the caller lacks the role */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unexpected failure: the body carries a request id */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The database is unavailable: retry after Retry-After seconds */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+    }
+  }
+  createBillingWalletReservationConfirm: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description the reservation id */
+          reservationId: number
+        }
+      }
+    }
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            reservationId: number
+            type: string
+            status: string
+            sellerCode: string
+            userAccountCode: string
+            offerCode: string | null
+            subscriptionCode: string | null
+            subscriptionDate: string | null
+            /**
+             * Format: decimal
+             * @description a decimal number, written exactly
+             */
+            creditLimit: number
+            /**
+             * Format: decimal
+             * @description a decimal number, written exactly
+             */
+            amountWithoutTax: number
+            /**
+             * Format: decimal
+             * @description a decimal number, written exactly
+             */
+            amountWithTax: number
+            reservationDate: string
+            expiryDate: string
+          }
+        }
+      }
+      /** @description Bad request: a field is missing or invalid (the body names it) */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unauthorized: no valid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Error */
+      402: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Forbidden: the caller lacks the role */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The request body is over 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The content type is not accepted */
+      415: {
         headers: {
           [name: string]: unknown
         }
@@ -27679,6 +30162,795 @@ export interface operations {
       }
     }
   }
+  createWorkbenchExpertExecute: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          query?: string | null
+          savedQueryCode?: string | null
+          limit?: number | null
+          format?: string | null
+        }
+      }
+    }
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            queryExecutionResultId: number
+            /** @enum {string} */
+            status: 'ACCEPTED'
+          }
+        }
+      }
+      /** @description Bad request: a field is missing or invalid (the body names it) */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unauthorized: no valid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Forbidden: the caller lacks the role */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The request body is over 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The content type is not accepted */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Too many requests: retry after Retry-After seconds */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unexpected failure: the body carries a request id */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The database is unavailable: retry after Retry-After seconds */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+    }
+  }
+  listWorkbenchExpertExecutions: {
+    parameters: {
+      query: {
+        offset: number
+        limit: number
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            total: number
+            offset: number
+            limit: number
+            data: {
+              id: number
+              status: 'SUCCESS' | 'FAILED' | 'TIMEOUT' | 'CANCELLED' | null
+              /** Format: date-time */
+              startDate: string
+              endDate: string | null
+              lineCount: number | null
+              durationMs: number | null
+              filePath: string | null
+              queryHash: string
+              queryText: string
+              username: string
+              errorMessage: string | null
+              savedQueryCode: string | null
+            }[]
+          }
+        }
+      }
+      /** @description Bad request: a field is missing or invalid (the body names it) */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unauthorized: no valid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Forbidden: the caller lacks the role */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unexpected failure: the body carries a request id */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The database is unavailable: retry after Retry-After seconds */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+    }
+  }
+  getWorkbenchExpertExecution: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        id: number
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            id: number
+            status: 'SUCCESS' | 'FAILED' | 'TIMEOUT' | 'CANCELLED' | null
+            /** Format: date-time */
+            startDate: string
+            endDate: string | null
+            lineCount: number | null
+            durationMs: number | null
+            filePath: string | null
+            queryHash: string
+            queryText: string
+            username: string
+            errorMessage: string | null
+            savedQueryCode: string | null
+          }
+        }
+      }
+      /** @description Bad request: a field is missing or invalid (the body names it) */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unauthorized: no valid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Forbidden: the caller lacks the role */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unexpected failure: the body carries a request id */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The database is unavailable: retry after Retry-After seconds */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+    }
+  }
+  deleteWorkbenchExpertExecution: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        id: number
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Accepted: running in the background */
+      202: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            id: number
+            status: 'SUCCESS' | 'FAILED' | 'TIMEOUT' | 'CANCELLED' | null
+            /** Format: date-time */
+            startDate: string
+            endDate: string | null
+            lineCount: number | null
+            durationMs: number | null
+            filePath: string | null
+            queryHash: string
+            queryText: string
+            username: string
+            errorMessage: string | null
+            savedQueryCode: string | null
+          }
+        }
+      }
+      /** @description Bad request: a field is missing or invalid (the body names it) */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unauthorized: no valid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Forbidden: the caller lacks the role */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unexpected failure: the body carries a request id */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The database is unavailable: retry after Retry-After seconds */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+    }
+  }
+  getWorkbenchExpertExecutionFile: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        id: number
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The CSV file, header row first */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'text/csv': string
+        }
+      }
+      /** @description Bad request: a field is missing or invalid (the body names it) */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'text/csv': components['schemas']['Error']
+        }
+      }
+      /** @description Unauthorized: no valid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'text/csv': components['schemas']['Error']
+        }
+      }
+      /** @description Forbidden: the caller lacks the role */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'text/csv': components['schemas']['Error']
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'text/csv': components['schemas']['Error']
+        }
+      }
+      /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'text/csv': components['schemas']['Error']
+        }
+      }
+      /** @description Unexpected failure: the body carries a request id */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'text/csv': components['schemas']['Error']
+        }
+      }
+      /** @description The database is unavailable: retry after Retry-After seconds */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'text/csv': components['schemas']['Error']
+        }
+      }
+    }
+  }
+  getWorkbenchQuerySchedule: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        code: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            queryCode: string
+            /** @description Jakarta EJB ScheduleExpression in the tenant time zone; omitted second, minute and hour are 0, the others * */
+            cron: {
+              second?: string
+              minute?: string
+              hour?: string
+              dayOfMonth?: string
+              month?: string
+              dayOfWeek?: string
+              year?: string
+            }
+            nextFireDate: string | null
+            lastFireDate: string | null
+          }
+        }
+      }
+      /** @description Bad request: a field is missing or invalid (the body names it) */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unauthorized: no valid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Forbidden: the caller lacks the role */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unexpected failure: the body carries a request id */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The database is unavailable: retry after Retry-After seconds */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+    }
+  }
+  updateWorkbenchQuerySchedule: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        code: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description Jakarta EJB ScheduleExpression in the tenant time zone; omitted second, minute and hour are 0, the others * */
+          cron: {
+            second?: string
+            minute?: string
+            hour?: string
+            dayOfMonth?: string
+            month?: string
+            dayOfWeek?: string
+            year?: string
+          }
+        }
+      }
+    }
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            queryCode: string
+            /** @description Jakarta EJB ScheduleExpression in the tenant time zone; omitted second, minute and hour are 0, the others * */
+            cron: {
+              second?: string
+              minute?: string
+              hour?: string
+              dayOfMonth?: string
+              month?: string
+              dayOfWeek?: string
+              year?: string
+            }
+            nextFireDate: string | null
+            lastFireDate: string | null
+          }
+        }
+      }
+      /** @description Bad request: a field is missing or invalid (the body names it) */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unauthorized: no valid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Forbidden: the caller lacks the role */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The request body is over 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The content type is not accepted */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unexpected failure: the body carries a request id */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The database is unavailable: retry after Retry-After seconds */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+    }
+  }
+  deleteWorkbenchQuerySchedule: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        code: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description No content */
+      204: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description Bad request: a field is missing or invalid (the body names it) */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unauthorized: no valid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Forbidden: the caller lacks the role */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description Unexpected failure: the body carries a request id */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+      /** @description The database is unavailable: retry after Retry-After seconds */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Error']
+        }
+      }
+    }
+  }
   requestToken: {
     parameters: {
       query?: never
@@ -28314,6 +31586,8 @@ export interface operations {
         forceCount?: boolean
         /** @description Answer the bare data array instead of the envelope */
         extractList?: boolean
+        /** @description Words every row holds in one of its text fields, in any case */
+        fullTextFilter?: string
       }
       header?: never
       path: {
@@ -28436,149 +31710,8 @@ export interface operations {
           excluding?: string[] | string
           forceCount?: boolean
           extractList?: boolean
-        }
-      }
-    }
-    responses: {
-      /** @description List envelope, or the bare data array with extractList */
-      200: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json':
-            | {
-                total?: number
-                limit?: number
-                offset?: number
-                filters?: {
-                  [key: string]: unknown
-                }
-                data?: {
-                  [key: string]: unknown
-                }[]
-              }
-            | {
-                [key: string]: unknown
-              }[]
-        }
-      }
-      /** @description Bad request: a field is missing or invalid (the body names it) */
-      400: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['QueryError']
-        }
-      }
-      /** @description Unauthorized: no valid bearer token */
-      401: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['QueryError']
-        }
-      }
-      /** @description Forbidden: the caller lacks the role */
-      403: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['QueryError']
-        }
-      }
-      /** @description Not found */
-      404: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['QueryError']
-        }
-      }
-      /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
-      409: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['QueryError']
-        }
-      }
-      /** @description The request body is over 1 MiB */
-      413: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['QueryError']
-        }
-      }
-      /** @description The content type is not accepted */
-      415: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['QueryError']
-        }
-      }
-      /** @description Unexpected failure: the body carries a request id */
-      500: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['QueryError']
-        }
-      }
-      /** @description The database is unavailable: retry after Retry-After seconds */
-      503: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['QueryError']
-        }
-      }
-    }
-  }
-  searchRecordsGeneric: {
-    parameters: {
-      query?: never
-      header?: never
-      path: {
-        /** @description Entity: camelCase or simple class name (billingAccount, BillingAccount) */
-        entity: string
-      }
-      cookie?: never
-    }
-    requestBody: {
-      content: {
-        'application/json': {
-          /** @description Filter object (or its JSON text) */
-          filters?: unknown
-          /** @description Fields or aggregation expressions */
-          genericFields?: string[] | string
-          /** @description Relations written in full */
-          nestedEntities?: string[] | string
-          nestedDepth?: number
-          limit?: number
-          offset?: number
-          sortBy?: string
-          sortOrder?: string
-          joinType?: string
-          /** @description Grouping fields */
-          groupBy?: string[] | string
-          /** @description Post-aggregation conditions */
-          having?: string[] | string
-          /** @description Fields dropped from the response */
-          excluding?: string[] | string
-          forceCount?: boolean
-          extractList?: boolean
+          /** @description Words every row holds in one of its text fields, in any case */
+          fullTextFilter?: string
         }
       }
     }
@@ -28720,6 +31853,8 @@ export interface operations {
         forceCount?: boolean
         /** @description Answer the bare data array instead of the envelope */
         extractList?: boolean
+        /** @description Words every row holds in one of its text fields, in any case */
+        fullTextFilter?: string
       }
       header?: never
       path: {
@@ -28830,6 +31965,8 @@ export interface operations {
           excluding?: string[] | string
           forceCount?: boolean
           extractList?: boolean
+          /** @description Words every row holds in one of its text fields, in any case */
+          fullTextFilter?: string
         }
       }
     }
@@ -29057,6 +32194,807 @@ export interface operations {
           excluding?: string[] | string
           forceCount?: boolean
           extractList?: boolean
+          /** @description Words every row holds in one of its text fields, in any case */
+          fullTextFilter?: string
+        }
+      }
+    }
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            data?: {
+              [key: string]: unknown
+            }
+          }
+        }
+      }
+      /** @description Bad request: a field is missing or invalid (the body names it) */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description Unauthorized: no valid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description Forbidden: the caller lacks the role */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description The request body is over 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description The content type is not accepted */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description Unexpected failure: the body carries a request id */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description The database is unavailable: retry after Retry-After seconds */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+    }
+  }
+  getOpencellVersion: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            name?: string
+            version?: string
+            commit?: string
+          }[]
+        }
+      }
+      /** @description Bad request: a field is missing or invalid (the body names it) */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description Unauthorized: no valid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description Forbidden: the caller lacks the role */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description Unexpected failure: the body carries a request id */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description The database is unavailable: retry after Retry-After seconds */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+    }
+  }
+  getGenericApiVersion: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            name?: string
+            version?: string
+            commit?: string
+          }[]
+        }
+      }
+      /** @description Bad request: a field is missing or invalid (the body names it) */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description Unauthorized: no valid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description Forbidden: the caller lacks the role */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description Unexpected failure: the body carries a request id */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description The database is unavailable: retry after Retry-After seconds */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+    }
+  }
+  listGenericEntities: {
+    parameters: {
+      query?: {
+        onlyBusinessEntities?: boolean
+        onlyHugeEntities?: boolean
+        withFullName?: boolean
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            entities?: (
+              | string
+              | {
+                  name?: string
+                  fullName?: string
+                }
+            )[]
+          }
+        }
+      }
+      /** @description Bad request: a field is missing or invalid (the body names it) */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description Unauthorized: no valid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description Forbidden: the caller lacks the role */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description Unexpected failure: the body carries a request id */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description The database is unavailable: retry after Retry-After seconds */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+    }
+  }
+  describeGenericEntity: {
+    parameters: {
+      query?: {
+        /** @description Levels of related entities described (default 2, at most 3 are answered) */
+        depth?: number
+        /** @description Keep the fields whose name contains this, in any case */
+        filter?: string
+      }
+      header?: never
+      path: {
+        /** @description Entity: camelCase or simple class name (billingAccount, BillingAccount) */
+        entity: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description One key per field and relation: { fullQualifiedTypeName, shortTypeName, isEntity, type, … } */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            [key: string]: {
+              [key: string]: unknown
+            }
+          }
+        }
+      }
+      /** @description Bad request: a field is missing or invalid (the body names it) */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description Unauthorized: no valid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description Forbidden: the caller lacks the role */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description Unexpected failure: the body carries a request id */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description The database is unavailable: retry after Retry-After seconds */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+    }
+  }
+  searchGenericRecords: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description Entity: camelCase or simple class name (billingAccount, BillingAccount) */
+        entity: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description Filter object (or its JSON text) */
+          filters?: unknown
+          /** @description Fields or aggregation expressions */
+          genericFields?: string[] | string
+          /** @description Relations written in full */
+          nestedEntities?: string[] | string
+          nestedDepth?: number
+          limit?: number
+          offset?: number
+          sortBy?: string
+          sortOrder?: string
+          joinType?: string
+          /** @description Grouping fields */
+          groupBy?: string[] | string
+          /** @description Post-aggregation conditions */
+          having?: string[] | string
+          /** @description Fields dropped from the response */
+          excluding?: string[] | string
+          forceCount?: boolean
+          extractList?: boolean
+          /** @description Words every row holds in one of its text fields, in any case */
+          fullTextFilter?: string
+        }
+      }
+    }
+    responses: {
+      /** @description List envelope, or the bare data array with extractList */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json':
+            | {
+                total?: number
+                limit?: number
+                offset?: number
+                filters?: {
+                  [key: string]: unknown
+                }
+                data?: {
+                  [key: string]: unknown
+                }[]
+              }
+            | {
+                [key: string]: unknown
+              }[]
+        }
+      }
+      /** @description Bad request: a field is missing or invalid (the body names it) */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description Unauthorized: no valid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description Forbidden: the caller lacks the role */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description The request body is over 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description The content type is not accepted */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description Unexpected failure: the body carries a request id */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description The database is unavailable: retry after Retry-After seconds */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+    }
+  }
+  listGenericRecords: {
+    parameters: {
+      query?: {
+        /** @description URL-encoded JSON object: the filter grammar of the Query API */
+        filters?: string
+        /** @description Comma list of fields (dotted paths allowed) or aggregation expressions: SUM(f), COUNT(f), AVG(f), MIN(f), MAX(f), COALESCE(SUM(f), n) */
+        fields?: string
+        /** @description Comma list of relations written in full (dotted paths allowed) */
+        nested?: string
+        /** @description Further levels of relations expanded below each nested relation (default 0) */
+        depth?: number
+        /** @description Comma list of fields dropped from the response */
+        excluding?: string
+        /** @description Results to skip (default 0) */
+        offset?: number
+        /** @description Maximum results (default 100, capped at 1000) */
+        limit?: number
+        /** @description Field to sort by (dotted paths allowed); id is always the last sort key */
+        sortBy?: string
+        /** @description ASC, DESC, ASCENDING or DESCENDING (any case) */
+        sortOrder?: string
+        /** @description INNER (default), LEFT or RIGHT: join used when a filter or sort touches a related entity */
+        joinType?: string
+        /** @description Comma list of grouping fields (dotted paths allowed) */
+        groupBy?: string
+        /** @description Comma list of <AGG>(<field>) <op> <value> conditions, ANDed */
+        having?: string
+        /** @description Count huge-volume entities anyway */
+        forceCount?: boolean
+        /** @description Answer the bare data array instead of the envelope */
+        extractList?: boolean
+        /** @description Words every row holds in one of its text fields, in any case */
+        fullTextFilter?: string
+      }
+      header?: never
+      path: {
+        /** @description Entity: camelCase or simple class name (billingAccount, BillingAccount) */
+        entity: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description List envelope, or the bare data array with extractList */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json':
+            | {
+                total?: number
+                limit?: number
+                offset?: number
+                filters?: {
+                  [key: string]: unknown
+                }
+                data?: {
+                  [key: string]: unknown
+                }[]
+              }
+            | {
+                [key: string]: unknown
+              }[]
+        }
+      }
+      /** @description Bad request: a field is missing or invalid (the body names it) */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description Unauthorized: no valid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description Forbidden: the caller lacks the role */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description Unexpected failure: the body carries a request id */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description The database is unavailable: retry after Retry-After seconds */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+    }
+  }
+  getGenericRecord: {
+    parameters: {
+      query?: {
+        /** @description Comma list of fields (dotted paths allowed) or aggregation expressions: SUM(f), COUNT(f), AVG(f), MIN(f), MAX(f), COALESCE(SUM(f), n) */
+        fields?: string
+        /** @description Comma list of relations written in full (dotted paths allowed) */
+        nested?: string
+        /** @description Further levels of relations expanded below each nested relation (default 0) */
+        depth?: number
+        /** @description Comma list of fields dropped from the response */
+        excluding?: string
+        /** @description URL-encoded JSON object: the filter grammar of the Query API */
+        filters?: string
+      }
+      header?: never
+      path: {
+        /** @description Entity: camelCase or simple class name (billingAccount, BillingAccount) */
+        entity: string
+        /** @description Numeric id */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            data?: {
+              [key: string]: unknown
+            }
+          }
+        }
+      }
+      /** @description Bad request: a field is missing or invalid (the body names it) */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description Unauthorized: no valid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description Forbidden: the caller lacks the role */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description Unexpected failure: the body carries a request id */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+      /** @description The database is unavailable: retry after Retry-After seconds */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['QueryError']
+        }
+      }
+    }
+  }
+  fetchGenericRecord: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description Entity: camelCase or simple class name (billingAccount, BillingAccount) */
+        entity: string
+        /** @description Numeric id */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description Filter object (or its JSON text) */
+          filters?: unknown
+          /** @description Fields or aggregation expressions */
+          genericFields?: string[] | string
+          /** @description Relations written in full */
+          nestedEntities?: string[] | string
+          nestedDepth?: number
+          limit?: number
+          offset?: number
+          sortBy?: string
+          sortOrder?: string
+          joinType?: string
+          /** @description Grouping fields */
+          groupBy?: string[] | string
+          /** @description Post-aggregation conditions */
+          having?: string[] | string
+          /** @description Fields dropped from the response */
+          excluding?: string[] | string
+          forceCount?: boolean
+          extractList?: boolean
+          /** @description Words every row holds in one of its text fields, in any case */
+          fullTextFilter?: string
         }
       }
     }
