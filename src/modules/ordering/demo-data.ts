@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm'
+import { present } from '../../kernel/invariant.ts'
 import { one, type Db } from '../../kernel/db/database.ts'
 import { systemClock, type Clock } from '../../kernel/clock.ts'
 import { createOrderService } from './order.service.ts'
@@ -28,7 +29,7 @@ export async function seedOrderingDemo(db: Db, clock: Clock = systemClock): Prom
   const caller = { username: 'demo', sellerCodes: null }
   for (let i = 1; i <= 12; i++) {
     const n = String(i).padStart(3, '0')
-    const [tier, region] = TIERS[i % TIERS.length]!
+    const [tier, region] = present(TIERS[i % TIERS.length], 'demo tier')
     const subscriptionDate = new Date(clock.now().getTime() - (21 + 6 * i) * DAY_MS).toISOString().slice(0, 10)
     const order: OrderInput = {
       code: `ORD_DEMO_${n}`,

@@ -21,7 +21,7 @@ type Parties = [SellerRow | undefined, BillingAccountRow | undefined, UserAccoun
  * row-level security): a record of a seller outside the caller's restriction reads as absent, so the order fails
  * exactly as with an unknown code.
  */
-export async function orderParties(db: Db, input: OrderInput, sellerCodes: SellerCodes): Promise<Parties> {
+async function orderParties(db: Db, input: OrderInput, sellerCodes: SellerCodes): Promise<Parties> {
   const [seller, billingAccount, userAccount] = await inTurn(
     () => sellerByCode(db, input.sellerCode),
     () => billingAccountByCode(db, input.billingAccountCode),
@@ -34,6 +34,47 @@ export async function orderParties(db: Db, input: OrderInput, sellerCodes: Selle
     () => visible('BillingAccount', billingAccount),
     () => visible('UserAccount', userAccount),
   )
+}
+
+/** The seller and accounts of an order, all found and visible to the caller. */
+export interface FoundParties {
+  readonly seller: SellerRow
+  readonly billingAccount: BillingAccountRow
+  readonly userAccount: UserAccountRow
+}
+
+/**
+ * The parties step of order resolution: each code names a visible record, the user account belongs to the billing
+ * account, and both accounts belong to a customer of the seller. `seller` is kept alone for the offer checks even
+ * when an account is missing; `parties` only when all three were found.
+ */
+export async function partiesOf(
+  db: Db,
+  input: OrderInput,
+  sellerCodes: SellerCodes,
+  problems: ErrorDetail[],
+): Promise<{ seller: SellerRow | undefined; parties: FoundParties | undefined }> {
+  const [seller, billingAccount, userAccount] = await orderParties(db, input, sellerCodes)
+  if (!seller) problems.push({ field: 'sellerCode', message: `no seller with code '${input.sellerCode}'` })
+  if (!billingAccount) {
+    problems.push({
+      field: 'billingAccountCode',
+      message: `no billing account with code '${input.billingAccountCode}'`,
+    })
+  }
+  if (!userAccount) {
+    problems.push({ field: 'userAccountCode', message: `no user account with code '${input.userAccountCode}'` })
+  } else if (billingAccount && userAccount.billingAccountId !== billingAccount.id) {
+    problems.push({
+      field: 'userAccountCode',
+      message: `user account ${userAccount.code} belongs to billing account ${userAccount.billingAccountCode}, not ${billingAccount.code}`,
+    })
+  }
+  if (seller) problems.push(...(await accountsOfOtherSellers(db, seller, billingAccount, userAccount)))
+  return {
+    seller,
+    parties: seller && billingAccount && userAccount ? { seller, billingAccount, userAccount } : undefined,
+  }
 }
 
 /**

@@ -94,7 +94,7 @@ export function previewOf(rating: OrderRating): OrderPreview {
     const sums = new Sums()
     let complete = true
     const lines: PreviewLine[] = []
-    for (const line of rating.lines.filter((l) => l.offerPosition === offer.position && l.billing !== 'LATER')) {
+    for (const line of rating.lines.filter((l) => l.offer === offer && l.billing !== 'LATER')) {
       const charge = line.resolved.charge
       const period = line.resolved.period
       const periodFields = period
@@ -107,7 +107,7 @@ export function previewOf(rating: OrderRating): OrderPreview {
       if (!rated) complete = false
       else sums.add(line, rated.amountWithoutTax, rated.amountTax, rated.amountWithTax)
       lines.push({
-        productCode: line.productCode,
+        productCode: line.product?.product.code ?? null,
         chargeCode: charge.code,
         chargeType: line.chargeType,
         label: charge.description ?? charge.code,
@@ -120,7 +120,7 @@ export function previewOf(rating: OrderRating): OrderPreview {
       for (const discount of discountsOf.get(line.key) ?? []) {
         sums.add(line, discount.amountWithoutTax, discount.amountTax, discount.amountWithTax)
         lines.push({
-          productCode: line.productCode,
+          productCode: line.product?.product.code ?? null,
           chargeCode: charge.code,
           chargeType: line.chargeType,
           label: discount.item.description ?? discount.instance.planDescription ?? discount.instance.planCode,
@@ -142,8 +142,8 @@ export function previewOf(rating: OrderRating): OrderPreview {
     }
   })
   const chargeItems: ChargeItem[] = rating.lines.map((line) => ({
-    subscriptionCode: order.offers.find((o) => o.position === line.offerPosition)?.subscriptionCode ?? null,
-    productCode: line.productCode,
+    subscriptionCode: line.offer.subscriptionCode,
+    productCode: line.product?.product.code ?? null,
     chargeCode: line.resolved.charge.code,
     chargeType: line.chargeType,
     quantity: decimalJson(line.resolved.quantity),

@@ -1,4 +1,4 @@
-import { money } from '../../kernel/money.ts'
+import { present } from '../../kernel/invariant.ts'
 import {
   applyDiscounts,
   rateCharge,
@@ -8,7 +8,16 @@ import {
   type DiscountState,
   type RatedCharge,
 } from '../rating/index.ts'
-import { previewChargeType, type ResolvedCharge, type ResolvedOrder, type ResolvedPlan } from './order.model.ts'
+import {
+  previewChargeType,
+  type ResolvedCharge,
+  type ResolvedOffer,
+  type ResolvedOrder,
+  type ResolvedPlan,
+  type ResolvedProduct,
+  type ResolvedService,
+} from './order.model.ts'
+import { discountItem } from './rating-glue.ts'
 
 /**
  * When a charge instance of the order is billed: one-shot subscription charges at validation (ACTIVATION), recurring
@@ -20,10 +29,10 @@ export type Billing = 'ACTIVATION' | 'RECURRING' | 'USAGE' | 'LATER'
 /** One charge instance the order creates, rated as placement and preview see it. */
 export interface OrderLine {
   readonly key: string
-  readonly offerPosition: number
-  readonly productPosition: number | null
-  readonly productCode: string | null
-  readonly serviceCode: string | null
+  readonly offer: ResolvedOffer
+  /** The product the charge belongs to, or null for a charge of a mandatory service. */
+  readonly product: ResolvedProduct | null
+  readonly service: ResolvedService | null
   readonly subscriptionKey: string
   readonly resolved: ResolvedCharge
   readonly chargeType: string
@@ -44,8 +53,14 @@ export interface OrderRating {
 }
 
 /** The subscription a line counts in for applicationLimit: its code, or its offer's position in a preview. */
-export const subscriptionKey = (order: ResolvedOrder, offerPosition: number): string =>
-  order.offers.find((o) => o.position === offerPosition)?.subscriptionCode ?? `offer:${offerPosition}`
+export const subscriptionKey = (offer: ResolvedOffer): string => offer.subscriptionCode ?? `offer:${offer.position}`
+
+/** The discount scopes of an offer and of one of its products (see `discountInstances`). */
+const offerScope = (offer: ResolvedOffer) => `offer:${offer.position}`
+const productScope = (offer: ResolvedOffer, product: ResolvedProduct) => `product:${offer.position}:${product.position}`
+
+/** What a line billed now was rated at: only usage lines go unrated. */
+export const ratedOf = (line: OrderLine): RatedCharge => present(line.rated, `rated amount of ${line.billing} line`)
 
 export const planInstanceKey = (plan: Pick<ResolvedPlan, 'position'>) => `plan:${plan.position}`
 
@@ -60,7 +75,7 @@ function billingOf(charge: ResolvedCharge['charge']): Billing {
   }
 }
 
-/** The discount instances of an order's plans, scoped by order, offer position or product position. */
+/** The discount instances of an order's plans, scoped by the order, an offer or a product of an offer. */
 export function discountInstances(order: ResolvedOrder): DiscountInstance[] {
   return order.plans.map((selected) => ({
     key: planInstanceKey(selected),
@@ -73,29 +88,20 @@ export function discountInstances(order: ResolvedOrder): DiscountInstance[] {
       selected.level === 'ORDER'
         ? 'order'
         : selected.level === 'OFFER'
-          ? `offer:${selected.offerPosition!}`
-          : `product:${selected.offerPosition!}:${selected.productPosition!}`,
+          ? offerScope(selected.offer)
+          : productScope(selected.offer, selected.product),
     applicationLimit: selected.plan.applicationLimit,
-    items: selected.plan.items.map((item) => ({
-      id: item.id,
-      code: item.code,
-      description: item.description,
-      type: item.type,
-      value: money(item.value),
-      articleId: item.articleId!,
-      articleCode: item.articleCode!,
-      tax: selected.taxes.get(item.id)!,
-    })),
+    items: selected.items.map(({ item, article, tax }) => discountItem(item, article, tax)),
   }))
 }
 
 const discountable = (line: OrderLine): DiscountableLine => ({
   key: line.key,
-  amount: line.rated!.amount,
+  amount: ratedOf(line).amount,
   scopes: {
     ORDER: 'order',
-    OFFER: `offer:${line.offerPosition}`,
-    PRODUCT: line.productPosition === null ? null : `product:${line.offerPosition}:${line.productPosition}`,
+    OFFER: offerScope(line.offer),
+    PRODUCT: line.product === null ? null : productScope(line.offer, line.product),
   },
   subscription: line.subscriptionKey,
 })
@@ -114,20 +120,15 @@ export function rateOrder(order: ResolvedOrder, previous: ReadonlyMap<string, Di
       subscription: { code: offer.subscriptionCode ?? '', date: offer.subscriptionDate },
       offer: { code: offer.offer.code },
     }
-    const add = (
-      charge: ResolvedCharge,
-      productPosition: number | null,
-      productCode: string | null,
-      serviceCode: string | null,
-    ) => {
+    const add = (charge: ResolvedCharge, product: ResolvedProduct | null, service: ResolvedService | null) => {
       const billing = billingOf(charge.charge)
+      const productCode = product?.product.code
       lines.push({
         key: `line:${lines.length}`,
-        offerPosition: offer.position,
-        productPosition,
-        productCode,
-        serviceCode,
-        subscriptionKey: subscriptionKey(order, offer.position),
+        offer,
+        product,
+        service,
+        subscriptionKey: subscriptionKey(offer),
         resolved: charge,
         chargeType: previewChargeType(charge.charge),
         billing,
@@ -136,7 +137,7 @@ export function rateOrder(order: ResolvedOrder, previous: ReadonlyMap<string, Di
             ? null
             : rateCharge({
                 charge: { code: charge.charge.code, type: charge.charge.type },
-                pricing: charge.pricing!,
+                pricing: present(charge.pricing, `price of charge ${charge.charge.code}`),
                 quantity: charge.quantity,
                 attributes: charge.attributes,
                 unitPriceOverride: charge.unitPriceOverride,
@@ -149,10 +150,10 @@ export function rateOrder(order: ResolvedOrder, previous: ReadonlyMap<string, Di
       })
     }
     for (const product of offer.products) {
-      for (const charge of product.charges) add(charge, product.position, product.product.code, null)
+      for (const charge of product.charges) add(charge, product, null)
     }
     for (const service of offer.services) {
-      for (const charge of service.charges) add(charge, null, null, service.service.code)
+      for (const charge of service.charges) add(charge, null, service)
     }
   }
   const instances = discountInstances(order)

@@ -1,54 +1,18 @@
 import type { Decimal } from 'decimal.js'
 import { formatDecimal } from '../../kernel/money.ts'
-import type { DiscountLevel, PricingSnapshot, ServicePeriod, TaxRate } from '../rating/index.ts'
+import type { PricingSnapshot, ServicePeriod, TaxRate } from '../rating/index.ts'
 import type { AttributeRow, ChargeRow } from '../catalog/index.ts'
-import type { DiscountPlanRow } from '../discounts/index.ts'
+import type { DiscountItemRow, DiscountPlanRow } from '../discounts/index.ts'
+import type { ItemArticle } from './rating-glue.ts'
+import type { OrderAttributeInput, OrderInput } from './order.schemas.ts'
 
-/** An attribute value of an ordered product: one of the typed values, read as text for rating. */
-export interface OrderAttributeInput {
-  attributeCode: string
-  stringValue?: string | null
-  doubleValue?: number | string | null
-  booleanValue?: boolean | null
-  dateValue?: string | null
-}
-
-export interface ChargeOverrideInput {
-  chargeCode: string
-  unitPrice: number | string
-}
-
-export interface OrderProductInput {
-  productCode: string
-  productActionType?: 'CREATE'
-  quantity?: number | string
-  productVersion?: number
-  orderAttributes?: OrderAttributeInput[]
-  discountPlanCodes?: string[]
-  chargeOverrides?: ChargeOverrideInput[]
-}
-
-export interface OrderOfferInput {
-  subscriptionCode?: string
-  orderLineType?: 'CREATE'
-  offerTemplateCode: string
-  subscriptionDate?: string
-  discountPlanCodes?: string[]
-  orderProducts?: OrderProductInput[]
-}
-
-/** The body of `POST /api/v1/orders` and of the preview (catalog document §2.6 and DECISIONS "Orders"). */
-export interface OrderInput {
-  code?: string
-  description?: string
-  externalReference?: string
-  orderType?: 'NEW'
-  sellerCode: string
-  billingAccountCode: string
-  userAccountCode: string
-  discountPlanCodes?: string[]
-  orderOffers: OrderOfferInput[]
-}
+export type {
+  ChargeOverrideInput,
+  OrderAttributeInput,
+  OrderInput,
+  OrderOfferInput,
+  OrderProductInput,
+} from './order.schemas.ts'
 
 /** A charge of an ordered product or mandatory service, with everything rating needs. */
 export interface ResolvedCharge {
@@ -88,17 +52,27 @@ export interface ResolvedOffer {
   readonly services: readonly ResolvedService[]
 }
 
+/** An item of a plan the order applies, with the accounting article it is booked on and the article's tax. */
+export interface ResolvedDiscountItem {
+  readonly item: DiscountItemRow
+  readonly article: ItemArticle
+  readonly tax: TaxRate
+}
+
+/** What a plan discounts: the whole order, one offer (its subscription), or one product of an offer. */
+export type PlanTarget =
+  | { readonly level: 'ORDER'; readonly offer: null; readonly product: null }
+  | { readonly level: 'OFFER'; readonly offer: ResolvedOffer; readonly product: null }
+  | { readonly level: 'PRODUCT'; readonly offer: ResolvedOffer; readonly product: ResolvedProduct }
+
 /** A discount plan the order applies, at its level: listed in the order, or automatic on the offer. */
-export interface ResolvedPlan {
+export type ResolvedPlan = PlanTarget & {
   readonly plan: DiscountPlanRow
-  readonly level: DiscountLevel
-  readonly offerPosition: number | null
-  readonly productPosition: number | null
   readonly automatic: boolean
-  /** Order of selection (order level, then each offer, then its products). */
+  /** Order of selection (order level, then each offer, then its products; automatic plans last). */
   readonly position: number
-  /** The items with their article's tax. */
-  readonly taxes: ReadonlyMap<number, TaxRate>
+  /** In item order. */
+  readonly items: readonly ResolvedDiscountItem[]
 }
 
 /** An order checked against the catalog and the accounts: what placement persists and rating rates. */

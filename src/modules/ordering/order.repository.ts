@@ -1,4 +1,5 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm'
+import { present } from '../../kernel/invariant.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import { pgErrorOf } from '../../kernel/db/database-errors.ts'
 import {
@@ -41,7 +42,7 @@ async function insertAll(db: Db, table: InstanceTable, values: readonly Record<s
 export async function insertOrder(db: Db, values: typeof orders.$inferInsert): Promise<number> {
   try {
     const inserted = await db.insert(orders).values(values).returning({ id: orders.id })
-    return inserted[0]!.id
+    return present(inserted[0], 'inserted order').id
   } catch (error) {
     if (pgErrorOf(error)?.code === '23505')
       throw new AppError('ENTITY_ALREADY_EXISTS', `Order ${values.code} already exists`)
@@ -118,14 +119,17 @@ export async function orderOffersOf(db: Db, orderId: number) {
     .orderBy(asc(orderOffers.position))
 }
 
-/** The order's products by (offer position, product position). */
+/** The key of an order product in `orderProductsOf`: its offer's position and its own in the request. */
+export const orderProductKey = (offerPosition: number, position: number) => `${offerPosition}:${position}`
+
+/** The order's products by (offer position, product position): `orderProductKey`. */
 export async function orderProductsOf(db: Db, orderId: number): Promise<Map<string, number>> {
   const found = await db
     .select({ id: orderProducts.id, offerPosition: orderOffers.position, position: orderProducts.position })
     .from(orderProducts)
     .innerJoin(orderOffers, eq(orderOffers.id, orderProducts.orderOfferId))
     .where(eq(orderOffers.orderId, orderId))
-  return new Map(found.map((r) => [`${r.offerPosition}:${r.position}`, r.id]))
+  return new Map(found.map((r) => [orderProductKey(r.offerPosition, r.position), r.id]))
 }
 
 export async function activateSubscriptions(db: Db, ids: readonly number[], actor: string): Promise<void> {

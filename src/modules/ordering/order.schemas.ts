@@ -1,97 +1,87 @@
+import { Type, type Static, type TSchema } from 'typebox'
 import { decimalOut, nullableDecimalOut } from '../../kernel/decimal-json.ts'
 import { decimalSchema } from '../pricing/index.ts'
+import type { OrderPreview } from './order-preview.ts'
 
-const code = { type: 'string', minLength: 1, maxLength: 255 }
-const newCode = { ...code, pattern: '^[A-Za-z0-9][A-Za-z0-9_.\\-]*$' }
-const codes = { type: 'array', maxItems: 100, items: code, description: 'discount plan codes' }
-const object = (properties: Record<string, unknown>, required: string[] = []) => ({
-  type: 'object',
-  additionalProperties: false,
-  required,
-  properties,
+/*
+ * The order body in TypeBox, so handlers read it typed (`OrderInput` is its `Static`). Each schema writes the same
+ * JSON Schema as before the conversion: `oneOf` and `nullable` keep `enum` and `type: [..., 'null']` as they were.
+ */
+const code = Type.String({ minLength: 1, maxLength: 255 })
+const newCode = Type.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9][A-Za-z0-9_.\\-]*$' })
+const codes = Type.Array(code, { maxItems: 100, description: 'discount plan codes' })
+const object = <P extends Record<string, TSchema>>(properties: P) =>
+  Type.Object(properties, { additionalProperties: false })
+const oneOf = <T extends string>(value: T) => Type.Unsafe<T>({ type: 'string', enum: [value] })
+const nullable = <T>(type: string, options: Record<string, unknown> = {}) =>
+  Type.Unsafe<T | null>({ type: [type, 'null'], ...options })
+const decimal = (description: string) => Type.Unsafe<number | string>({ ...decimalSchema, description })
+
+const orderAttribute = object({
+  attributeCode: code,
+  stringValue: Type.Optional(nullable<string>('string', { maxLength: 2000 })),
+  doubleValue: Type.Optional(
+    Type.Union([Type.Number(), Type.String({ maxLength: 100, pattern: '^-?\\d+(\\.\\d+)?$' }), Type.Null()], {
+      description: 'a number, as a JSON number or a decimal string',
+    }),
+  ),
+  booleanValue: Type.Optional(nullable<boolean>('boolean')),
+  dateValue: Type.Optional(nullable<string>('string', { maxLength: 40 })),
 })
 
-const orderAttribute = object(
-  {
-    attributeCode: code,
-    stringValue: { type: ['string', 'null'], maxLength: 2000 },
-    doubleValue: {
-      anyOf: [{ type: 'number' }, { type: 'string', maxLength: 100, pattern: '^-?\\d+(\\.\\d+)?$' }, { type: 'null' }],
-      description: 'a number, as a JSON number or a decimal string',
-    },
-    booleanValue: { type: ['boolean', 'null'] },
-    dateValue: { type: ['string', 'null'], maxLength: 40 },
-  },
-  ['attributeCode'],
-)
+const chargeOverride = object({
+  chargeCode: code,
+  unitPrice: decimal('the unit price used instead of the pricing version'),
+})
 
-const chargeOverride = object(
-  {
-    chargeCode: code,
-    unitPrice: { ...decimalSchema, description: 'the unit price used instead of the pricing version' },
-  },
-  ['chargeCode', 'unitPrice'],
-)
+const orderProduct = object({
+  productCode: code,
+  productActionType: Type.Optional(oneOf('CREATE')),
+  quantity: Type.Optional(decimal('default 1')),
+  productVersion: Type.Optional(
+    Type.Integer({ minimum: 1, description: 'default: the latest PUBLISHED version valid at the subscription date' }),
+  ),
+  orderAttributes: Type.Optional(Type.Array(orderAttribute, { maxItems: 200 })),
+  discountPlanCodes: Type.Optional(codes),
+  chargeOverrides: Type.Optional(
+    Type.Array(chargeOverride, { maxItems: 100, description: 'needs the role catalog.pricePlans.manage' }),
+  ),
+})
 
-const orderProduct = object(
-  {
-    productCode: code,
-    productActionType: { type: 'string', enum: ['CREATE'] },
-    quantity: { ...decimalSchema, description: 'default 1' },
-    productVersion: {
-      type: 'integer',
-      minimum: 1,
-      description: 'default: the latest PUBLISHED version valid at the subscription date',
-    },
-    orderAttributes: { type: 'array', maxItems: 200, items: orderAttribute },
-    discountPlanCodes: codes,
-    chargeOverrides: {
-      type: 'array',
-      maxItems: 100,
-      items: chargeOverride,
-      description: 'needs the role catalog.pricePlans.manage',
-    },
-  },
-  ['productCode'],
-)
-
-const orderOffer = object(
-  {
-    subscriptionCode: newCode,
-    orderLineType: { type: 'string', enum: ['CREATE'] },
-    offerTemplateCode: code,
-    subscriptionDate: {
-      type: 'string',
-      maxLength: 40,
-      description: 'ISO-8601 date; default today in the tenant time zone',
-    },
-    discountPlanCodes: codes,
-    orderProducts: { type: 'array', maxItems: 500, items: orderProduct },
-  },
-  ['offerTemplateCode'],
-)
+const orderOffer = object({
+  subscriptionCode: Type.Optional(newCode),
+  orderLineType: Type.Optional(oneOf('CREATE')),
+  offerTemplateCode: code,
+  subscriptionDate: Type.Optional(
+    Type.String({ maxLength: 40, description: 'ISO-8601 date; default today in the tenant time zone' }),
+  ),
+  discountPlanCodes: Type.Optional(codes),
+  orderProducts: Type.Optional(Type.Array(orderProduct, { maxItems: 500 })),
+})
 
 /** The order of the catalog document §2.6 (and DECISIONS "Orders"): create and preview take the same body. */
-export const orderBody = object(
-  {
-    code: newCode,
-    description: { type: 'string', maxLength: 2000 },
-    externalReference: { type: 'string', maxLength: 255 },
-    orderType: { type: 'string', enum: ['NEW'] },
-    sellerCode: code,
-    billingAccountCode: code,
-    userAccountCode: code,
-    discountPlanCodes: codes,
-    orderOffers: { type: 'array', minItems: 1, maxItems: 100, items: orderOffer },
-  },
-  ['sellerCode', 'billingAccountCode', 'userAccountCode', 'orderOffers'],
-)
-
-export const createQuery = object({
-  autoValidate: { type: 'boolean', default: false, description: 'validate at once (subscriptions ACTIVE)' },
+export const orderBody = object({
+  code: Type.Optional(newCode),
+  description: Type.Optional(Type.String({ maxLength: 2000 })),
+  externalReference: Type.Optional(Type.String({ maxLength: 255 })),
+  orderType: Type.Optional(oneOf('NEW')),
+  sellerCode: code,
+  billingAccountCode: code,
+  userAccountCode: code,
+  discountPlanCodes: Type.Optional(codes),
+  orderOffers: Type.Array(orderOffer, { minItems: 1, maxItems: 100 }),
 })
 
-export const codeParams = object({ code }, ['code'])
+export type OrderAttributeInput = Static<typeof orderAttribute>
+export type ChargeOverrideInput = Static<typeof chargeOverride>
+export type OrderProductInput = Static<typeof orderProduct>
+export type OrderOfferInput = Static<typeof orderOffer>
+/** The body of `POST /api/v1/orders` and of the preview. */
+export type OrderInput = Static<typeof orderBody>
+
+export const createQuery = object({
+  autoValidate: Type.Optional(Type.Boolean({ default: false, description: 'validate at once (subscriptions ACTIVE)' })),
+})
 
 export const openObject = { type: 'object', additionalProperties: true }
 
@@ -103,8 +93,8 @@ const totals = {
   totalWithTax: decimalOut,
 }
 
-/** The preview of §2.7: totals are absent when a line has no amount (usage). */
-export const previewResponse = {
+/** The preview of §2.7: totals are absent when a line has no amount (usage). Written by `previewOf`. */
+export const previewResponse = Type.Unsafe<OrderPreview>({
   type: 'object',
   required: ['currency', 'offers', 'chargeItems'],
   properties: {
@@ -156,4 +146,4 @@ export const previewResponse = {
     },
     ...totals,
   },
-}
+})

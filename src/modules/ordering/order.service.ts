@@ -3,11 +3,12 @@ import type { Clock } from '../../kernel/clock.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import { decimalJson } from '../../kernel/decimal-json.ts'
 import { AppError, validationError } from '../../kernel/errors.ts'
+import { entryOf, pairIds, present } from '../../kernel/invariant.ts'
 import { lockDiscountPlans, recordDiscountPlanUses } from '../discounts/index.ts'
 import { resolveOrder } from './order-resolution.ts'
-import { planInstanceKey, rateOrder, type OrderRating } from './order-rating.ts'
+import { planInstanceKey, ratedOf, rateOrder, type OrderLine, type OrderRating } from './order-rating.ts'
 import { previewOf } from './order-preview.ts'
-import { USABLE_PLAN_STATUSES, type OrderInput, type OrderProductInput } from './order.model.ts'
+import { USABLE_PLAN_STATUSES, type OrderInput, type OrderProductInput, type ResolvedOffer } from './order.model.ts'
 import * as repo from './order.repository.ts'
 import { chargeOperation, discountOperation, type OperationOwner } from './wallet-operation.model.ts'
 import {
@@ -24,6 +25,29 @@ class PlacementOutdated extends Error {}
 export interface Caller {
   readonly username: string
   readonly sellerCodes: readonly string[] | null
+  /**
+   * The roles of a caller coming through the order routes, for the rules asking more than the route's role
+   * (`checkOverrideRole`). Absent when another module's service places the order under its own authorization (offer
+   * reservations, the demo data), whose orders carry no overrides.
+   */
+  readonly roles?: ReadonlySet<string>
+}
+
+/** The role that unit prices given by the order (chargeOverrides) need on top of the order role. */
+export const OVERRIDE_ROLE = 'catalog.pricePlans.manage'
+
+/**
+ * An order that sets its own unit prices (chargeOverrides) changes what is billed, which is the price plan managers'
+ * call: previewing or creating it needs their role too (FORBIDDEN, before anything is read).
+ */
+function checkOverrideRole(input: OrderInput, caller: Caller): void {
+  if (!caller.roles) return
+  const overrides = input.orderOffers.some((o) =>
+    (o.orderProducts ?? []).some((p) => (p.chargeOverrides ?? []).length > 0),
+  )
+  if (overrides && !caller.roles.has(OVERRIDE_ROLE)) {
+    throw new AppError('FORBIDDEN', `chargeOverrides need the role ${OVERRIDE_ROLE}`)
+  }
 }
 
 const decimalEcho = <T extends number | string | null | undefined>(value: T) =>
@@ -88,8 +112,12 @@ export function createOrderService(deps: { db: Db; clock: Clock }) {
     const resolved = rating.order
     const walletId = await principalWallet(tx, resolved.userAccount.id, caller.username)
     const offerRows = await repo.orderOffersOf(tx, order.id)
-    const subscriptionOf = new Map(offerRows.map((o) => [o.position, o.subscriptionId!]))
-    await repo.activateSubscriptions(tx, [...subscriptionOf.values()], caller.username)
+    // Creation links a subscription to every order offer.
+    const subscriptionAt = new Map(
+      offerRows.map((o) => [o.position, present(o.subscriptionId, `subscription of order offer ${o.id}`)]),
+    )
+    const subscriptionOf = (offer: ResolvedOffer) => entryOf(subscriptionAt, offer.position, 'subscription of offer')
+    await repo.activateSubscriptions(tx, [...subscriptionAt.values()], caller.username)
     const orderProducts = await repo.orderProductsOf(tx, order.id)
 
     const productEntries = resolved.offers.flatMap((offer) => offer.products.map((product) => ({ offer, product })))
@@ -97,31 +125,35 @@ export function createOrderService(deps: { db: Db; clock: Clock }) {
       tx,
       productEntries.map(({ offer, product }) => ({
         code: product.product.code,
-        subscriptionId: subscriptionOf.get(offer.position)!,
+        subscriptionId: subscriptionOf(offer),
         productId: product.product.id,
         productVersionId: product.version.id,
-        orderProductId: orderProducts.get(`${offer.position}:${product.position}`) ?? null,
+        orderProductId: orderProducts.get(repo.orderProductKey(offer.position, product.position)) ?? null,
         quantity: product.quantity.toFixed(),
         attributes: { ...product.attributes },
         creator: caller.username,
       })),
     )
-    const productInstanceOf = new Map(
-      productEntries.map(({ offer, product }, i) => [`${offer.position}:${product.position}`, productIds[i]!]),
+    const productInstanceOf = pairIds(
+      productEntries.map((e) => e.product),
+      productIds,
+      'product instances',
     )
     const serviceEntries = resolved.offers.flatMap((offer) => offer.services.map((service) => ({ offer, service })))
     const serviceIds = await repo.insertServiceInstances(
       tx,
       serviceEntries.map(({ offer, service }) => ({
         code: service.service.code,
-        subscriptionId: subscriptionOf.get(offer.position)!,
+        subscriptionId: subscriptionOf(offer),
         serviceTemplateId: service.service.id,
         quantity: '1',
         creator: caller.username,
       })),
     )
-    const serviceInstanceOf = new Map(
-      serviceEntries.map(({ offer, service }, i) => [`${offer.position}:${service.service.code}`, serviceIds[i]!]),
+    const serviceInstanceOf = pairIds(
+      serviceEntries.map((e) => e.service),
+      serviceIds,
+      'service instances',
     )
 
     const chargeIds = await repo.insertChargeInstances(
@@ -129,7 +161,6 @@ export function createOrderService(deps: { db: Db; clock: Clock }) {
       rating.lines.map((line) => {
         const charge = line.resolved.charge
         const period = line.resolved.period
-        const offer = resolved.offers.find((o) => o.position === line.offerPosition)!
         return {
           code: charge.code,
           description: charge.description,
@@ -137,87 +168,85 @@ export function createOrderService(deps: { db: Db; clock: Clock }) {
           chargeId: charge.id,
           chargeType: charge.type,
           oneShotType: charge.oneShotType,
-          subscriptionId: subscriptionOf.get(line.offerPosition)!,
+          subscriptionId: subscriptionOf(line.offer),
           productInstanceId:
-            line.productPosition === null
-              ? null
-              : productInstanceOf.get(`${line.offerPosition}:${line.productPosition}`)!,
+            line.product === null ? null : entryOf(productInstanceOf, line.product, 'product instance'),
           serviceInstanceId:
-            line.serviceCode === null ? null : serviceInstanceOf.get(`${line.offerPosition}:${line.serviceCode}`)!,
+            line.service === null ? null : entryOf(serviceInstanceOf, line.service, 'service instance'),
           walletId,
           quantity: line.resolved.quantity.toFixed(),
           unitPriceOverride: line.resolved.unitPriceOverride?.toFixed() ?? null,
-          subscriptionDate: offer.subscriptionDate,
+          subscriptionDate: line.offer.subscriptionDate,
           chargedToDate: period?.start ?? null,
           nextRatingDate: period?.end ?? null,
           creator: caller.username,
         }
       }),
     )
-    const chargeInstanceOf = new Map(rating.lines.map((line, i) => [line.key, chargeIds[i]!]))
+    const chargeInstanceOf = pairIds(rating.lines, chargeIds, 'charge instances')
 
     const instanceIds = await repo.insertDiscountPlanInstances(
       tx,
       resolved.plans.map((selected) => ({
         orderId: order.id,
-        subscriptionId: selected.offerPosition === null ? null : subscriptionOf.get(selected.offerPosition)!,
+        subscriptionId: selected.offer === null ? null : subscriptionOf(selected.offer),
         productInstanceId:
-          selected.productPosition === null
-            ? null
-            : productInstanceOf.get(`${selected.offerPosition!}:${selected.productPosition}`)!,
+          selected.product === null ? null : entryOf(productInstanceOf, selected.product, 'product instance'),
         discountPlanId: selected.plan.id,
         level: selected.level,
         automatic: selected.automatic,
         position: selected.position,
         // What the one-shot lines took; the first recurring periods are billed by the job from here.
-        state: { ...rating.activation.states.get(planInstanceKey(selected))! },
+        state: { ...entryOf(rating.activation.states, planInstanceKey(selected), 'discount state') },
         creator: caller.username,
       })),
     )
-    const instanceOf = new Map(resolved.plans.map((p, i) => [planInstanceKey(p), instanceIds[i]!]))
+    const instanceOf = new Map(
+      [...pairIds(resolved.plans, instanceIds, 'discount plan instances')].map(([p, id]) => [planInstanceKey(p), id]),
+    )
 
     const billed = rating.lines.filter((l) => l.billing === 'ACTIVATION')
-    const ownerOf = (line: (typeof billed)[number]): OperationOwner => ({
+    const ownerOf = (line: OrderLine): OperationOwner => ({
       walletId,
-      chargeInstanceId: chargeInstanceOf.get(line.key)!,
-      subscriptionId: subscriptionOf.get(line.offerPosition)!,
+      chargeInstanceId: entryOf(chargeInstanceOf, line, 'charge instance'),
+      subscriptionId: subscriptionOf(line.offer),
       billingAccountId: resolved.billingAccount.id,
       sellerId: resolved.seller.id,
       orderId: order.id,
       currencyId: resolved.currency.id,
       actor: caller.username,
     })
-    const dateOf = (line: (typeof billed)[number]) =>
-      resolved.offers.find((o) => o.position === line.offerPosition)!.subscriptionDate
-    const operationIds = await reserveWalletOperationIds(tx, billed.length + rating.activation.discounts.length)
-    const operationOf = new Map(billed.map((line, i) => [line.key, operationIds[i]!]))
+    const { discounts: applied } = rating.activation
+    const operationIds = await reserveWalletOperationIds(tx, billed.length + applied.length)
+    const operationOf = pairIds(billed, operationIds.slice(0, billed.length), 'charge operations')
+    const discountIdOf = pairIds(applied, operationIds.slice(billed.length), 'discount operations')
     const charged: WalletOperationValues[] = billed.map((line) => ({
       ...chargeOperation(
         ownerOf(line),
         line.resolved.charge,
         line.chargeType,
-        line.rated!,
+        ratedOf(line),
         line.resolved.tax,
         line.resolved.pricing?.versionId ?? null,
-        dateOf(line),
+        line.offer.subscriptionDate,
         null,
       ),
-      id: operationOf.get(line.key)!,
+      id: entryOf(operationOf, line, 'charge operation'),
     }))
     const lineOf = new Map(billed.map((line) => [line.key, line]))
-    const discounts: WalletOperationValues[] = rating.activation.discounts.map((discount, i) => {
-      const line = lineOf.get(discount.lineKey)!
+    const discounts: WalletOperationValues[] = applied.map((discount) => {
+      const line = entryOf(lineOf, discount.lineKey, 'discounted line')
       return {
         ...discountOperation(
           ownerOf(line),
           line.chargeType,
           discount,
-          instanceOf.get(discount.instance.key)!,
-          operationOf.get(line.key)!,
-          dateOf(line),
+          entryOf(instanceOf, discount.instance.key, 'discount plan instance'),
+          entryOf(operationOf, line, 'charge operation'),
+          line.offer.subscriptionDate,
           null,
         ),
-        id: operationIds[billed.length + i]!,
+        id: entryOf(discountIdOf, discount, 'discount operation'),
       }
     })
     await insertWalletOperations(tx, [...charged, ...discounts])
@@ -237,13 +266,14 @@ export function createOrderService(deps: { db: Db; clock: Clock }) {
       tx,
       plans.map((p) => p.plan.id),
     )
-    const stale = plans.filter((p) => !USABLE_PLAN_STATUSES.includes(locked.get(p.plan.id)!.status))
+    const statusOf = (plan: { id: number }) => entryOf(locked, plan.id, 'locked discount plan').status
+    const stale = plans.filter((p) => !USABLE_PLAN_STATUSES.includes(statusOf(p.plan)))
     const listed = stale.find((p) => !p.automatic)
     if (listed) {
       throw validationError([
         {
           field: 'discountPlanCodes',
-          message: `discount plan ${listed.plan.code} is ${locked.get(listed.plan.id)!.status}: an order needs an ACTIVE or IN_USE plan`,
+          message: `discount plan ${listed.plan.code} is ${statusOf(listed.plan)}: an order needs an ACTIVE or IN_USE plan`,
         },
       ])
     }
@@ -282,6 +312,7 @@ export function createOrderService(deps: { db: Db; clock: Clock }) {
   return {
     /** Rates the order as placement would and answers the preview; creates nothing. */
     async preview(input: OrderInput, caller: Caller) {
+      checkOverrideRole(input, caller)
       return previewOf(await rate(deps.db, input, caller))
     },
 
@@ -291,6 +322,7 @@ export function createOrderService(deps: { db: Db; clock: Clock }) {
      * not sent is generated (`ORD-` and 8 hexadecimal digits); a subscription code not sent is `<order code>-<n>`.
      */
     async create(sent: OrderInput, autoValidate: boolean, caller: Caller): Promise<OrderView> {
+      checkOverrideRole(sent, caller)
       const code = sent.code ?? `ORD-${randomUUID().slice(0, 8).toUpperCase()}`
       // Codes not sent are made up first: discount states count lines per subscription code.
       const input: OrderInput = {
@@ -306,13 +338,17 @@ export function createOrderService(deps: { db: Db; clock: Clock }) {
           const rating = await rate(tx, input, caller)
           const resolved = rating.order
           // The request as kept: subscription dates fixed now, so a later validation rates the same days.
+          const offerAt = new Map(resolved.offers.map((o) => [o.position, o]))
           const request: OrderInput = {
             ...input,
             orderOffers: input.orderOffers.map((o, i) => ({
               ...o,
-              subscriptionDate: resolved.offers.find((r) => r.position === i)!.subscriptionDate,
+              subscriptionDate: entryOf(offerAt, i, 'resolved offer').subscriptionDate,
             })),
           }
+          // Every offer was given a subscription code above.
+          const subscriptionCodeOf = (offer: ResolvedOffer) =>
+            present(offer.subscriptionCode, `subscription code of offer ${offer.position}`)
           const orderId = await repo.insertOrder(tx, {
             code,
             description: input.description ?? null,
@@ -322,7 +358,7 @@ export function createOrderService(deps: { db: Db; clock: Clock }) {
             sellerId: resolved.seller.id,
             billingAccountId: resolved.billingAccount.id,
             userAccountId: resolved.userAccount.id,
-            request: request as unknown as Record<string, unknown>,
+            request,
             creator: caller.username,
           })
           const offerIds = await repo.insertOrderOffers(
@@ -330,7 +366,7 @@ export function createOrderService(deps: { db: Db; clock: Clock }) {
             resolved.offers.map((offer) => ({
               orderId,
               position: offer.position,
-              subscriptionCode: offer.subscriptionCode!,
+              subscriptionCode: subscriptionCodeOf(offer),
               orderLineType: offer.orderLineType,
               offerTemplateId: offer.offer.id,
               subscriptionDate: offer.subscriptionDate,
@@ -339,7 +375,7 @@ export function createOrderService(deps: { db: Db; clock: Clock }) {
           const subscriptionIds = await repo.insertSubscriptions(
             tx,
             resolved.offers.map((offer) => ({
-              code: offer.subscriptionCode!,
+              code: subscriptionCodeOf(offer),
               status: 'CREATED',
               subscriptionDate: offer.subscriptionDate,
               offerTemplateId: offer.offer.id,
@@ -349,9 +385,12 @@ export function createOrderService(deps: { db: Db; clock: Clock }) {
               creator: caller.username,
             })),
           )
-          for (const [i, offerId] of offerIds.entries()) await repo.linkSubscription(tx, offerId, subscriptionIds[i]!)
-          const productEntries = resolved.offers.flatMap((offer, i) =>
-            offer.products.map((product) => ({ offerId: offerIds[i]!, offer, product })),
+          const orderOfferOf = pairIds(resolved.offers, offerIds, 'order offers')
+          for (const [offer, subscriptionId] of pairIds(resolved.offers, subscriptionIds, 'subscriptions')) {
+            await repo.linkSubscription(tx, entryOf(orderOfferOf, offer, 'order offer'), subscriptionId)
+          }
+          const productEntries = resolved.offers.flatMap((offer) =>
+            offer.products.map((product) => ({ offerId: entryOf(orderOfferOf, offer, 'order offer'), product })),
           )
           const productIds = await repo.insertOrderProducts(
             tx,
@@ -368,9 +407,10 @@ export function createOrderService(deps: { db: Db; clock: Clock }) {
               })),
             })),
           )
-          const orderOfferOf = new Map(resolved.offers.map((offer, i) => [offer.position, offerIds[i]!]))
-          const orderProductOf = new Map(
-            productEntries.map(({ offer, product }, i) => [`${offer.position}:${product.position}`, productIds[i]!]),
+          const orderProductOf = pairIds(
+            productEntries.map((e) => e.product),
+            productIds,
+            'order products',
           )
           await repo.insertOrderDiscountPlans(
             tx,
@@ -378,19 +418,16 @@ export function createOrderService(deps: { db: Db; clock: Clock }) {
               .filter((p) => !p.automatic)
               .map((p) => ({
                 orderId,
-                orderOfferId: p.offerPosition === null ? null : orderOfferOf.get(p.offerPosition)!,
-                orderProductId:
-                  p.productPosition === null
-                    ? null
-                    : (orderProductOf.get(`${p.offerPosition!}:${p.productPosition}`) ?? null),
+                orderOfferId: p.offer === null ? null : entryOf(orderOfferOf, p.offer, 'order offer'),
+                orderProductId: p.product === null ? null : (orderProductOf.get(p.product) ?? null),
                 discountPlanId: p.plan.id,
                 level: p.level,
                 position: p.position,
               })),
           )
-          const order = (await repo.lockOrder(tx, code))!
+          const order = present(await repo.lockOrder(tx, code), `order ${code}`)
           if (autoValidate) await place(tx, order, rating, caller)
-          return orderWire(tx, (await repo.lockOrder(tx, code))!)
+          return orderWire(tx, present(await repo.lockOrder(tx, code), `order ${code}`))
         }),
       )
     },
@@ -403,7 +440,7 @@ export function createOrderService(deps: { db: Db; clock: Clock }) {
           if (order.status !== 'DRAFT')
             throw new AppError('INVALID_STATE', `Order ${code} is ${order.status}, not DRAFT`)
           await place(tx, order, await rate(tx, order.request as unknown as OrderInput, caller), caller)
-          return orderWire(tx, (await repo.lockOrder(tx, code))!)
+          return orderWire(tx, present(await repo.lockOrder(tx, code), `order ${code}`))
         }),
       )
     },

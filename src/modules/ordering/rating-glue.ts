@@ -2,11 +2,13 @@ import { sql } from 'drizzle-orm'
 import { rows, type Db } from '../../kernel/db/database.ts'
 import { textArray } from '../../kernel/model/json.ts'
 import { AppError } from '../../kernel/errors.ts'
+import { present } from '../../kernel/invariant.ts'
 import { money } from '../../kernel/money.ts'
 import {
   selectTax,
   type ChargeRatingInput,
   type DiscountInstance,
+  type DiscountItem,
   type DiscountLevel,
   type DiscountState,
   type PricingSnapshot,
@@ -15,9 +17,9 @@ import {
   type TaxRate,
 } from '../rating/index.ts'
 import type { OperationOwner } from './wallet-operation.model.ts'
-import { taxClassCodes, taxMappingsOf } from '../accounts/index.ts'
+import { taxClassCodes, taxMappingsOf, type CalendarShape } from '../accounts/index.ts'
 import { chargesById, type ChargeRow } from '../catalog/index.ts'
-import { discountPlansOf, type DiscountPlanRow } from '../discounts/index.ts'
+import { discountPlansOf, type DiscountItemRow, type DiscountPlanRow } from '../discounts/index.ts'
 import { pricingOn } from '../pricing/index.ts'
 
 /**
@@ -38,6 +40,11 @@ export interface BillingParties {
   readonly currencyId: number
   readonly currencyCode: string
   readonly minorUnits: number
+}
+
+/** The billing calendar of a RECURRING charge, which the database requires of every recurring charge. */
+export function recurringCalendar(charge: Pick<ChargeRow, 'code' | 'calendar'>): CalendarShape {
+  return present(charge.calendar, `calendar of recurring charge ${charge.code}`)
 }
 
 /** A charge must be priced in the currency its billing account is billed in. */
@@ -63,6 +70,45 @@ export const taxNotFound = (
     'TAX_NOT_FOUND',
     `No tax mapping gives a tax for tax class ${taxClassCode} of ${what} (seller ${parties.sellerCode}, billing account ${parties.billingAccountCode})`,
   )
+
+/** The accounting article a discount item is booked on, with the tax class that gives the discount its tax. */
+export interface ItemArticle {
+  readonly id: number
+  readonly code: string
+  readonly taxClassId: number
+}
+
+/** The accounting article of a discount item, or null when it names none (an order using it is refused). */
+export function articleOf(item: DiscountItemRow): ItemArticle | null {
+  const { articleId, articleCode, articleTaxClassId } = item
+  return articleId === null || articleCode === null || articleTaxClassId === null
+    ? null
+    : { id: articleId, code: articleCode, taxClassId: articleTaxClassId }
+}
+
+/** A discount plan item as the rating engine applies it: booked on its article, taxed with the article's tax. */
+export function discountItem(item: DiscountItemRow, article: ItemArticle, tax: TaxRate): DiscountItem {
+  return {
+    id: item.id,
+    code: item.code,
+    description: item.description,
+    type: item.type,
+    value: money(item.value),
+    articleId: article.id,
+    articleCode: article.code,
+    tax,
+  }
+}
+
+/**
+ * The article of an item, which a discount is booked on: an item without one (placement refuses them, but a plan can
+ * lose an article later) fails the rating as it fails an order, VALIDATE_FAILED.
+ */
+export function requiredArticleOf(item: DiscountItemRow): ItemArticle {
+  const article = articleOf(item)
+  if (!article) throw new AppError('VALIDATE_FAILED', `discount plan item ${item.code} has no accounting article`)
+  return article
+}
 
 /** A discount plan instance as stored for a placed order. */
 export interface PlanInstanceRow {
@@ -152,7 +198,7 @@ export class RatingCatalog {
     for (const plan of await discountPlansOf(db, { ids: newPlans })) this.plans.set(plan.id, plan)
     const classes = [
       ...[...this.charges.values()].map((c) => c.taxClassId),
-      ...[...this.plans.values()].flatMap((p) => p.items.map((i) => i.articleTaxClassId!)),
+      ...[...this.plans.values()].flatMap((p) => p.items.flatMap((i) => articleOf(i)?.taxClassId ?? [])),
     ].filter((id) => !this.mappings.has(id))
     const mappings = await taxMappingsOf(db, classes)
     for (const id of new Set(classes)) {
@@ -213,16 +259,14 @@ export class RatingCatalog {
               ? `sub:${row.subscriptionId ?? ''}`
               : `pi:${row.productInstanceId ?? ''}`,
         applicationLimit: plan.applicationLimit,
-        items: plan.items.map((item) => ({
-          id: item.id,
-          code: item.code,
-          description: item.description,
-          type: item.type,
-          value: money(item.value),
-          articleId: item.articleId!,
-          articleCode: item.articleCode!,
-          tax: this.tax(item.articleTaxClassId!, parties, `accounting article ${item.articleCode!}`),
-        })),
+        items: plan.items.map((item) => {
+          const article = requiredArticleOf(item)
+          return discountItem(
+            item,
+            article,
+            this.tax(article.taxClassId, parties, `accounting article ${article.code}`),
+          )
+        }),
       }
     })
   }

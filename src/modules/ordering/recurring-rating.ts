@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm'
 import type { Logger } from 'pino'
 import { rows, type Db } from '../../kernel/db/database.ts'
+import { entryOf, InvariantError, present } from '../../kernel/invariant.ts'
 import { textArray } from '../../kernel/model/json.ts'
 import { readTenantSettings } from '../../kernel/settings.ts'
 import {
@@ -23,6 +24,7 @@ import {
   storedPlanInstances,
   storedChargeInput,
   storedOperationOwner,
+  recurringCalendar,
   storedScopes,
   type BillingParties,
   type PlanInstanceRow,
@@ -97,7 +99,7 @@ function endedPeriods(charge: ChargeRow, due: DueCharge, today: string): Service
   const periods: ServicePeriod[] = []
   let start = due.chargedToDate
   for (;;) {
-    const period = servicePeriodFrom(charge.calendar!, due.subscriptionDate, start, charge.subscriptionProrata)
+    const period = servicePeriodFrom(recurringCalendar(charge), due.subscriptionDate, start, charge.subscriptionProrata)
     if (period.end > today) break
     periods.push(period)
     start = period.end
@@ -150,8 +152,8 @@ function billOrder(
       )
       lines.push({ due: d, charge, period, round, rated, tax, pricing })
     }
-    const last = periods[periods.length - 1]!.end
-    charges.push({ id: d.id, chargedTo: last, next: nextServicePeriod(charge.calendar!, last).end })
+    const last = present(periods.at(-1), 'last ended period').end
+    charges.push({ id: d.id, chargedTo: last, next: nextServicePeriod(recurringCalendar(charge), last).end })
   }
   lines.sort((a, b) => a.round - b.round || a.due.id - b.due.id)
 
@@ -194,16 +196,15 @@ function billOrder(
       line.period,
     ),
   )
-  const indexOf = new Map(keyed.map(({ key }, i) => [key, i]))
+  const lineOf = new Map(keyed.map(({ key, line }, index) => [key, { line, index }]))
   const discounts = applied.discounts.map((discount) => {
-    const index = indexOf.get(discount.lineKey)!
-    const line = lines[index]!
+    const { line, index } = entryOf(lineOf, discount.lineKey, 'discounted line')
     return {
       values: discountOperation(
         ownerOf(line),
         'RECURRING',
         discount,
-        instanceIds.get(discount.instance.key)!,
+        entryOf(instanceIds, discount.instance.key, 'discount plan instance'),
         0,
         line.period.start,
         line.period,
@@ -215,7 +216,10 @@ function billOrder(
     operations,
     discounts,
     charges,
-    states: instances.map((row) => ({ id: row.id, state: applied.states.get(planInstanceKey(row))! })),
+    states: instances.map((row) => ({
+      id: row.id,
+      state: entryOf(applied.states, planInstanceKey(row), 'discount state'),
+    })),
     periods: lines.length,
   }
 }
@@ -294,13 +298,17 @@ async function orderContexts(db: Db, orderIds: readonly number[]): Promise<Map<n
 async function persist(db: Db, billings: readonly OrderBilling[], actor: string): Promise<number> {
   const count = billings.reduce((n, b) => n + b.operations.length + b.discounts.length, 0)
   const ids = await reserveWalletOperationIds(db, count)
+  if (ids.length !== count) throw new InvariantError(`${ids.length} wallet operation ids reserved for ${count}`)
   const values: WalletOperationValues[] = []
   let next = 0
+  // The ids come in order: each order's charge operations, then its discounts, which point at the charge they
+  // discount by its index among the order's operations.
+  const idAt = (i: number) => present(ids[i], `wallet operation id ${i}`)
   for (const billing of billings) {
     const first = next
-    for (const operation of billing.operations) values.push({ ...operation, id: ids[next++]! })
+    for (const operation of billing.operations) values.push({ ...operation, id: idAt(next++) })
     for (const d of billing.discounts) {
-      values.push({ ...d.values, id: ids[next++]!, discountedWalletOperationId: ids[first + d.discounted]! })
+      values.push({ ...d.values, id: idAt(next++), discountedWalletOperationId: idAt(first + d.discounted) })
     }
   }
   await insertWalletOperations(db, values)
@@ -353,7 +361,7 @@ export async function rateDueRecurringCharges(options: RecurringRatingOptions): 
     await cache.load(tx, { prices })
     const billings = orderIds.map((id) =>
       billOrder(
-        contexts.get(id)!,
+        entryOf(contexts, id, 'order to rate'),
         due.filter((d) => d.orderId === id),
         instances.filter((i) => i.orderId === id),
         cache,

@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm'
+import { present } from '../../kernel/invariant.ts'
 import { rows, type Db } from '../../kernel/db/database.ts'
 import { wallets, type walletOperations } from '../../kernel/db/schema/index.ts'
 
@@ -92,5 +93,6 @@ export async function principalWallet(db: Db, userAccountId: number, actor: stri
     .select({ id: wallets.id })
     .from(wallets)
     .where(sql`${wallets.userAccountId} = ${userAccountId} and ${wallets.code} = 'PRINCIPAL'`)
-  return found[0]!.id
+  // Inserted above unless it existed.
+  return present(found[0], `principal wallet of user account ${userAccountId}`).id
 }
