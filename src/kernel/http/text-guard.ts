@@ -53,7 +53,7 @@ function asJson(text: string): unknown {
  */
 export function installTextGuard(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => {
-    const query = Object.entries((request.query ?? {}) as Record<string, unknown>).map(([name, value]) => ({
+    const query = Object.entries(request.query ?? {}).map(([name, value]: [string, unknown]) => ({
       name,
       value: typeof value === 'string' ? asJson(value) : value,
     }))

@@ -6,31 +6,8 @@ import { DEFAULT_PROCESS_TYPE, checkRunOptions, parseDates } from './billing-run
 import * as repo from './billing-runs.repository.ts'
 import { addDays } from '../../kernel/time-zone.ts'
 
-/** A one-off bill run request: a billing cycle, optional dates and options, and its own aggregation rules. */
-export interface BillRunBody {
-  billingCycle: string
-  description?: string | null
-  processType?: string
-  lastTransactionDate?: string | null
-  invoiceDate?: string | null
-  rejectAutoAction?: string | null
-  suspectAutoAction?: string | null
-  generateAO?: boolean
-  computeDatesAtValidation?: boolean
-  ignoreOrders?: boolean
-  ignoreSubscriptions?: boolean
-  dateAggregation?: string
-  discountAggregation?: boolean
-  disableAggregation?: boolean
-}
-
-export interface BillRunQuery {
-  offset?: number
-  limit?: number
-  scheduleCode?: string
-  billingCycle?: string
-  status?: string
-}
+import type { BillRunBody, BillRunQuery } from './billing-runs.schemas.ts'
+export type { BillRunBody, BillRunQuery }
 
 export interface Firing {
   /** The due time fired (timer), or the database time of a runNow. Dates are resolved from it. */

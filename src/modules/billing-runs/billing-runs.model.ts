@@ -43,23 +43,8 @@ export interface ScheduleState extends ScheduleTiming {
   nextFireDate: Date | null
 }
 
-/** A request body after JSON-schema validation: types are right, values are not checked yet. */
-export interface ScheduleBody {
-  name?: string | null
-  repeats?: string | null
-  cron?: Record<string, unknown> | null
-  startDate?: string | null
-  endDate?: string | null
-  billingCycleCodes?: string[] | null
-  processType?: string | null
-  lastTransactionDate?: string | null
-  invoiceDate?: string | null
-  rejectAutoAction?: string | null
-  suspectAutoAction?: string | null
-  generateAO?: boolean
-  computeDatesAtValidation?: boolean
-  active?: boolean
-}
+import type { ScheduleBody } from './billing-runs.schemas.ts'
+export type { ScheduleBody }
 
 export interface RuleContext {
   /** The database clock. */

@@ -1,14 +1,14 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
+import { CodeParams } from '../../kernel/http/schemas.ts'
 import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
-import type { ScheduleBody } from './billing-runs.model.ts'
 import type { BillingRunScheduleService } from './billing-run-schedule.service.ts'
-import type { BillRunBody, BillRunQuery, BillRunService } from './billing-run.service.ts'
+import type { BillRunService } from './billing-run.service.ts'
 import {
   billRunBody,
   billRunList,
   billRunListQuery,
   billRunView,
-  codeParams,
   idParams,
   runNowView,
   scheduleBody,
@@ -20,14 +20,16 @@ import {
 const VIEW = { policy: { role: 'billing.billingRuns.view' } }
 const MANAGE = { policy: { role: 'billing.billingRuns.manage' } }
 
-const codeOf = (request: { params: unknown }) => (request.params as { code: string }).code
-
-/** Billing run schedules (§4.1) and bill runs. Thin: the policy authorizes, the services decide. */
+/**
+ * Billing run schedules (timers that create bill runs for billing cycles) and one-off bill runs. Thin: the policy
+ * authorizes, the services decide.
+ */
 export function registerBillingRunRoutes(
-  app: FastifyInstance,
+  server: FastifyInstance,
   deps: { schedules: BillingRunScheduleService; billRuns: BillRunService; actorOf: ActorOf },
 ): void {
   const { schedules, billRuns, actorOf } = deps
+  const app = server.withTypeProvider<TypeBoxTypeProvider>()
   const tags = ['BillingRunSchedules']
   const base = '/api/v1/billingRunSchedules'
 
@@ -42,8 +44,7 @@ export function registerBillingRunRoutes(
         response: { 201: scheduleView },
       },
     },
-    async (request, reply) =>
-      reply.status(201).send(await schedules.create(request.body as ScheduleBody, actorOf(request))),
+    async (request, reply) => reply.status(201).send(await schedules.create(request.body, actorOf(request))),
   )
   app.get(
     base,
@@ -56,15 +57,15 @@ export function registerBillingRunRoutes(
         response: { 200: scheduleList },
       },
     },
-    async (request) => schedules.list(request.query as { offset?: number; limit?: number }),
+    async (request) => schedules.list(request.query),
   )
   app.get(
     `${base}/:code`,
     {
       config: VIEW,
-      schema: { tags, summary: 'Get a billing run schedule', params: codeParams, response: { 200: scheduleView } },
+      schema: { tags, summary: 'Get a billing run schedule', params: CodeParams, response: { 200: scheduleView } },
     },
-    async (request) => schedules.get(codeOf(request)),
+    async (request) => schedules.get(request.params.code),
   )
   app.put(
     `${base}/:code`,
@@ -74,21 +75,21 @@ export function registerBillingRunRoutes(
         tags,
         summary:
           'Update a billing run schedule (partial: only the fields sent change; the next firing is recomputed; COMPLETED → 409)',
-        params: codeParams,
+        params: CodeParams,
         body: scheduleBody(false),
         response: { 200: scheduleView },
       },
     },
-    async (request) => schedules.update(codeOf(request), request.body as ScheduleBody, actorOf(request)),
+    async (request) => schedules.update(request.params.code, request.body, actorOf(request)),
   )
   app.delete(
     `${base}/:code`,
     {
       config: MANAGE,
-      schema: { tags, summary: 'Delete a billing run schedule (its bill runs stay)', params: codeParams },
+      schema: { tags, summary: 'Delete a billing run schedule (its bill runs stay)', params: CodeParams },
     },
     async (request, reply) => {
-      await schedules.delete(codeOf(request))
+      await schedules.delete(request.params.code)
       return reply.status(204).send()
     },
   )
@@ -99,11 +100,11 @@ export function registerBillingRunRoutes(
       schema: {
         tags,
         summary: 'Pause a schedule: no firing until resumed (already paused: no change; COMPLETED → 409)',
-        params: codeParams,
+        params: CodeParams,
         response: { 200: scheduleView },
       },
     },
-    async (request) => schedules.pause(codeOf(request), actorOf(request)),
+    async (request) => schedules.pause(request.params.code, actorOf(request)),
   )
   app.post(
     `${base}/:code/resume`,
@@ -112,11 +113,11 @@ export function registerBillingRunRoutes(
       schema: {
         tags,
         summary: 'Resume a paused schedule from now (already active: no change; COMPLETED → 409)',
-        params: codeParams,
+        params: CodeParams,
         response: { 200: scheduleView },
       },
     },
-    async (request) => schedules.resume(codeOf(request), actorOf(request)),
+    async (request) => schedules.resume(request.params.code, actorOf(request)),
   )
   app.post(
     `${base}/:code/runNow`,
@@ -126,11 +127,11 @@ export function registerBillingRunRoutes(
         operationId: 'runBillingRunScheduleNow',
         tags,
         summary: 'Fire the schedule now, whatever its state: one bill run per billing cycle; state and timer unchanged',
-        params: codeParams,
+        params: CodeParams,
         response: { 200: runNowView },
       },
     },
-    async (request) => schedules.runNow(codeOf(request), actorOf(request)),
+    async (request) => schedules.runNow(request.params.code, actorOf(request)),
   )
 
   const runTags = ['BillingRuns']
@@ -145,8 +146,7 @@ export function registerBillingRunRoutes(
         response: { 201: billRunView },
       },
     },
-    async (request, reply) =>
-      reply.status(201).send(await billRuns.create(request.body as BillRunBody, actorOf(request))),
+    async (request, reply) => reply.status(201).send(await billRuns.create(request.body, actorOf(request))),
   )
   app.get(
     '/api/v1/billingRuns',
@@ -159,7 +159,7 @@ export function registerBillingRunRoutes(
         response: { 200: billRunList },
       },
     },
-    async (request) => billRuns.list(request.query as BillRunQuery),
+    async (request) => billRuns.list(request.query),
   )
   app.get(
     '/api/v1/billingRuns/:id',
@@ -167,6 +167,6 @@ export function registerBillingRunRoutes(
       config: VIEW,
       schema: { tags: runTags, summary: 'Get a bill run', params: idParams, response: { 200: billRunView } },
     },
-    async (request) => billRuns.get((request.params as { id: number }).id),
+    async (request) => billRuns.get(request.params.id),
   )
 }

@@ -1,3 +1,4 @@
+import { Type, type Static } from 'typebox'
 import { SCHEDULE_FIELDS } from '../../kernel/jobs/schedule-expression.ts'
 import { AUTO_ACTIONS, DATE_AGGREGATIONS, PROCESS_TYPES, REPEATS } from './billing-runs.model.ts'
 
@@ -5,18 +6,25 @@ type JsonSchema = Record<string, unknown>
 
 const DATE_DESCRIPTION =
   'ISO-8601 date-time (2026-03-01T00:00:00Z) or date (2026-03-01); without an offset, in the tenant time zone'
-const dateInput: JsonSchema = { type: ['string', 'null'], maxLength: 64, description: DATE_DESCRIPTION }
+const dateInput = (description: string) =>
+  Type.Optional(Type.Unsafe<string | null>({ type: ['string', 'null'], maxLength: 64, description }))
 const instant: JsonSchema = { type: ['string', 'null'], description: 'ISO-8601 instant, UTC' }
 const nullableString: JsonSchema = { type: ['string', 'null'] }
+const flag = (description?: string) => Type.Optional(Type.Boolean(description === undefined ? {} : { description }))
 
 // Enumerated values are checked by the service, which answers with the codes of the contract (INVALID_REPEATS, …).
-const enumInput = (values: readonly string[], nullable: boolean): JsonSchema => ({
-  type: nullable ? ['string', 'null'] : 'string',
-  maxLength: 100,
-  description: `one of ${values.join(', ')}`,
-})
+const enumInput = (values: readonly string[]) =>
+  Type.Optional(Type.String({ maxLength: 100, description: `one of ${values.join(', ')}` }))
+const nullableEnumInput = (values: readonly string[]) =>
+  Type.Optional(
+    Type.Unsafe<string | null>({
+      type: ['string', 'null'],
+      maxLength: 100,
+      description: `one of ${values.join(', ')}`,
+    }),
+  )
 
-const cronInput: JsonSchema = {
+const cronInput = Type.Unsafe<Record<string, unknown> | null>({
   type: ['object', 'null'],
   additionalProperties: false,
   description:
@@ -25,46 +33,49 @@ const cronInput: JsonSchema = {
     'hour 0, the others *. Invalid syntax → 400 INVALID_CRON naming the field.',
   // Values are checked by the evaluator, so a wrong value or type is INVALID_CRON naming the field.
   properties: Object.fromEntries(SCHEDULE_FIELDS.map((field) => [field, { maxLength: 200 }])),
-}
+})
 
 /** Create (`name` and every field) or partial update (no `name`: it is the code). */
-export function scheduleBody(create: boolean): JsonSchema {
-  const properties: Record<string, JsonSchema> = {
-    repeats: enumInput(REPEATS, true),
-    cron: cronInput,
-    startDate: {
-      ...dateInput,
-      description: `one-time: the firing date-time; recurring: start of the range. ${DATE_DESCRIPTION}`,
+export function scheduleBody(create: boolean) {
+  return Type.Object(
+    {
+      repeats: nullableEnumInput(REPEATS),
+      cron: Type.Optional(cronInput),
+      startDate: dateInput(`one-time: the firing date-time; recurring: start of the range. ${DATE_DESCRIPTION}`),
+      endDate: dateInput(`recurring: end of the range. ${DATE_DESCRIPTION}`),
+      billingCycleCodes: Type.Optional(
+        Type.Unsafe<string[] | null>({
+          type: ['array', 'null'],
+          maxItems: 200,
+          uniqueItems: true,
+          items: { type: 'string', minLength: 1, maxLength: 255 },
+          description: 'the billing cycles each firing bills, one bill run per cycle',
+        }),
+      ),
+      processType: nullableEnumInput(PROCESS_TYPES),
+      lastTransactionDate: dateInput(`default: each cycle's lastTransactionDateDelay. ${DATE_DESCRIPTION}`),
+      invoiceDate: dateInput(`default: each cycle's invoiceDateDelay. ${DATE_DESCRIPTION}`),
+      rejectAutoAction: nullableEnumInput(AUTO_ACTIONS),
+      suspectAutoAction: nullableEnumInput(AUTO_ACTIONS),
+      generateAO: flag('create accounting entries for each invoice'),
+      computeDatesAtValidation: flag('recompute the dates at the validation step'),
+      active: flag('false: the schedule is (created) PAUSED; true: ACTIVE'),
+      name: Type.Optional(
+        Type.Unsafe<string | null>({
+          type: ['string', 'null'],
+          maxLength: 300,
+          description: create
+            ? 'required; becomes the schedule code (letters, digits, _, . and -)'
+            : 'optional; must equal the code (a schedule cannot be renamed)',
+        }),
+      ),
     },
-    endDate: { ...dateInput, description: `recurring: end of the range. ${DATE_DESCRIPTION}` },
-    billingCycleCodes: {
-      type: ['array', 'null'],
-      maxItems: 200,
-      uniqueItems: true,
-      items: { type: 'string', minLength: 1, maxLength: 255 },
-      description: 'the billing cycles each firing bills, one bill run per cycle',
-    },
-    processType: enumInput(PROCESS_TYPES, true),
-    lastTransactionDate: {
-      ...dateInput,
-      description: `default: each cycle's lastTransactionDateDelay. ${DATE_DESCRIPTION}`,
-    },
-    invoiceDate: { ...dateInput, description: `default: each cycle's invoiceDateDelay. ${DATE_DESCRIPTION}` },
-    rejectAutoAction: enumInput(AUTO_ACTIONS, true),
-    suspectAutoAction: enumInput(AUTO_ACTIONS, true),
-    generateAO: { type: 'boolean', description: 'create accounting entries for each invoice' },
-    computeDatesAtValidation: { type: 'boolean', description: 'recompute the dates at the validation step' },
-    active: { type: 'boolean', description: 'false: the schedule is (created) PAUSED; true: ACTIVE' },
-  }
-  properties.name = {
-    type: ['string', 'null'],
-    maxLength: 300,
-    description: create
-      ? 'required; becomes the schedule code (letters, digits, _, . and -)'
-      : 'optional; must equal the code (a schedule cannot be renamed)',
-  }
-  return { type: 'object', additionalProperties: false, properties }
+    { additionalProperties: false },
+  )
 }
+
+/** A schedule's request body after schema validation: types are right, values are not checked yet. */
+export type ScheduleBody = Static<ReturnType<typeof scheduleBody>>
 
 const auditable: JsonSchema = {
   type: 'object',
@@ -99,27 +110,30 @@ export const scheduleView: JsonSchema = {
   },
 }
 
-export const billRunBody: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['billingCycle'],
-  properties: {
-    billingCycle: { type: 'string', minLength: 1, maxLength: 255, description: 'code of the billing cycle to bill' },
-    description: { type: ['string', 'null'], maxLength: 2000 },
-    processType: enumInput(PROCESS_TYPES, false),
-    lastTransactionDate: { ...dateInput, description: `default: now + the cycle's lastTransactionDateDelay days` },
-    invoiceDate: { ...dateInput, description: `default: now + the cycle's invoiceDateDelay days` },
-    rejectAutoAction: enumInput(AUTO_ACTIONS, true),
-    suspectAutoAction: enumInput(AUTO_ACTIONS, true),
-    generateAO: { type: 'boolean' },
-    computeDatesAtValidation: { type: 'boolean' },
-    ignoreOrders: { type: 'boolean', description: "aggregation rule; default: the cycle's" },
-    ignoreSubscriptions: { type: 'boolean', description: "aggregation rule; default: the cycle's" },
-    dateAggregation: { type: 'string', enum: [...DATE_AGGREGATIONS], description: "default: the cycle's" },
-    discountAggregation: { type: 'boolean', description: "aggregation rule; default: the cycle's" },
-    disableAggregation: { type: 'boolean', description: "aggregation rule; default: the cycle's" },
+export const billRunBody = Type.Object(
+  {
+    billingCycle: Type.String({ minLength: 1, maxLength: 255, description: 'code of the billing cycle to bill' }),
+    description: Type.Optional(Type.Unsafe<string | null>({ type: ['string', 'null'], maxLength: 2000 })),
+    processType: enumInput(PROCESS_TYPES),
+    lastTransactionDate: dateInput(`default: now + the cycle's lastTransactionDateDelay days`),
+    invoiceDate: dateInput(`default: now + the cycle's invoiceDateDelay days`),
+    rejectAutoAction: nullableEnumInput(AUTO_ACTIONS),
+    suspectAutoAction: nullableEnumInput(AUTO_ACTIONS),
+    generateAO: flag(),
+    computeDatesAtValidation: flag(),
+    ignoreOrders: flag("aggregation rule; default: the cycle's"),
+    ignoreSubscriptions: flag("aggregation rule; default: the cycle's"),
+    dateAggregation: Type.Optional(
+      Type.Unsafe<string>({ type: 'string', enum: [...DATE_AGGREGATIONS], description: "default: the cycle's" }),
+    ),
+    discountAggregation: flag("aggregation rule; default: the cycle's"),
+    disableAggregation: flag("aggregation rule; default: the cycle's"),
   },
-}
+  { additionalProperties: false },
+)
+
+/** A one-off bill run request: a billing cycle, optional dates and options, and its own aggregation rules. */
+export type BillRunBody = Static<typeof billRunBody>
 
 export const billRunView: JsonSchema = {
   type: 'object',
@@ -170,31 +184,22 @@ export const runNowView: JsonSchema = {
 }
 
 const pageProperties = {
-  offset: { type: 'integer', minimum: 0, default: 0 },
-  limit: { type: 'integer', minimum: 1, description: 'at most 1000; schedules: absent means all' },
+  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, description: 'at most 1000; schedules: absent means all' })),
 }
 
-export const scheduleListQuery: JsonSchema = { type: 'object', additionalProperties: false, properties: pageProperties }
+export const scheduleListQuery = Type.Object(pageProperties, { additionalProperties: false })
 
-export const billRunListQuery: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
+export const billRunListQuery = Type.Object(
+  {
     ...pageProperties,
-    scheduleCode: { type: 'string', maxLength: 255 },
-    billingCycle: { type: 'string', maxLength: 255 },
-    status: { type: 'string', maxLength: 50 },
+    scheduleCode: Type.Optional(Type.String({ maxLength: 255 })),
+    billingCycle: Type.Optional(Type.String({ maxLength: 255 })),
+    status: Type.Optional(Type.String({ maxLength: 50 })),
   },
-}
+  { additionalProperties: false },
+)
 
-export const codeParams: JsonSchema = {
-  type: 'object',
-  required: ['code'],
-  properties: { code: { type: 'string', minLength: 1, maxLength: 255 } },
-}
+export type BillRunQuery = Static<typeof billRunListQuery>
 
-export const idParams: JsonSchema = {
-  type: 'object',
-  required: ['id'],
-  properties: { id: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } },
-}
+export const idParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) })

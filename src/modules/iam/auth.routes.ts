@@ -1,9 +1,11 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Static } from 'typebox'
 import formbody from '@fastify/formbody'
 import type { AuthConfig } from '../../kernel/config.ts'
 import type { SigningKeys } from './signing-keys.ts'
 import type { TokenService } from './tokens.ts'
-import type { AuthThrottle, Refusal } from './throttle.ts'
+import { refusalMessage, type AuthThrottle } from './throttle.ts'
 import { DUMMY_HASH, verifySecret } from './secrets.ts'
 import { isStorableText } from '../../kernel/http/text-guard.ts'
 import { errorResponses } from '../../kernel/http/schemas.ts'
@@ -22,16 +24,10 @@ function oauthError(
     .send({ error, error_description: description })
 }
 
-/** The 429 message: whether this identity is being guessed from the caller's address, or the address itself is busy. */
-export function refusalMessage(refusal: Refusal, identity: string): string {
-  const from =
-    refusal.scope === 'identity'
-      ? `Too many failed authentications of ${identity} from this address`
-      : 'Too many failed authentications from this address'
-  return `${from}; retry in ${refusal.retryAfterSec} s`
-}
-
-function clientCredentials(request: FastifyRequest, body: Record<string, unknown>) {
+function clientCredentials(
+  request: FastifyRequest,
+  body: Pick<Static<typeof TokenRequest>, 'client_id' | 'client_secret'>,
+) {
   const header = request.headers.authorization
   const basic = header && /^Basic\s+(\S+)$/i.exec(header)
   const inBody = typeof body.client_id === 'string' || typeof body.client_secret === 'string'
@@ -61,21 +57,22 @@ function clientCredentials(request: FastifyRequest, body: Record<string, unknown
 
 /** The built-in OpenID issuer: client credentials token endpoint, JWKS and discovery. */
 export function registerAuthRoutes(
-  app: FastifyInstance,
+  server: FastifyInstance,
   deps: { config: AuthConfig; tokens: TokenService; keys: SigningKeys; throttle: AuthThrottle },
 ): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>()
   const realmPath = '/auth/realms/:realm'
   const open = { policy: { public: true as const } }
   const tags = ['Authentication']
-  const checkRealm = (request: FastifyRequest, reply: FastifyReply): boolean => {
-    const { realm } = request.params as { realm: string }
+  const checkRealm = ({ realm }: Static<typeof RealmParams>, reply: FastifyReply): boolean => {
     if (realm === deps.config.realm) return true
     void oauthError(reply, 404, 'invalid_request', `Realm ${realm} does not exist`)
     return false
   }
 
-  void app.register(async (scope) => {
-    await scope.register(formbody, { bodyLimit: 16 * 1024 })
+  void app.register(async (plain) => {
+    const scope = plain.withTypeProvider<TypeBoxTypeProvider>()
+    await plain.register(formbody, { bodyLimit: 16 * 1024 })
     scope.post(
       `${realmPath}/protocol/openid-connect/token`,
       {
@@ -91,7 +88,7 @@ export function registerAuthRoutes(
         },
       },
       async (request, reply) => {
-        if (!checkRealm(request, reply)) return reply
+        if (!checkRealm(request.params, reply)) return reply
         const contentType = request.headers['content-type'] ?? ''
         if (!contentType.startsWith('application/x-www-form-urlencoded')) {
           return oauthError(
@@ -101,7 +98,7 @@ export function registerAuthRoutes(
             'The token request must be application/x-www-form-urlencoded',
           )
         }
-        const body = (request.body ?? {}) as Record<string, unknown>
+        const body = request.body
         if (typeof body.grant_type !== 'string' || body.grant_type === '') {
           return oauthError(reply, 400, 'invalid_request', 'grant_type is required')
         }
@@ -156,7 +153,7 @@ export function registerAuthRoutes(
       },
     },
     async (request, reply) => {
-      if (!checkRealm(request, reply)) return reply
+      if (!checkRealm(request.params, reply)) return reply
       return deps.keys.jwks()
     },
   )
@@ -173,7 +170,7 @@ export function registerAuthRoutes(
       },
     },
     async (request, reply) => {
-      if (!checkRealm(request, reply)) return reply
+      if (!checkRealm(request.params, reply)) return reply
       const issuer = deps.tokens.issuerUrl
       return {
         issuer,

@@ -1,6 +1,6 @@
 import type { Db } from '../../kernel/db/database.ts'
 import type { Config } from '../../kernel/config.ts'
-import { IamService } from './iam.service.ts'
+import { createIamService } from './iam.service.ts'
 import { SigningKeys } from './signing-keys.ts'
 import { TokenService } from './tokens.ts'
 import { bootstrapAccess } from './bootstrap.ts'
@@ -46,7 +46,7 @@ function rejectUnknown(args: string[], known: string[]): void {
 
 /** `create-client`, `token`, `rotate-keys`: returns what to print. */
 export async function runIamCommand(command: string, args: string[], db: Db, config: Config): Promise<string> {
-  const iam = new IamService(db)
+  const iam = createIamService({ db })
   const keys = new SigningKeys(db, config.auth.tokenTtlSec)
   await bootstrapAccess(db, iam, config.auth)
   switch (command) {

@@ -1,23 +1,24 @@
 import type { FastifyInstance } from 'fastify'
 import type { Db } from '../../kernel/db/database.ts'
 import type { AuthConfig } from '../../kernel/config.ts'
-import { IamService } from './iam.service.ts'
+import { createIamService } from './iam.service.ts'
 import { SigningKeys } from './signing-keys.ts'
 import { TokenService } from './tokens.ts'
 import { AuthThrottle } from './throttle.ts'
 import { registerAuthRoutes } from './auth.routes.ts'
 import { registerIamRoutes } from './iam.routes.ts'
 import { registerPortalRoutes } from './portal.routes.ts'
+import { createPortalService } from './portal.service.ts'
 
 export { bootstrapAccess, QUERY_ADMIN_GROUP } from './bootstrap.ts'
-export { IamService } from './iam.service.ts'
+export { createIamService, type IamService } from './iam.service.ts'
 export { SigningKeys } from './signing-keys.ts'
 export { TokenService } from './tokens.ts'
 export { BILLING_ROLES, QUERY_ROLES, BUILT_IN_GROUPS } from './role-catalog.ts'
 
 /** Identity and access: role catalog, groups, users, clients, the token issuer and the portal session. */
 export function createIamModule(deps: { db: Db; config: AuthConfig; baseUrl: string }) {
-  const iam = new IamService(deps.db)
+  const iam = createIamService({ db: deps.db })
   const keys = new SigningKeys(deps.db, deps.config.tokenTtlSec)
   const tokens = new TokenService(deps.db, keys, deps.config, deps.baseUrl)
   const throttle = new AuthThrottle(deps.db, {
@@ -25,6 +26,7 @@ export function createIamModule(deps: { db: Db; config: AuthConfig; baseUrl: str
     maxAddressFailures: deps.config.maxAddressFailures,
     windowSec: deps.config.failureWindowSec,
   })
+  const portal = createPortalService({ db: deps.db, iam, tokens, throttle, config: deps.config })
   return {
     iam,
     keys,
@@ -33,11 +35,8 @@ export function createIamModule(deps: { db: Db; config: AuthConfig; baseUrl: str
       registerAuthRoutes(app, { config: deps.config, tokens, keys, throttle })
       registerIamRoutes(app, iam, deps.config.realm)
       registerPortalRoutes(app, {
-        db: deps.db,
-        iam,
-        tokens,
-        throttle,
-        config: deps.config,
+        portal,
+        sessionTtlSec: deps.config.portalSessionTtlSec,
         secureCookies: deps.baseUrl.startsWith('https:'),
       })
     },

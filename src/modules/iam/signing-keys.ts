@@ -71,8 +71,16 @@ export class SigningKeys {
     return key
   }
 
-  async jwks(): Promise<{ keys: JWK[] }> {
-    return { keys: (await this.load()).map((k) => ({ ...k.public_jwk, kid: k.kid, alg: 'ES256', use: 'sig' })) }
+  async jwks(): Promise<{ keys: (JWK & { kty: string; kid: string; alg: string; use: string })[] }> {
+    return {
+      keys: (await this.load()).map((k) => ({
+        ...k.public_jwk,
+        kty: k.public_jwk.kty ?? 'EC',
+        kid: k.kid,
+        alg: 'ES256',
+        use: 'sig',
+      })),
+    }
   }
 
   /** Creates a key; with `retireOthers`, the new key takes over and the old ones only verify. */

@@ -98,3 +98,12 @@ export class AuthThrottle {
     )
   }
 }
+
+/** The 429 message: whether this identity is being guessed from the caller's address, or the address itself is busy. */
+export function refusalMessage(refusal: Refusal, identity: string): string {
+  const from =
+    refusal.scope === 'identity'
+      ? `Too many failed authentications of ${identity} from this address`
+      : 'Too many failed authentications from this address'
+  return `${from}; retry in ${refusal.retryAfterSec} s`
+}

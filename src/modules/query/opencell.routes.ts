@@ -1,37 +1,41 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyInstance, FastifyRequest, HTTPMethods } from 'fastify'
+import { Type } from 'typebox'
 import { AppError } from '../../kernel/errors.ts'
 import { principalOf } from '../../kernel/http/principal.ts'
 import type { QueryEngine } from './query.service.ts'
+import type { QueryHandler } from './query.routes.ts'
+import { entityParamOf, type EntityIdParams, type EntityParams } from './query.schemas.ts'
+import { requestFromLegacyBody, requestFromQueryParameters } from './request-parser.ts'
 import * as schemas from './query.schemas.ts'
 import { DEFAULT_DESCRIBE_DEPTH, MAX_DESCRIBE_DEPTH } from './opencell.model.ts'
 import { productVersion } from './product-version.ts'
 
 /**
- * Opencell's generic API v2, read side, for the clients teams bring along (DECISIONS "Coming from Opencell"):
+ * Opencell's generic API v2, read side, so that clients written for Opencell keep working unchanged:
  * under `/api/rest/v2/generic` and under Opencell's default context path `/opencell`. Every read is the Query API's
  * engine (same roles, row-level security, limits and errors); writes answer 405 naming the v1 resource to use.
  */
 export const OPENCELL_PREFIXES = ['/api/rest/v2', '/opencell/api/rest/v2'] as const
 
-type Handler = (request: FastifyRequest, reply: FastifyReply, fromBody: boolean) => Promise<unknown>
-type EntityParams = { entity: string }
-
 const tags = ['Opencell generic API v2']
 const entityView = { policy: { entityView: true as const } }
 const writes = ['PUT', 'PATCH', 'DELETE'] as const
 
-const describeQuerystring = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    depth: {
-      type: 'integer',
-      minimum: 0,
-      description: `Levels of related entities described (default ${DEFAULT_DESCRIBE_DEPTH}, at most ${MAX_DESCRIBE_DEPTH} are answered)`,
-    },
-    filter: { type: 'string', maxLength: 200, description: 'Keep the fields whose name contains this, in any case' },
+const describeQuerystring = Type.Object(
+  {
+    depth: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description: `Levels of related entities described (default ${DEFAULT_DESCRIBE_DEPTH}, at most ${MAX_DESCRIBE_DEPTH} are answered)`,
+      }),
+    ),
+    filter: Type.Optional(
+      Type.String({ maxLength: 200, description: 'Keep the fields whose name contains this, in any case' }),
+    ),
   },
-}
+  { additionalProperties: false },
+)
 
 const fieldMapResponse = {
   description: 'One key per field and relation: { fullQualifiedTypeName, shortTypeName, isEntity, type, … }',
@@ -60,14 +64,20 @@ function v1ResourceOf(request: FastifyRequest, engine: QueryEngine, token: strin
 }
 
 export function registerOpencellRoutes(
-  scope: FastifyInstance,
+  plain: FastifyInstance,
   engine: QueryEngine,
-  handlers: { list: Handler; get: Handler; listSchema: object; getSchema: object },
+  handlers: {
+    list: QueryHandler<EntityParams>
+    get: QueryHandler<EntityIdParams>
+    listSchema: { params: typeof schemas.entityParams }
+    getSchema: { params: typeof schemas.entityIdParams }
+  },
 ): void {
+  const scope = plain.withTypeProvider<TypeBoxTypeProvider>()
   const version = productVersion()
 
   const refuseWrite = (allow: string) => async (request: FastifyRequest) => {
-    const token = (request.params as Partial<EntityParams>).entity
+    const token = entityParamOf(request.params)
     engine.assertCanQuery(principalOf(request), token)
     const resource = v1ResourceOf(request, engine, token)
     const instead = resource
@@ -117,11 +127,7 @@ export function registerOpencellRoutes(
           response: { 200: schemas.entitiesResponse },
         },
       },
-      async (request) =>
-        engine.entities(
-          principalOf(request),
-          request.query as { onlyBusinessEntities?: boolean; withFullName?: boolean },
-        ),
+      async (request) => engine.entities(principalOf(request), request.query),
     )
     scope.get(
       `${generic}/entities/:entity`,
@@ -138,10 +144,10 @@ export function registerOpencellRoutes(
         },
       },
       async (request) => {
-        const query = request.query as { depth?: number; filter?: string }
-        return engine.opencellFields(principalOf(request), (request.params as EntityParams).entity, {
-          depth: query.depth ?? DEFAULT_DESCRIBE_DEPTH,
-          filter: query.filter,
+        const { depth, filter } = request.query
+        return engine.opencellFields(principalOf(request), request.params.entity, {
+          depth: depth ?? DEFAULT_DESCRIBE_DEPTH,
+          filter,
         })
       },
     )
@@ -158,7 +164,8 @@ export function registerOpencellRoutes(
           body: schemas.legacyBody,
         },
       },
-      async (request, reply) => handlers.list(request, reply, true),
+      async (request, reply) =>
+        handlers.list(reply, principalOf(request), request.params, requestFromLegacyBody(request.body)),
     )
     scope.get(
       `${generic}/:entity`,
@@ -173,7 +180,8 @@ export function registerOpencellRoutes(
           querystring: schemas.listQuerystring,
         },
       },
-      async (request, reply) => handlers.list(request, reply, false),
+      async (request, reply) =>
+        handlers.list(reply, principalOf(request), request.params, requestFromQueryParameters(request.query)),
     )
     scope.get(
       `${generic}/:entity/:id`,
@@ -188,7 +196,8 @@ export function registerOpencellRoutes(
           querystring: schemas.getQuerystring,
         },
       },
-      async (request, reply) => handlers.get(request, reply, false),
+      async (request, reply) =>
+        handlers.get(reply, principalOf(request), request.params, requestFromQueryParameters(request.query)),
     )
     scope.post(
       `${generic}/:entity/:id`,
@@ -203,7 +212,8 @@ export function registerOpencellRoutes(
           body: schemas.legacyBody,
         },
       },
-      async (request, reply) => handlers.get(request, reply, true),
+      async (request, reply) =>
+        handlers.get(reply, principalOf(request), request.params, requestFromLegacyBody(request.body)),
     )
 
     const closed = { config: entityView, schema: { hide: true } }

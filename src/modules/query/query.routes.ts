@@ -1,11 +1,15 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError } from '../../kernel/errors.ts'
 import { principalOf } from '../../kernel/http/principal.ts'
+import type { Principal } from '../../kernel/http/principal.ts'
 import { isPlainObject, parseJsonExact } from './json-text.ts'
 import type { QueryEngine } from './query.service.ts'
 import { listEnvelopeText } from './query.service.ts'
 import * as schemas from './query.schemas.ts'
+import { entityParamOf, type EntityIdParams, type EntityParams } from './query.schemas.ts'
 import { requestFromLegacyBody, requestFromQueryParameters, unknownBodyKey } from './request-parser.ts'
+import type { QueryRequest } from './request-parser.ts'
 import { registerOpencellRoutes } from './opencell.routes.ts'
 
 const JSON_TYPE = 'application/json; charset=utf-8'
@@ -14,18 +18,22 @@ const tags = ['Query API']
 export const entityView = { policy: { entityView: true as const }, reads: true as const }
 const BOOLEAN_TEXT = /^(true|false)$/i
 
-export type EntityParams = { entity: string }
-type EntityIdParams = { entity: string; id: string }
-
-const queryOf = (request: FastifyRequest) => request.query as Record<string, unknown>
-const bodyOf = (request: FastifyRequest) => (request.body ?? {}) as Record<string, unknown>
+/** Lists records or gets one for `principal` and sends the answer (the v1 and Opencell routes). */
+export type QueryHandler<Params> = (
+  reply: FastifyReply,
+  principal: Principal,
+  params: Params,
+  query: QueryRequest,
+) => Promise<unknown>
 
 /**
- * The Query API (§4.1) and Opencell's generic API v2 (opencell.routes.ts). Read-only: other methods on these paths answer 405.
- * The routes live in their own scope, whose JSON parser keeps decimal numbers exact.
+ * The Query API (`/api/v1/query/…`: list, count and get records of any queryable entity, filtered by the caller's
+ * roles and row-level security) and Opencell's generic API v2 (opencell.routes.ts). Read-only: other methods on these
+ * paths answer 405. The routes live in their own scope, whose JSON parser keeps decimal numbers exact.
  */
 export function registerQueryRoutes(app: FastifyInstance, engine: QueryEngine): void {
-  void app.register(async (scope) => {
+  void app.register(async (plain) => {
+    const scope = plain.withTypeProvider<TypeBoxTypeProvider>()
     scope.removeContentTypeParser('application/json')
     scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
       // A JSON content type without a body (the Opencell clients' DELETE) is no body.
@@ -34,14 +42,14 @@ export function registerQueryRoutes(app: FastifyInstance, engine: QueryEngine): 
         return
       }
       try {
-        done(null, parseJsonExact(body as string))
+        done(null, parseJsonExact(body.toString()))
       } catch {
         done(new AppError('MALFORMED_JSON', 'The request body is not valid JSON'), undefined)
       }
     })
 
     // A POST without a body asks for the defaults, as an empty JSON object does; an empty query parameter
-    // (`limit=`) is no parameter (DECISIONS), before the schema would read it as a malformed value.
+    // (`limit=`) counts as absent (so the default applies), before the schema would read it as a malformed value.
     // Booleans are accepted in any case (`forceCount=TRUE`), as the engine reads them.
     // A POST body sending a GET name (`fields`) is told the legacy name before the schema calls it unknown.
     scope.addHook('preValidation', async (request) => {
@@ -49,8 +57,9 @@ export function registerQueryRoutes(app: FastifyInstance, engine: QueryEngine): 
       // Only where a body is read: the writes refused with 405 may carry any entity.
       if (request.method === 'POST' && request.routeOptions.schema?.body && isPlainObject(request.body))
         for (const key of Object.keys(request.body)) unknownBodyKey(key)
-      const query = request.query as Record<string, unknown>
+      const query = request.query
       if (
+        isPlainObject(query) &&
         Object.values(query).some((value) => value === '' || (typeof value === 'string' && BOOLEAN_TEXT.test(value)))
       ) {
         request.query = Object.fromEntries(
@@ -76,14 +85,7 @@ export function registerQueryRoutes(app: FastifyInstance, engine: QueryEngine): 
           response: { 200: schemas.entitiesResponse },
         },
       },
-      async (request) => {
-        const query = request.query as {
-          onlyBusinessEntities?: boolean
-          onlyHugeEntities?: boolean
-          withFullName?: boolean
-        }
-        return engine.entities(principalOf(request), query)
-      },
+      async (request) => engine.entities(principalOf(request), request.query),
     )
     scope.get(
       '/api/v1/query/entities/:entity',
@@ -97,15 +99,11 @@ export function registerQueryRoutes(app: FastifyInstance, engine: QueryEngine): 
           response: { 200: schemas.fieldMappingResponse },
         },
       },
-      async (request) => engine.fieldMapping(principalOf(request), (request.params as EntityParams).entity),
+      async (request) => engine.fieldMapping(principalOf(request), request.params.entity),
     )
 
-    const list = async (request: FastifyRequest, reply: FastifyReply, fromBody: boolean) => {
-      const principal = principalOf(request)
-      const { entity } = request.params as EntityParams
-      const query = fromBody ? requestFromLegacyBody(bodyOf(request)) : requestFromQueryParameters(queryOf(request))
-      return reply.type(JSON_TYPE).send(listEnvelopeText(await engine.list(principal, entity, query)))
-    }
+    const list: QueryHandler<EntityParams> = async (reply, principal, { entity }, query) =>
+      reply.type(JSON_TYPE).send(listEnvelopeText(await engine.list(principal, entity, query)))
     const listSchema = { tags, params: schemas.entityParams, response: { 200: schemas.listResponse } }
     scope.get(
       '/api/v1/query/:entity',
@@ -118,7 +116,8 @@ export function registerQueryRoutes(app: FastifyInstance, engine: QueryEngine): 
           querystring: schemas.listQuerystring,
         },
       },
-      async (request, reply) => list(request, reply, false),
+      async (request, reply) =>
+        list(reply, principalOf(request), request.params, requestFromQueryParameters(request.query)),
     )
     scope.post(
       '/api/v1/query/:entity',
@@ -131,7 +130,7 @@ export function registerQueryRoutes(app: FastifyInstance, engine: QueryEngine): 
           body: schemas.legacyBody,
         },
       },
-      async (request, reply) => list(request, reply, true),
+      async (request, reply) => list(reply, principalOf(request), request.params, requestFromLegacyBody(request.body)),
     )
 
     const countSchema = { tags, params: schemas.entityParams, response: { 200: schemas.countResponse } }
@@ -147,11 +146,7 @@ export function registerQueryRoutes(app: FastifyInstance, engine: QueryEngine): 
         },
       },
       async (request) =>
-        engine.count(
-          principalOf(request),
-          (request.params as EntityParams).entity,
-          requestFromQueryParameters(queryOf(request)),
-        ),
+        engine.count(principalOf(request), request.params.entity, requestFromQueryParameters(request.query)),
     )
     scope.post(
       '/api/v1/query/:entity/count',
@@ -164,20 +159,11 @@ export function registerQueryRoutes(app: FastifyInstance, engine: QueryEngine): 
           body: schemas.legacyBody,
         },
       },
-      async (request) =>
-        engine.count(
-          principalOf(request),
-          (request.params as EntityParams).entity,
-          requestFromLegacyBody(bodyOf(request)),
-        ),
+      async (request) => engine.count(principalOf(request), request.params.entity, requestFromLegacyBody(request.body)),
     )
 
-    const get = async (request: FastifyRequest, reply: FastifyReply, fromBody: boolean) => {
-      const principal = principalOf(request)
-      const { entity, id } = request.params as EntityIdParams
-      const query = fromBody ? requestFromLegacyBody(bodyOf(request)) : requestFromQueryParameters(queryOf(request))
-      return reply.type(JSON_TYPE).send(`{"data":${await engine.get(principal, entity, id, query)}}`)
-    }
+    const get: QueryHandler<EntityIdParams> = async (reply, principal, { entity, id }, query) =>
+      reply.type(JSON_TYPE).send(`{"data":${await engine.get(principal, entity, id, query)}}`)
     const getSchema = { tags, params: schemas.entityIdParams, response: { 200: schemas.getResponse } }
     scope.get(
       '/api/v1/query/:entity/:id',
@@ -190,7 +176,8 @@ export function registerQueryRoutes(app: FastifyInstance, engine: QueryEngine): 
           querystring: schemas.getQuerystring,
         },
       },
-      async (request, reply) => get(request, reply, false),
+      async (request, reply) =>
+        get(reply, principalOf(request), request.params, requestFromQueryParameters(request.query)),
     )
     scope.post(
       '/api/v1/query/:entity/:id',
@@ -203,12 +190,12 @@ export function registerQueryRoutes(app: FastifyInstance, engine: QueryEngine): 
           body: schemas.legacyBody,
         },
       },
-      async (request, reply) => get(request, reply, true),
+      async (request, reply) => get(reply, principalOf(request), request.params, requestFromLegacyBody(request.body)),
     )
 
     // Read-only: writes go through the entity's own v1 resource. Guarded like the reads: 401, 403, then 405.
     const readOnly = (allow: string) => async (request: FastifyRequest) => {
-      engine.assertCanQuery(principalOf(request), (request.params as Partial<EntityParams>).entity)
+      engine.assertCanQuery(principalOf(request), entityParamOf(request.params))
       throw new AppError(
         'METHOD_NOT_ALLOWED',
         `The Query API is read-only: ${request.method} is not allowed here (allowed: ${allow})`,

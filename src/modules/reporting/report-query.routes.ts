@@ -1,53 +1,60 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
+import { Type, type Static } from 'typebox'
 import { AppError } from '../../kernel/errors.ts'
 import { principalOf } from '../../kernel/http/principal.ts'
-import { errorResponses, OpenObject, Reserved } from '../../kernel/http/schemas.ts'
+import { CodeParams, errorResponses, Nullable, OpenObject, Reserved } from '../../kernel/http/schemas.ts'
 import type { ReportQueryInput, ReportQueryService } from './report-query.service.ts'
 
-const nullable = (schema: Record<string, unknown>) => ({ anyOf: [schema, { type: 'null' }] })
-
-/** Required fields are checked in the service so their absence is `missing-parameter`, as §7.1 asks. */
-const reportQueryBody = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    code: nullable({ type: 'string', maxLength: 255 }),
-    description: nullable({ type: 'string', maxLength: 4000 }),
-    targetEntity: nullable({ type: 'string', maxLength: 200 }),
-    visibility: nullable({ type: 'string', maxLength: 50 }),
-    tags: nullable({ type: 'array', maxItems: 100, items: { type: 'string', maxLength: 200 } }),
-    aliases: nullable({ type: 'object', maxProperties: 200, additionalProperties: { type: 'string', maxLength: 200 } }),
-    advancedQuery: nullable({
-      type: 'object',
-      additionalProperties: true,
-      description: 'the query, as the Query API reads it',
-    }),
-    queryType: { description: 'read-only: ignored on write' },
-    system: { description: 'read-only: ignored on write' },
+/**
+ * A saved query as clients send it. Required fields are checked by the service, not here, so that a missing one is
+ * answered `MISSING_PARAMETER` (the schema would call it a validation failure).
+ */
+const ReportQueryBody = Type.Object(
+  {
+    code: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
+    description: Type.Optional(Nullable(Type.String({ maxLength: 4000 }))),
+    targetEntity: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+    visibility: Type.Optional(Nullable(Type.String({ maxLength: 50 }))),
+    tags: Type.Optional(Nullable(Type.Array(Type.String({ maxLength: 200 }), { maxItems: 100 }))),
+    aliases: Type.Optional(
+      Nullable(
+        Type.Unsafe<Record<string, string>>({
+          type: 'object',
+          maxProperties: 200,
+          additionalProperties: { type: 'string', maxLength: 200 },
+        }),
+      ),
+    ),
+    advancedQuery: Type.Optional(
+      Nullable(
+        Type.Unsafe<Record<string, unknown>>({
+          type: 'object',
+          additionalProperties: true,
+          description: 'the query, as the Query API reads it',
+        }),
+      ),
+    ),
+    queryType: Type.Optional(Type.Unknown({ description: 'read-only: ignored on write' })),
+    system: Type.Optional(Type.Unknown({ description: 'read-only: ignored on write' })),
   },
-}
+  { additionalProperties: false },
+)
 
 const ReportQuery = OpenObject('ReportQuery', 'A saved report query: code, targetEntity, visibility, advancedQuery…')
 const ReportQueryResult = OpenObject('ReportQueryResult', 'The rows of a synchronous execution (at most 100)')
 const ReportQueryExecutions = OpenObject('ReportQueryExecutions', 'Executions of a saved query')
+const ExecutionQuery = Type.Object({ mode: Type.Optional(Type.String({ maxLength: 50 })) })
 
-const codeParams = {
-  type: 'object',
-  required: ['code'],
-  properties: { code: { type: 'string', minLength: 1, maxLength: 255 } },
-}
-
-function input(body: unknown): ReportQueryInput {
-  const {
-    queryType: _t,
-    system: _s,
-    ...rest
-  } = (body ?? {}) as ReportQueryInput & { queryType?: unknown; system?: unknown }
+/** The fields a client may write: the read-only ones it echoes back (`queryType`, `system`) are dropped. */
+function input(body: Static<typeof ReportQueryBody> | undefined): ReportQueryInput {
+  const { queryType: _t, system: _s, ...rest } = body ?? {}
   return rest
 }
 
 /** Saved report queries (ErrorV1 error bodies, chosen by the error handler from the path). */
-export function registerReportQueryRoutes(app: FastifyInstance, service: ReportQueryService): void {
+export function registerReportQueryRoutes(server: FastifyInstance, service: ReportQueryService): void {
+  const app = server.withTypeProvider<TypeBoxTypeProvider>()
   const config = { policy: { anyRole: ['queryUser', 'queryManagement'] } }
   const tags = ['Report queries']
 
@@ -58,7 +65,7 @@ export function registerReportQueryRoutes(app: FastifyInstance, service: ReportQ
       schema: {
         tags,
         summary: 'Create a saved report query (code, targetEntity, visibility, advancedQuery required)',
-        body: reportQueryBody,
+        body: ReportQueryBody,
         response: { 201: ReportQuery },
       },
     },
@@ -72,17 +79,13 @@ export function registerReportQueryRoutes(app: FastifyInstance, service: ReportQ
         operationId: 'putReportQuery',
         tags,
         summary: 'Create or replace a saved report query: 201 created, 200 updated; the path code wins',
-        params: codeParams,
-        body: reportQueryBody,
+        params: CodeParams,
+        body: ReportQueryBody,
         response: { 200: ReportQuery, 201: ReportQuery },
       },
     },
     async (request, reply) => {
-      const result = await service.upsert(
-        principalOf(request),
-        (request.params as { code: string }).code,
-        input(request.body),
-      )
+      const result = await service.upsert(principalOf(request), request.params.code, input(request.body))
       return reply.status(result.created ? 201 : 200).send(result.query)
     },
   )
@@ -93,11 +96,11 @@ export function registerReportQueryRoutes(app: FastifyInstance, service: ReportQ
       schema: {
         tags,
         summary: 'Get a saved report query visible to the caller',
-        params: codeParams,
+        params: CodeParams,
         response: { 200: ReportQuery },
       },
     },
-    async (request) => service.get(principalOf(request), (request.params as { code: string }).code),
+    async (request) => service.get(principalOf(request), request.params.code),
   )
   app.put(
     '/api/v1/reportQueries/:code',
@@ -106,19 +109,18 @@ export function registerReportQueryRoutes(app: FastifyInstance, service: ReportQ
       schema: {
         tags,
         summary: 'Partial update: null or absent keeps, an empty value clears; advancedQuery cannot be cleared',
-        params: codeParams,
-        body: reportQueryBody,
+        params: CodeParams,
+        body: ReportQueryBody,
         response: { 200: ReportQuery },
       },
     },
-    async (request) =>
-      service.update(principalOf(request), (request.params as { code: string }).code, input(request.body)),
+    async (request) => service.update(principalOf(request), request.params.code, input(request.body)),
   )
   app.delete(
     '/api/v1/reportQueries/:code',
-    { config, schema: { tags, summary: 'Delete a saved report query (system queries: 409)', params: codeParams } },
+    { config, schema: { tags, summary: 'Delete a saved report query (system queries: 409)', params: CodeParams } },
     async (request, reply) => {
-      await service.delete(principalOf(request), (request.params as { code: string }).code)
+      await service.delete(principalOf(request), request.params.code)
       return reply.status(204).send()
     },
   )
@@ -130,18 +132,13 @@ export function registerReportQueryRoutes(app: FastifyInstance, service: ReportQ
         operationId: 'executeReportQuery',
         tags,
         summary: 'Run a saved query synchronously through the Query API engine (at most 100 rows)',
-        params: codeParams,
-        querystring: { type: 'object', properties: { mode: { type: 'string', maxLength: 50 } } },
+        params: CodeParams,
+        querystring: ExecutionQuery,
         body: { anyOf: [{ type: 'object', additionalProperties: false }, { type: 'null' }] },
         response: { 200: ReportQueryResult, ...errorResponses(408, 429) },
       },
     },
-    async (request) =>
-      service.execute(
-        principalOf(request),
-        (request.params as { code: string }).code,
-        (request.query as { mode?: string }).mode,
-      ),
+    async (request) => service.execute(principalOf(request), request.params.code, request.query.mode),
   )
   app.get(
     '/api/v1/reportQueries/:code/executions',
@@ -150,11 +147,11 @@ export function registerReportQueryRoutes(app: FastifyInstance, service: ReportQ
       schema: {
         tags,
         summary: 'Executions of a saved query by the caller (all callers for queryManagement)',
-        params: codeParams,
+        params: CodeParams,
         response: { 200: ReportQueryExecutions },
       },
     },
-    async (request) => service.executions(principalOf(request), (request.params as { code: string }).code),
+    async (request) => service.executions(principalOf(request), request.params.code),
   )
 
   const deferred = (method: 'GET' | 'PUT' | 'DELETE' | 'POST', url: string, what: string, operationId?: string) =>

@@ -60,8 +60,8 @@ export function registerWorkbenchRoutes(
       },
     },
     async (request, reply) => {
-      const { query, ...parameters } = request.query as Record<string, string>
-      const result = await services.deep.run(principalOf(request), query!, parameters)
+      const { query, ...parameters } = request.query
+      const result = await services.deep.run(principalOf(request), query, parameters)
       if (result.truncated) void reply.header('x-result-truncated', 'true')
       return reply.type('application/json; charset=utf-8').send(result.json)
     },
