@@ -30,6 +30,7 @@ function recordingJob(code: string, runs: number[], ms = 0): JobType {
     defaultInstance: { code, description: `test instance ${code}` },
     async run(context) {
       runs.push(context.executionId)
+      // Work that takes time, so that two runtimes overlap while one of them holds an execution.
       if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms))
       return { processed: 1 }
     },
@@ -57,6 +58,7 @@ async function waitFor<T>(what: string, read: () => Promise<T>, done: (value: T)
     const value = await read()
     if (done(value)) return value
     if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}; last value: ${JSON.stringify(value)}`)
+    // A poll, not a wait on time: the runtime's workers run in the background on their own timers.
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
 }
@@ -124,7 +126,9 @@ describe('heartbeats and the reaper', () => {
 
   it('never touches the work of a running instance that keeps heartbeating, however long it runs', async () => {
     const running = await insertRunning(db.current, 'Reaped', worker.instanceId)
-    // Longer than instanceStaleAfterMs: only the worker's own heartbeats keep it alive.
+    // Longer than instanceStaleAfterMs: only the worker's own heartbeats keep it alive. A real wait by design: the
+    // heartbeats are written by the worker's interval timer and judged stale against the database clock (`now()`),
+    // which no injected clock moves.
     await new Promise((resolve) => setTimeout(resolve, 2500))
     await reaper.reapDeadInstances()
     const [row] = (await executionRows(db.current, 'Reaped')).filter((e) => e.id === running)
@@ -218,7 +222,13 @@ describe.skipIf(!onPostgres)('two instances on one database (needs PostgreSQL: s
     await db.current.db
       .execute(sql`update job_instance set timer = ${JSON.stringify({ second: '*', minute: '*', hour: '*' })}::jsonb,
       next_fire_at = date_trunc('second', now()) + interval '1 second' where code = 'Shared'`)
-    await new Promise((resolve) => setTimeout(resolve, 4000))
+    // Fire times pass on the database clock (`next_fire_at <= now()`), by design: the test waits (polling) for three
+    // of them rather than for a fixed time, then stops the timer.
+    await waitFor(
+      'three timer executions',
+      () => executionRows(db.current, 'Shared'),
+      (list) => list.length >= 3,
+    )
     await db.current.db.execute(sql`update job_instance set active = false where code = 'Shared'`)
     const executions = await waitFor(
       'every execution to finish',
