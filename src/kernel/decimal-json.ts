@@ -2,7 +2,7 @@ import type { Decimal } from 'decimal.js'
 import { formatDecimal, Money } from './money.ts'
 
 /*
- * Decimals on the wire (DECISIONS "General": never binary floating point). A double holds about 16 significant
+ * Decimals on the wire are never binary floating point. A double holds about 16 significant
  * digits, so `12345678901234.5678` parsed or written as a JS number becomes `12345678901234.568`. On the way in, a
  * JSON number a double cannot hold exactly is read as its decimal text; on the way out, decimals are JSON number
  * literals written from their decimal text (`JSON.rawJSON`, which `JSON.stringify` writes verbatim).

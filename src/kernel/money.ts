@@ -8,7 +8,7 @@ import { Decimal } from 'decimal.js'
 export const Money = Decimal.clone({ precision: 80, rounding: Decimal.ROUND_HALF_UP, toExpNeg: -40, toExpPos: 40 })
 export type Money = Decimal
 
-/** Unit prices keep 12 decimals (DECISIONS "General"). */
+/** Unit prices keep 12 decimals (the database columns hold 18 integer digits and 12 decimals). */
 export const UNIT_PRICE_SCALE = 12
 
 export function money(value: Decimal.Value): Decimal {

@@ -2,7 +2,7 @@ import pg from 'pg'
 import { isDatabaseUnavailable, pgErrorOf } from './database-errors.ts'
 
 /**
- * Streaming read replicas (DECISIONS "Read replicas"): which replica may serve a read, from a background check of
+ * Streaming read replicas (docs/decisions.md, "Read replicas"): which replica may serve a read, from a background check of
  * each replica's replay position, lag and schema, and the caller's last write position kept in the primary.
  */
 

@@ -32,7 +32,7 @@ function familyCode(family: Family, generic: ErrorCode, details: readonly ErrorD
   return FAMILY_CODES[family]?.[generic] ?? generic
 }
 
-/** The route family decides the error body shape (DECISIONS "Every error is JSON"). */
+/** The route family decides the error body shape: `Error`, `QueryError` (with `code`), `ErrorV1` or `OAuthError`. */
 export function errorFamily(url: string): Family {
   const path = url.split('?')[0] ?? ''
   if (

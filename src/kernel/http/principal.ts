@@ -12,7 +12,7 @@ export interface Principal {
   roles: ReadonlySet<string>
   groups: readonly string[]
   /**
-   * Row-level restriction (DECISIONS "General"): the seller codes the caller may see when every group
+   * Row-level restriction: the seller codes the caller may see when every group
    * of theirs carries a seller list; null when any group is unrestricted.
    */
   sellerCodes: readonly string[] | null

@@ -11,7 +11,7 @@ declare module 'fastify' {
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
 /**
- * Read-your-writes on replicas (DECISIONS "Read replicas"): before a caller's write is answered, the primary's WAL
+ * Read-your-writes on replicas (docs/decisions.md, "Read replicas"): before a caller's write is answered, the primary's WAL
  * position is recorded for them, in the primary, so their next reads on any instance go to a replica only once it has
  * replayed past it. Only with replicas configured; a failure to record is logged, never the request's failure (the
  * caller's reads then may go to a replica within the lag bound).

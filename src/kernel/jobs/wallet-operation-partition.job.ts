@@ -3,7 +3,7 @@ import { rows } from '../db/database.ts'
 import type { JobType } from './job-runtime.ts'
 
 /**
- * Creates the monthly partitions of `wallet_operation` ahead of need (DECISIONS "Partitioned wallet operations"): the
+ * Creates the monthly partitions of `wallet_operation` ahead of need (docs/decisions.md, "Partitioned wallet operations"): the
  * current month's and the next `monthsAhead` (default 3), and one for every month the default partition holds rows
  * of (operations dated before the partitions, or far ahead), which move into it. Safe on several instances (the
  * creation is serialized in the database).

@@ -3,7 +3,7 @@ import type { EntityDef, EntityRegistry } from './registry.ts'
 import { textArray } from './json.ts'
 
 /**
- * The caller's row-level restriction (DECISIONS "General"): the seller codes it may see when every group of theirs
+ * The caller's row-level restriction: the seller codes it may see when every group of theirs
  * carries a seller list, null when it is unrestricted.
  */
 export type SellerCodes = readonly string[] | null

@@ -49,8 +49,9 @@ export class ResourceService {
   }
 
   /**
-   * The caller's seller restriction for this resource. Business entities need it on every read and write (DECISIONS
-   * "General": row-level security); for the others it changes nothing and may be left out.
+   * The caller's seller restriction for this resource. Business entities need it on every read and write (row-level
+   * security: a caller restricted to some sellers sees and changes only their records); for the others it changes
+   * nothing and may be left out.
    */
   private scope(sellerCodes: SellerCodes | undefined): SellerCodes {
     if (sellerCodes !== undefined) return sellerCodes

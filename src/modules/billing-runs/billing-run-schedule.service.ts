@@ -87,7 +87,7 @@ export class BillingRunScheduleService {
   }
 
   /**
-   * Every schedule, by code (the document: "all schedules"); `offset` and `limit` (at most 1000) page only when sent,
+   * Every schedule, by code; `offset` and `limit` (at most 1000) page only when sent,
    * and `limit` is echoed only then.
    */
   async list(query: { offset?: number; limit?: number }) {

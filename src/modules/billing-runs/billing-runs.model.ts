@@ -181,7 +181,7 @@ const TIMING_FIELDS = ['repeats', 'cron', 'startDate', 'endDate'] as const
 const DATE_FIELDS = ['startDate', 'endDate', 'lastTransactionDate', 'invoiceDate'] as const
 
 /**
- * The rules of a cadence (DECISIONS "Schedules"): one-time needs a future `startDate` and no cron or end;
+ * The rules of a cadence: one-time needs a future `startDate` and no cron or end;
  * recurring needs a valid cron that still fires after now, within [startDate, endDate].
  */
 function checkTiming(timing: ScheduleTiming, context: RuleContext): void {

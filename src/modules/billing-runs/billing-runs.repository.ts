@@ -21,7 +21,7 @@ export interface Auditable {
   updater: string | null
 }
 
-/** A schedule as read back (DECISIONS "Schedules"): every input field, status, timer and the runs it created. */
+/** A schedule as read back: every input field, status, timer and the runs it created. */
 export interface ScheduleView {
   id: number
   code: string

@@ -24,7 +24,7 @@ describe('role catalog', () => {
     for (const portal of PORTAL_ROLES) expect(BILLING_ROLES.map((r) => r.name)).not.toContain(portal)
   })
 
-  it('gives each built-in group exactly the roles of §5', () => {
+  it('gives each built-in group exactly the roles of its role list', () => {
     expect(BUILT_IN_GROUPS.map((g) => g.name)).toEqual([
       'Platform Admin',
       'Account Manager',

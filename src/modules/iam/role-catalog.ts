@@ -1,5 +1,5 @@
 /**
- * The role catalog of the access document (§2.3): exactly 73 roles named `<domain>.<resource>.<scope>`, plus the
+ * The role catalog: exactly 73 roles named `<domain>.<resource>.<scope>`, plus the
  * three query roles. No hierarchy: `manage` never implies `view`.
  */
 const CATALOG: Record<string, Record<string, readonly string[]>> = {
@@ -96,7 +96,7 @@ const is = (domain: string, scope?: string) => (r: RoleDefinition) =>
 
 const apiViews = names(is('api', 'view'))
 
-/** The six built-in groups of §5 point 4. */
+/** The six built-in groups; their names and roles are fixed here and written to the database at every start. */
 export const BUILT_IN_GROUPS: readonly { name: string; description: string; roles: readonly string[] }[] = [
   { name: 'Platform Admin', description: 'Every role of the catalog', roles: BILLING_ROLES.map((r) => r.name) },
   {

@@ -63,7 +63,7 @@ export async function grantsOf(
     db,
     sql`select g.name, g.seller_codes from group_member m join user_group g on g.id = m.group_id where m.user_id = ${userId} order by g.name`,
   )
-  // Restricted only when every group carries a seller list (DECISIONS "General").
+  // Restricted only when every group carries a seller list: one unrestricted group lifts the restriction.
   const restricted = groupRows.length > 0 && groupRows.every((g) => g.seller_codes !== null)
   const sellerCodes = restricted ? [...new Set(groupRows.flatMap((g) => g.seller_codes ?? []))].sort() : null
   return { roles: roleRows.map((r) => r.name), groups: groupRows.map((g) => g.name), sellerCodes }

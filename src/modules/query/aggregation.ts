@@ -92,7 +92,7 @@ export function buildAggregation(
   return { columns: kept, groupBy: groups, having: having.map((h) => parseHaving(registry, entity, h)) }
 }
 
-/** DECISIONS: `<AGG>(<field>) <op> <value>`, op in = != <> < <= > >=, value a number or a quoted string. */
+/** A having condition: `<AGG>(<field>) <op> <value>`, op in = != <> < <= > >=, value a number or a quoted string. */
 function parseHaving(registry: EntityRegistry, entity: EntityDef, text: string): HavingCondition {
   const open = text.indexOf('(')
   let depth = 0

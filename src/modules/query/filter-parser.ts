@@ -38,7 +38,7 @@ export interface ParsedFilters {
   readonly usesSql: boolean
 }
 
-/** The conditions of §2.6, as written in keys (matched case-insensitively). */
+/** The filter conditions a key may start with (`ne price`, `fromRange date`…), matched case-insensitively. */
 const CONDITIONS = [
   'ne',
   'eqOptional',
@@ -132,7 +132,7 @@ class FilterParser {
     this.context = context
   }
 
-  /** A set of keys combined by its `$operator` (default AND), then ANDed with its `$filter<N>` blocks (rule 1). */
+  /** A set of keys combined by its `$operator` (default AND), then ANDed with its `$filter<N>` blocks. */
   block(entity: EntityDef, object: Record<string, unknown>, operator: 'and' | 'or', nesting: number): Condition {
     if (nesting > MAX_NESTING) throw filterError('filters', `blocks are nested more than ${MAX_NESTING} levels deep`)
     let combinator = operator
@@ -524,7 +524,7 @@ class FilterParser {
     return name === 'ne' || name === 'not-inList' ? negate(found) : found
   }
 
-  /** §2.7: `{ "<code>": [{ "value": v }] }`, converted by the template's declared type; codes are ANDed, values ORed. */
+  /** A custom-field filter `{ "<code>": [{ "value": v }] }`, converted by the template's declared type; codes are ANDed, values ORed. */
   private customFieldFilter(
     entity: EntityDef,
     key: string,

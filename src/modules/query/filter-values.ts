@@ -87,7 +87,7 @@ function isoOfEpoch(ms: number): string {
 }
 
 /**
- * A date or instant as the client wrote it (DECISIONS "Dates on the wire"): `yyyy-MM-dd`, ISO-8601 date-time
+ * A date or instant as the client wrote it: `yyyy-MM-dd`, ISO-8601 date-time
  * with or without an offset (without one it is wall-clock time in the tenant zone), or epoch milliseconds.
  */
 export function temporalValue(raw: unknown): Value {

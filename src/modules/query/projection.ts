@@ -50,7 +50,7 @@ export function entityProjection(registry: EntityRegistry, entity: EntityDef): P
 }
 
 /**
- * An entity written in full (DECISIONS "Relations not listed in nested"): every field; relations listed in
+ * An entity written in full: every field; relations listed in
  * `nested` in full; below a listed relation, `remaining` further levels of relations and collections in full;
  * other many-to-ones as `{ "id": n }`; other collections left out. At the root, depth does not apply.
  */

@@ -34,7 +34,7 @@ import { ID_PLACEHOLDER, named, StatementCache, toCompiled, withId, type Compile
 const readerOf = (principal: Principal): Reader => ({ subject: principal.subject })
 
 export interface ListPage {
-  /** undefined when a huge-volume entity was not counted (§2.9). */
+  /** undefined when a huge-volume entity was not counted (entities in the tenant setting hugeVolumeEntities are counted only with forceCount). */
   readonly total: number | undefined
   readonly limit: number
   readonly offset: number
@@ -74,7 +74,10 @@ interface Target {
   readonly restriction: Condition | undefined
 }
 
-/** The envelope of §2.4 around the database's JSON text: the rows are never parsed and re-encoded. */
+/**
+ * The list envelope (`{ total, limit, offset, filters, data }`, or the bare data array with extractList) around the
+ * database's JSON text: the rows are never parsed and re-encoded.
+ */
 export function listEnvelopeText(page: ListPage): string {
   if (page.extractList) return page.dataJson
   const parts: string[] = []
@@ -378,7 +381,7 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
     }
   }
 
-  /** A list page (§2.4) with its rows as the database's JSON text. */
+  /** A list page with its rows as the database's JSON text. */
   async function list(principal: Principal, entityToken: string, request: QueryRequest): Promise<ListPage> {
     const target = authorize(principal, entityToken)
     const settings = await cachedTenantSettings(database.db)
@@ -504,7 +507,7 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
       requireSomeReadable(principal)
     },
 
-    /** The entity names the caller may query (§2.4 "Entity names list"), subclasses included. */
+    /** The entity names the caller may query (readable by its roles), subclasses included. */
     entities(principal: Principal, options: EntityListOptions) {
       requireSomeReadable(principal)
       const found: { name: string; fullName: string }[] = []
@@ -534,7 +537,7 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
       })
     },
 
-    /** §2.4 "Entity field mapping": Java-style names for client compatibility (DECISIONS). */
+    /** How an entity maps to its table, with Java-style names and types so that clients written for Opencell read it. */
     fieldMapping(principal: Principal, entityToken: string): FieldMapping {
       const target = authorize(principal, entityToken)
       const entity = target.entity

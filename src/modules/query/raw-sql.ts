@@ -304,7 +304,7 @@ export function sqlFragmentProblem(
   return nodeProblem(kind === 'condition' ? select.targetList : select.whereClause, rules)
 }
 
-/** Words an Expert text may not contain outside literals and quoted identifiers (DECISIONS "Workbench"). */
+/** Words an Expert text may not contain outside literals and quoted identifiers (it runs read-only). */
 const FORBIDDEN_WORDS = /\b(delete|update|insert|drop|alter|create|truncate|grant|revoke|exec|execute|call|merge)\b/i
 
 /** A refused Expert text: the reason, and the offending character's offset in the text when there is one. */
@@ -324,7 +324,7 @@ export interface ExpertStatement {
 }
 
 /**
- * Vets a whole Expert (native SQL) statement: the document's keyword rules on the text outside literals and
+ * Vets a whole Expert (native SQL) statement: no forbidden keyword (`FORBIDDEN_WORDS`) in the text outside literals and
  * quoted identifiers, then PostgreSQL's parse tree (one SELECT, WITH or EXPLAIN; no data-modifying CTE, SELECT
  * INTO or locking clause; no system catalog; allow-listed functions and casts only). `loadSqlParser` first.
  */
@@ -459,7 +459,7 @@ function checkNode(type: string, body: Record<string, unknown>, rules: TreeRules
   }
 }
 
-/** The text-level scan of rule 1. */
+/** The text-level scan of a fragment: nothing `scanOutsideLiterals` refuses, and balanced parentheses. */
 function structureProblem(text: string): string | undefined {
   const scanned = scanOutsideLiterals(text, 'the SQL fragment')
   if ('message' in scanned) return scanned.message

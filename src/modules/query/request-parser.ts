@@ -34,7 +34,10 @@ export interface QueryRequest {
   readonly dialect?: 'parameters' | 'body' | undefined
 }
 
-/** The names a client used for fields, nested and depth: GET parameters, or the legacy body names (§9). */
+/**
+ * The names a client used for fields, nested and depth: the GET parameters, or the POST body's legacy names
+ * (genericFields, nestedEntities, nestedDepth), so that an error names the field as the client wrote it.
+ */
 export function parameterNames(request: Pick<QueryRequest, 'dialect'>): {
   fields: string
   nested: string
@@ -51,7 +54,10 @@ const MAX_LIST_ENTRIES = 200
 const SORT_ORDERS: Record<string, boolean> = { ASC: false, ASCENDING: false, DESC: true, DESCENDING: true }
 const JOIN_TYPES: readonly JoinKind[] = ['INNER', 'LEFT', 'RIGHT']
 
-/** A §7.2 error whose message the document spells out: it begins as written there, without the field prefix. */
+/**
+ * An INVALID_PARAMETER error whose message clients match word for word: it is written as given, without the
+ * usual `<field>: ` prefix.
+ */
 function documentedError(name: string, message: string): AppError {
   return new AppError('INVALID_PARAMETER', message, { details: [{ field: name, message }] })
 }
@@ -133,7 +139,7 @@ function filtersParameter(value: unknown): Record<string, unknown> | undefined {
 // Offsets beyond this are meaningless and would overflow PostgreSQL's bigint arithmetic in OFFSET.
 const MAX_OFFSET = Number.MAX_SAFE_INTEGER
 
-/** The GET dialect (§2.5). */
+/** The GET dialect: query parameters named fields, nested, depth…, lists as comma-separated text. */
 export function requestFromQueryParameters(query: Record<string, unknown>): QueryRequest {
   return {
     filters: filtersParameter(query.filters),
@@ -155,7 +161,7 @@ export function requestFromQueryParameters(query: Record<string, unknown>): Quer
   }
 }
 
-/** Body keys of the POST dialect and of a saved report's advancedQuery: the legacy names (§4.1, §9). */
+/** Body keys of the POST dialect and of a saved report's advancedQuery: the legacy names (genericFields, …). */
 export const LEGACY_BODY_KEYS = [
   'filters',
   'genericFields',

@@ -23,7 +23,7 @@ import type {
 export interface CompileOptions {
   /** The tenant time zone: a calendar day in a filter stands for its start there. */
   readonly timeZone: string
-  /** Row-level security (DECISIONS "General"): the seller codes the caller may see; null when unrestricted. */
+  /** Row-level security: the seller codes the caller may see; null when unrestricted. */
   readonly sellerCodes: readonly string[] | null
   /** The caller, for entities that declare a row policy (saved queries' visibility). */
   readonly viewer?: Viewer | undefined

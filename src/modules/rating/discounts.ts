@@ -16,7 +16,7 @@ const ZERO = new Money(0)
 
 export const EMPTY_DISCOUNT_STATE: DiscountState = { applied: {}, fixedUsed: {} }
 
-/** The cascade order (DECISIONS): plan sequence, then level (product, offer, order), then plan code. */
+/** The cascade order of discount instances: plan sequence, then level (product, offer, order), then plan code. */
 export function cascadeOrder(a: DiscountInstance, b: DiscountInstance): number {
   return (
     a.sequence - b.sequence ||
@@ -35,7 +35,7 @@ export interface AppliedDiscounts {
 }
 
 /**
- * Discounts lines (DECISIONS "Discount scope" and cascade): each instance discounts the lines of its scope, in the
+ * Discounts lines: each instance discounts the lines of its scope, in the
  * order given (callers pass one-shot lines before recurring ones); instances apply in cascade order, each on the
  * line's already-discounted amount, items in item order. PERCENTAGE takes that percentage of the line; FIXED grants
  * its value once per instance across lines and ratings (what was granted is in the state), never below zero. Each

@@ -1,5 +1,5 @@
 /**
- * The rating engine (ARCHITECTURE "Rating"): pure functions from a charge, its pricing version, quantity,
+ * The rating engine: pure functions from a charge, its pricing version, quantity,
  * attributes, date, tax and discounts to rated lines with amounts and an explanation. Order preview, order
  * placement and recurring rating all call these; nothing else computes a price.
  */

@@ -4,7 +4,7 @@ import type { PricingDefinition } from '../pricing/index.ts'
 /** The catalog charge types (`ONESHOT` one-shot charges carry a one-shot type). */
 export type ChargeType = 'ONESHOT' | 'RECURRING' | 'USAGE'
 
-/** A tax as rating applies it: `percent` of the amount without tax (DECISIONS "Tax"). */
+/** A tax as rating applies it: `percent` of the amount without tax. */
 export interface TaxRate {
   readonly id: number
   readonly code: string

@@ -9,7 +9,7 @@ export function daysBetween(start: string, end: string): number {
 }
 
 /**
- * The first service period of a recurring charge (DECISIONS "Recurring"): from the subscription date to the end of
+ * The first service period of a recurring charge: from the subscription date to the end of
  * the calendar period containing it (exclusive). Not prorated unless the charge says so; then the share is the
  * days of the period left from the subscription date.
  */

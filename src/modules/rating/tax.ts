@@ -15,7 +15,7 @@ export interface TaxMapping {
 const specificity = (m: TaxMapping) => (m.sellerCountryId === null ? 0 : 1) + (m.billingCountryId === null ? 0 : 1)
 
 /**
- * The tax of a tax class for a seller country and a billing country (DECISIONS "Tax"): among the mappings of the
+ * The tax of a tax class for a seller country and a billing country: among the mappings of the
  * class whose countries are absent or equal, the most specific (both countries, then one, then none), then the
  * highest priority, then the oldest. Undefined when no mapping applies.
  */
@@ -37,14 +37,14 @@ export function selectTax(
 
 const HUNDRED = new Money(100)
 
-/** The tax on an amount without tax: `round(amount × percent / 100)` HALF_UP to the minor unit (DECISIONS "Tax"). */
+/** The tax on an amount without tax: `round(amount × percent / 100)` HALF_UP to the minor unit. */
 export function taxOf(amountWithoutTax: Decimal, tax: Pick<TaxRate, 'percent'>, minorUnits: number): Decimal {
   return roundAmount(amountWithoutTax.times(tax.percent).div(HUNDRED), minorUnits)
 }
 
 /**
  * The tax included in an amount with tax: `round(amount × rate / (1 + rate))` with rate = percent / 100, that is
- * `round(amount × percent / (100 + percent))`, HALF_UP to the minor unit (DECISIONS "General", prices including tax).
+ * `round(amount × percent / (100 + percent))`, HALF_UP to the minor unit (docs/decisions.md, "Money on the wire and prices including tax").
  */
 export function includedTaxOf(amountWithTax: Decimal, tax: Pick<TaxRate, 'percent'>, minorUnits: number): Decimal {
   return roundAmount(amountWithTax.times(tax.percent).div(HUNDRED.plus(tax.percent)), minorUnits)

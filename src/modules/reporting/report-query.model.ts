@@ -35,7 +35,7 @@ export interface StoredReportQuery {
   creator: string | null
 }
 
-/** Who may see a saved query (DECISIONS "Saved report queries"); invisible behaves as absent. */
+/** Who may see a saved query (docs/decisions.md, "Saved report queries"); invisible behaves as absent. */
 export function isVisible(query: StoredReportQuery, principal: Principal): boolean {
   if (principal.roles.has('queryManagement') || query.system) return true
   if (query.creator === principal.username) return true

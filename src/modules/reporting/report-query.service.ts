@@ -229,7 +229,7 @@ export class ReportQueryService {
     }
   }
 
-  /** Partial update (§4.2 rule 4): null or absent keeps a value; an empty value clears it; advancedQuery {} is refused. */
+  /** Partial update: null or absent keeps a value; an empty value clears it; advancedQuery {} is refused. */
   async update(principal: Principal, code: string, input: ReportQueryInput) {
     if (input.code !== undefined && input.code !== null && input.code !== code) {
       throw invalid('code', `code is the query's identity and cannot change (${code})`)

@@ -5,7 +5,7 @@ import { queryHash } from './workbench.repository.ts'
 
 export type ExpertStatus = 'SUCCESS' | 'FAILED' | 'TIMEOUT' | 'CANCELLED'
 
-/** An Expert run as the API shows it (DECISIONS "Workbench": status null while it runs). */
+/** An Expert run as the API shows it: status null while it runs. */
 export interface ExpertExecution {
   id: number
   status: ExpertStatus | null

@@ -202,7 +202,7 @@ export function createExpertService(deps: {
         }),
       )
     }
-    // DECISIONS: the Expert row limit is min(maxRowsAsync, maxRowsSync); a larger requested limit is lowered to it.
+    // The Expert row limit is min(maxRowsAsync, maxRowsSync); a larger requested limit is lowered to it.
     const rowLimit = Math.min(settings.governorMaxRowsAsync, settings.governorMaxRowsSync)
     const limit = Math.min(body.limit ?? rowLimit, rowLimit)
     const maxOpen = settings.governorMaxConcurrentAsyncPerUser

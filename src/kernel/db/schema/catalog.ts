@@ -24,7 +24,7 @@ import {
 } from './reference.ts'
 import { sellers } from './accounts.ts'
 
-/** Unit prices and discount values: 18 integer digits, 12 decimals (DECISIONS "Money and quantities"). */
+/** Unit prices and discount values: 18 integer digits, 12 decimals (money.ts rounds unit prices to 12). */
 const price = (name: string) => numeric(name, { precision: 30, scale: 12 })
 
 /** Attributes describe what a customer chooses when ordering a product (tier, region, ...). */

@@ -16,7 +16,7 @@ export const reportingEntities = [
       ownerGroups: { readOnly: true },
     },
     relations: { executions: oneToMany('ReportQueryExecution', 'reportQuery') },
-    // The visibility of saved queries (DECISIONS "Saved report queries"), also through the Query API.
+    // The visibility of saved queries (report-query.model.ts `isVisible`), also through the Query API.
     rowPolicy: (q, viewer) =>
       viewer.roles.has('queryManagement')
         ? undefined

@@ -48,7 +48,7 @@ export const KEYWORDS = new Set([
 
 /**
  * Words of statements that change data or run code: a Deep query is read-only, so a text using any of them as a
- * word (outside a string literal) is refused whatever the grammar would make of it (§4.3 rule 3).
+ * word (outside a string literal) is refused whatever the grammar would make of it.
  */
 export const FORBIDDEN_WORDS = new Set([
   'UPDATE',

@@ -26,7 +26,7 @@ const MAX_NESTING = 64
 const MAX_ITEMS = 100
 
 /**
- * Parses the Deep subset (DECISIONS "Workbench"): `[select …] from <Entity> [[as] alias] [join …] [where …]
+ * Parses the Deep subset (docs/decisions.md, "Workbench, Deep mode"): `[select …] from <Entity> [[as] alias] [join …] [where …]
  * [group by …] [having …] [order by …]`. Anything outside it is an error naming the offending token, its line and
  * column, and what was expected there.
  */
