@@ -1,0 +1,60 @@
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { startServer, stop, useCli } from '../support/cli.ts'
+
+const { root } = useCli()
+
+// Each test starts one to three real server processes (PGlite, migrations): a busy machine needs more than the
+// default 30 s.
+describe('obol CLI: the web UI, logs and signals', { timeout: 90_000 }, () => {
+  it('redirects / to the web UI, which start built; logs JSON lines when stdout is not a terminal, probes and metrics not at info', async () => {
+    const server = await startServer(path.join(root, 'newcomer'), { LOG_LEVEL: 'info' })
+    const landing = await fetch(`${server.base}/`, { redirect: 'manual' })
+    expect([landing.status, landing.headers.get('location')]).toEqual([302, '/ui/'])
+    // `start` built the web UI when it was missing or stale (bin/build-ui.js) and serves it.
+    const page = await fetch(`${server.base}/ui/`)
+    expect([page.status, (await page.text()).includes('/ui/assets/')]).toEqual([200, true])
+    for (const probe of ['/health/live', '/health/ready', '/metrics'])
+      expect((await fetch(server.base + probe)).ok).toBe(true)
+    expect((await fetch(`${server.base}/api/v1/sellers`)).status).toBe(401)
+    const exit = await stop(server)
+    const lines = exit.stdout.split('\n').filter((line) => line.startsWith('{'))
+    const logged = lines.map((line) => JSON.parse(line) as { msg: string; req?: { url: string } })
+    expect(logged.map((l) => l.msg)).toContain('stopped')
+    const urls = logged.flatMap((l) => (l.req ? [l.req.url] : []))
+    expect(urls).toContain('/api/v1/sellers')
+    expect(urls.filter((url) => url.startsWith('/health') || url.startsWith('/metrics'))).toEqual([])
+  }, 120_000)
+  it('logs human-readable lines on a terminal', async () => {
+    const server = await startServer(
+      path.join(root, 'newcomer'),
+      { LOG_LEVEL: 'info' },
+      { terminal: true, detached: true },
+    )
+    expect((await fetch(`${server.base}/api/v1/sellers`)).status).toBe(401)
+    // The terminal shows the line once the server has written it (stopping `script` first would cut it off).
+    for (let i = 0; i < 100 && !/request completed/.test(server.output()); i++)
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    process.kill(-server.pid, 'SIGTERM')
+    const exit = await server.exited
+    expect(exit.stdout).toMatch(/INFO.*request completed/)
+    expect(exit.stdout).not.toMatch(/^\{"level"/m)
+  }, 120_000)
+  it.each([
+    ['directly', []],
+    ['through the re-execution for a Node without type stripping', ['--no-experimental-strip-types']],
+  ])(
+    'stops the server it started on SIGTERM, run %s, leaving no process behind',
+    async (_how, nodeArgs) => {
+      const server = await startServer(path.join(root, 'newcomer'), {}, { nodeArgs, detached: true })
+      expect((await fetch(`${server.base}/health/live`)).status).toBe(200)
+      server.child.kill('SIGTERM')
+      const exit = await server.exited
+      expect([exit.code, exit.signal]).toEqual([0, null])
+      await expect(fetch(`${server.base}/health/live`)).rejects.toThrow()
+      // Nothing of its process group is left running (a re-executed child would be).
+      expect(() => process.kill(-server.pid, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }))
+    },
+    120_000,
+  )
+})
