@@ -54,194 +54,191 @@ function translateWriteError(error: unknown, code: string): unknown {
   return error
 }
 
+export type BillingRunScheduleService = ReturnType<typeof createBillingRunScheduleService>
+
 /** Billing run schedules: the API's use cases and the timer's claim of a due firing. */
-export class BillingRunScheduleService {
-  private readonly db: Db
-  private readonly log: WarningLog
+export function createBillingRunScheduleService(deps: { db: Db; log: WarningLog }) {
+  const { db, log } = deps
+  return {
+    async create(body: ScheduleBody, actor: Actor): Promise<repo.ScheduleView> {
+      const code = body.name?.trim() ?? ''
+      try {
+        return await db.transaction(async (tx) => {
+          const state = scheduleFromCreate(body, await ruleContext(tx))
+          const cycleIds = await resolveCycles(tx, state.billingCycleCodes)
+          if (await repo.findSchedule(tx, state.code)) throw scheduleExists(state.code)
+          const id = await repo.insertSchedule(tx, state, actor.username)
+          await repo.setScheduleCycles(tx, id, cycleIds)
+          return (await repo.findScheduleById(tx, id))!
+        })
+      } catch (error) {
+        throw translateWriteError(error, code)
+      }
+    },
 
-  constructor(deps: { db: Db; log: WarningLog }) {
-    this.db = deps.db
-    this.log = deps.log
-  }
+    async get(code: string): Promise<repo.ScheduleView> {
+      const found = await repo.findSchedule(db, code)
+      if (!found) throw notFound(code)
+      return found
+    },
 
-  async create(body: ScheduleBody, actor: Actor): Promise<repo.ScheduleView> {
-    const code = body.name?.trim() ?? ''
-    try {
-      return await this.db.transaction(async (tx) => {
-        const state = scheduleFromCreate(body, await ruleContext(tx))
-        const cycleIds = await resolveCycles(tx, state.billingCycleCodes)
-        if (await repo.findSchedule(tx, state.code)) throw scheduleExists(state.code)
-        const id = await repo.insertSchedule(tx, state, actor.username)
-        await repo.setScheduleCycles(tx, id, cycleIds)
-        return (await repo.findScheduleById(tx, id))!
+    /**
+     * Every schedule, by code; `offset` and `limit` (at most 1000) page only when sent,
+     * and `limit` is echoed only then.
+     */
+    async list(query: { offset?: number; limit?: number }) {
+      const limit = query.limit === undefined ? undefined : Math.min(query.limit, MAX_LIMIT)
+      const offset = query.offset ?? 0
+      const page = await db.transaction((tx) => repo.listSchedules(tx, { offset, limit }), {
+        isolationLevel: 'repeatable read',
+        accessMode: 'read only',
       })
-    } catch (error) {
-      throw translateWriteError(error, code)
-    }
-  }
+      return { total: page.total, offset, ...(limit === undefined ? {} : { limit }), data: page.data }
+    },
 
-  async get(code: string): Promise<repo.ScheduleView> {
-    const found = await repo.findSchedule(this.db, code)
-    if (!found) throw notFound(code)
-    return found
-  }
+    /** Partial: only the fields sent change; the next firing is recomputed from now. COMPLETED → 409. */
+    async update(code: string, body: ScheduleBody, actor: Actor): Promise<repo.ScheduleView> {
+      try {
+        return await db.transaction(async (tx) => {
+          const current = await repo.lockSchedule(tx, code)
+          if (!current) throw notFound(code)
+          // A client may send the whole schedule back: its name is accepted when it is the code.
+          if (body.name !== undefined && body.name !== null && body.name !== code) {
+            throw validationError([{ field: 'name', message: `expected ${code}: a schedule cannot be renamed` }])
+          }
+          const state = scheduleFromUpdate(repo.stateOf(current), body, await ruleContext(tx))
+          if (body.billingCycleCodes !== undefined) {
+            await repo.setScheduleCycles(tx, current.id, await resolveCycles(tx, state.billingCycleCodes))
+          }
+          await repo.updateSchedule(tx, current.id, state, actor.username)
+          return (await repo.findScheduleById(tx, current.id))!
+        })
+      } catch (error) {
+        throw translateWriteError(error, code)
+      }
+    },
 
-  /**
-   * Every schedule, by code; `offset` and `limit` (at most 1000) page only when sent,
-   * and `limit` is echoed only then.
-   */
-  async list(query: { offset?: number; limit?: number }) {
-    const limit = query.limit === undefined ? undefined : Math.min(query.limit, MAX_LIMIT)
-    const offset = query.offset ?? 0
-    const page = await this.db.transaction((tx) => repo.listSchedules(tx, { offset, limit }), {
-      isolationLevel: 'repeatable read',
-      accessMode: 'read only',
-    })
-    return { total: page.total, offset, ...(limit === undefined ? {} : { limit }), data: page.data }
-  }
+    /** Deletes the schedule and its timer; the bill runs it created stay, carrying its code. */
+    async delete(code: string): Promise<void> {
+      if (!(await repo.deleteSchedule(db, code))) throw notFound(code)
+    },
 
-  /** Partial: only the fields sent change; the next firing is recomputed from now. COMPLETED → 409. */
-  async update(code: string, body: ScheduleBody, actor: Actor): Promise<repo.ScheduleView> {
-    try {
-      return await this.db.transaction(async (tx) => {
+    /** ACTIVE → PAUSED (no firing until resumed); PAUSED stays PAUSED; COMPLETED → 409. */
+    async pause(code: string, actor: Actor): Promise<repo.ScheduleView> {
+      return db.transaction(async (tx) => {
         const current = await repo.lockSchedule(tx, code)
         if (!current) throw notFound(code)
-        // A client may send the whole schedule back: its name is accepted when it is the code.
-        if (body.name !== undefined && body.name !== null && body.name !== code) {
-          throw validationError([{ field: 'name', message: `expected ${code}: a schedule cannot be renamed` }])
+        if (current.status === 'COMPLETED') {
+          throw new AppError('INVALID_STATE', `Schedule ${code} is COMPLETED: there is nothing left to pause`)
         }
-        const state = scheduleFromUpdate(repo.stateOf(current), body, await ruleContext(tx))
-        if (body.billingCycleCodes !== undefined) {
-          await repo.setScheduleCycles(tx, current.id, await resolveCycles(tx, state.billingCycleCodes))
-        }
-        await repo.updateSchedule(tx, current.id, state, actor.username)
+        if (current.status === 'PAUSED') return current
+        await repo.setScheduleTimer(tx, current.id, { status: 'PAUSED', next: null, updater: actor.username })
         return (await repo.findScheduleById(tx, current.id))!
       })
-    } catch (error) {
-      throw translateWriteError(error, code)
-    }
-  }
+    },
 
-  /** Deletes the schedule and its timer; the bill runs it created stay, carrying its code. */
-  async delete(code: string): Promise<void> {
-    if (!(await repo.deleteSchedule(this.db, code))) throw notFound(code)
-  }
-
-  /** ACTIVE → PAUSED (no firing until resumed); PAUSED stays PAUSED; COMPLETED → 409. */
-  async pause(code: string, actor: Actor): Promise<repo.ScheduleView> {
-    return this.db.transaction(async (tx) => {
-      const current = await repo.lockSchedule(tx, code)
-      if (!current) throw notFound(code)
-      if (current.status === 'COMPLETED') {
-        throw new AppError('INVALID_STATE', `Schedule ${code} is COMPLETED: there is nothing left to pause`)
-      }
-      if (current.status === 'PAUSED') return current
-      await repo.setScheduleTimer(tx, current.id, { status: 'PAUSED', next: null, updater: actor.username })
-      return (await repo.findScheduleById(tx, current.id))!
-    })
-  }
-
-  /**
-   * PAUSED → ACTIVE with the next firing computed from now; ACTIVE stays ACTIVE; COMPLETED → 409. A recurring
-   * schedule whose end has passed while paused becomes COMPLETED, and the resume is refused (409).
-   */
-  async resume(code: string, actor: Actor): Promise<repo.ScheduleView> {
-    const outcome = await this.db.transaction(async (tx) => {
-      const current = await repo.lockSchedule(tx, code)
-      if (!current) throw notFound(code)
-      if (current.status === 'COMPLETED') {
-        throw new AppError('INVALID_STATE', `Schedule ${code} is COMPLETED and cannot be resumed`)
-      }
-      if (current.status === 'ACTIVE') return { view: current, ended: false }
-      const { now, timeZone } = await ruleContext(tx)
-      const next = nextFiring(repo.stateOf(current), timeZone, now)
-      const status = next === null ? 'COMPLETED' : 'ACTIVE'
-      await repo.setScheduleTimer(tx, current.id, { status, next, updater: actor.username })
-      return { view: (await repo.findScheduleById(tx, current.id))!, ended: next === null }
-    })
-    if (outcome.ended) {
-      throw new AppError(
-        'INVALID_STATE',
-        `Schedule ${code} has no firing left before its endDate ${outcome.view.endDate ?? ''}: it is now COMPLETED`,
-      )
-    }
-    return outcome.view
-  }
-
-  /**
-   * After a change of the tenant time zone (in its transaction): each ACTIVE schedule's next firing, computed from
-   * now in the new zone, as resume does. A schedule with no firing left becomes COMPLETED.
-   */
-  async rescheduleForTimeZone(tx: Db, timeZone: string): Promise<void> {
-    const now = await repo.databaseNow(tx)
-    for (const code of await repo.activeScheduleCodes(tx)) {
-      const current = await repo.lockSchedule(tx, code)
-      if (current?.status !== 'ACTIVE') continue
-      const next = nextFiring(repo.stateOf(current), timeZone, now)
-      await repo.setScheduleTimer(tx, current.id, { status: next === null ? 'COMPLETED' : 'ACTIVE', next })
-    }
-  }
-
-  /**
-   * Fires the schedule now, whatever its state: one bill run per billing cycle. The state and the timer do not
-   * change; the firing counts as the last one.
-   */
-  async runNow(code: string, actor: Actor): Promise<{ schedule: repo.ScheduleView; billingRuns: repo.BillRunView[] }> {
-    return this.db.transaction(async (tx) => {
-      const current = await repo.lockSchedule(tx, code)
-      if (!current) throw notFound(code)
-      const { now, timeZone } = await ruleContext(tx)
-      const ids = await createScheduledRuns(
-        tx,
-        current,
-        { fireTime: now, trigger: 'RUN_NOW', firedBy: actor.username },
-        timeZone,
-      )
-      await repo.setLastFire(tx, current.id, now)
-      return {
-        schedule: (await repo.findScheduleById(tx, current.id))!,
-        billingRuns: await repo.findBillRuns(tx, { ids: ids ?? [] }),
-      }
-    })
-  }
-
-  /**
-   * Fires one due time of a schedule, once across every instance: the claim (row lock, still due at the same time),
-   * the unique firing record, the bill runs and the advanced timer commit together or not at all. The next firing
-   * is computed from now, so firings missed while no instance ran collapse into this one.
-   */
-  async fireDue(id: number, due: string, firedBy: string): Promise<boolean> {
-    return this.db.transaction(async (tx) => {
-      const schedule = await repo.claimDueSchedule(tx, id, due)
-      if (!schedule) return false
-      const { now, timeZone } = await ruleContext(tx)
-      const fireTime = new Date(due)
-      const ids = await createScheduledRuns(tx, schedule, { fireTime, trigger: 'TIMER', firedBy }, timeZone)
-      let after: ReturnType<typeof afterFiring>
-      try {
-        after = afterFiring(repo.stateOf(schedule), timeZone, now)
-      } catch (error) {
-        // A stored cron the evaluator no longer accepts: the schedule cannot fire again.
-        this.log.warn(
-          { err: error, schedule: schedule.code },
-          'billing run schedule has an invalid cron; completing it',
-        )
-        after = { status: 'COMPLETED', next: null }
-      }
-      await repo.setScheduleTimer(tx, id, {
-        status: after.status,
-        next: after.next,
-        ...(ids === undefined ? {} : { lastFire: fireTime }),
+    /**
+     * PAUSED → ACTIVE with the next firing computed from now; ACTIVE stays ACTIVE; COMPLETED → 409. A recurring
+     * schedule whose end has passed while paused becomes COMPLETED, and the resume is refused (409).
+     */
+    async resume(code: string, actor: Actor): Promise<repo.ScheduleView> {
+      const outcome = await db.transaction(async (tx) => {
+        const current = await repo.lockSchedule(tx, code)
+        if (!current) throw notFound(code)
+        if (current.status === 'COMPLETED') {
+          throw new AppError('INVALID_STATE', `Schedule ${code} is COMPLETED and cannot be resumed`)
+        }
+        if (current.status === 'ACTIVE') return { view: current, ended: false }
+        const { now, timeZone } = await ruleContext(tx)
+        const next = nextFiring(repo.stateOf(current), timeZone, now)
+        const status = next === null ? 'COMPLETED' : 'ACTIVE'
+        await repo.setScheduleTimer(tx, current.id, { status, next, updater: actor.username })
+        return { view: (await repo.findScheduleById(tx, current.id))!, ended: next === null }
       })
-      return ids !== undefined
-    })
-  }
+      if (outcome.ended) {
+        throw new AppError(
+          'INVALID_STATE',
+          `Schedule ${code} has no firing left before its endDate ${outcome.view.endDate ?? ''}: it is now COMPLETED`,
+        )
+      }
+      return outcome.view
+    },
 
-  async completeEnded(): Promise<number> {
-    return repo.completeEndedSchedules(this.db)
-  }
+    /**
+     * After a change of the tenant time zone (in its transaction): each ACTIVE schedule's next firing, computed from
+     * now in the new zone, as resume does. A schedule with no firing left becomes COMPLETED.
+     */
+    async rescheduleForTimeZone(tx: Db, timeZone: string): Promise<void> {
+      const now = await repo.databaseNow(tx)
+      for (const code of await repo.activeScheduleCodes(tx)) {
+        const current = await repo.lockSchedule(tx, code)
+        if (current?.status !== 'ACTIVE') continue
+        const next = nextFiring(repo.stateOf(current), timeZone, now)
+        await repo.setScheduleTimer(tx, current.id, { status: next === null ? 'COMPLETED' : 'ACTIVE', next })
+      }
+    },
 
-  async dueSchedules(limit: number) {
-    return repo.dueSchedules(this.db, limit)
+    /**
+     * Fires the schedule now, whatever its state: one bill run per billing cycle. The state and the timer do not
+     * change; the firing counts as the last one.
+     */
+    async runNow(
+      code: string,
+      actor: Actor,
+    ): Promise<{ schedule: repo.ScheduleView; billingRuns: repo.BillRunView[] }> {
+      return db.transaction(async (tx) => {
+        const current = await repo.lockSchedule(tx, code)
+        if (!current) throw notFound(code)
+        const { now, timeZone } = await ruleContext(tx)
+        const ids = await createScheduledRuns(
+          tx,
+          current,
+          { fireTime: now, trigger: 'RUN_NOW', firedBy: actor.username },
+          timeZone,
+        )
+        await repo.setLastFire(tx, current.id, now)
+        return {
+          schedule: (await repo.findScheduleById(tx, current.id))!,
+          billingRuns: await repo.findBillRuns(tx, { ids: ids ?? [] }),
+        }
+      })
+    },
+
+    /**
+     * Fires one due time of a schedule, once across every instance: the claim (row lock, still due at the same time),
+     * the unique firing record, the bill runs and the advanced timer commit together or not at all. The next firing
+     * is computed from now, so firings missed while no instance ran collapse into this one.
+     */
+    async fireDue(id: number, due: string, firedBy: string): Promise<boolean> {
+      return db.transaction(async (tx) => {
+        const schedule = await repo.claimDueSchedule(tx, id, due)
+        if (!schedule) return false
+        const { now, timeZone } = await ruleContext(tx)
+        const fireTime = new Date(due)
+        const ids = await createScheduledRuns(tx, schedule, { fireTime, trigger: 'TIMER', firedBy }, timeZone)
+        let after: ReturnType<typeof afterFiring>
+        try {
+          after = afterFiring(repo.stateOf(schedule), timeZone, now)
+        } catch (error) {
+          // A stored cron the evaluator no longer accepts: the schedule cannot fire again.
+          log.warn({ err: error, schedule: schedule.code }, 'billing run schedule has an invalid cron; completing it')
+          after = { status: 'COMPLETED', next: null }
+        }
+        await repo.setScheduleTimer(tx, id, {
+          status: after.status,
+          next: after.next,
+          ...(ids === undefined ? {} : { lastFire: fireTime }),
+        })
+        return ids !== undefined
+      })
+    },
+
+    async completeEnded(): Promise<number> {
+      return repo.completeEndedSchedules(db)
+    },
+
+    async dueSchedules(limit: number) {
+      return repo.dueSchedules(db, limit)
+    },
   }
 }

@@ -60,73 +60,74 @@ export async function createScheduledRuns(
   )
 }
 
+export type BillRunService = ReturnType<typeof createBillRunService>
+
 /** Bill runs: one-off creation with their own aggregation rules, reading and listing. */
-export class BillRunService {
-  private readonly db: Db
+export function createBillRunService(deps: { db: Db }) {
+  const { db } = deps
+  return {
+    async create(body: BillRunBody, actor: Actor): Promise<repo.BillRunView> {
+      return db.transaction(async (tx) => {
+        const options = checkRunOptions({ ...body, processType: body.processType ?? DEFAULT_PROCESS_TYPE })
+        const { timeZone } = await readTenantSettings(tx)
+        const dates = parseDates(body, ['lastTransactionDate', 'invoiceDate'] as const, timeZone)
+        const cycle = await repo.cycleRules(tx, body.billingCycle)
+        if (!cycle) {
+          throw validationError([
+            { field: 'billingCycle', message: `no billing cycle with code '${body.billingCycle}'` },
+          ])
+        }
+        const now = await repo.databaseNow(tx)
+        const [id] = await repo.insertBillRuns(tx, [
+          {
+            description: body.description ?? null,
+            billingCycleId: cycle.id,
+            processType: options.processType ?? DEFAULT_PROCESS_TYPE,
+            lastTransactionDate: dates.lastTransactionDate ?? addDays(now, cycle.lastTransactionDateDelay, timeZone),
+            invoiceDate: dates.invoiceDate ?? addDays(now, cycle.invoiceDateDelay, timeZone),
+            rejectAutoAction: options.rejectAutoAction ?? null,
+            suspectAutoAction: options.suspectAutoAction ?? null,
+            generateAO: body.generateAO ?? false,
+            computeDatesAtValidation: body.computeDatesAtValidation ?? false,
+            ignoreOrders: body.ignoreOrders ?? cycle.ignoreOrders,
+            ignoreSubscriptions: body.ignoreSubscriptions ?? cycle.ignoreSubscriptions,
+            dateAggregation: body.dateAggregation ?? cycle.dateAggregation,
+            discountAggregation: body.discountAggregation ?? cycle.discountAggregation,
+            disableAggregation: body.disableAggregation ?? cycle.disableAggregation,
+            scheduleCode: null,
+            firingId: null,
+            creator: actor.username,
+          },
+        ])
+        return (await repo.findBillRuns(tx, { ids: [id!] }))[0]!
+      })
+    },
 
-  constructor(db: Db) {
-    this.db = db
-  }
+    async get(id: number): Promise<repo.BillRunView> {
+      const found = (await repo.findBillRuns(db, { ids: [id] }))[0]
+      if (!found) throw new AppError('ENTITY_NOT_FOUND', `Bill run ${id} not found`)
+      return found
+    },
 
-  async create(body: BillRunBody, actor: Actor): Promise<repo.BillRunView> {
-    return this.db.transaction(async (tx) => {
-      const options = checkRunOptions({ ...body, processType: body.processType ?? DEFAULT_PROCESS_TYPE })
-      const { timeZone } = await readTenantSettings(tx)
-      const dates = parseDates(body, ['lastTransactionDate', 'invoiceDate'] as const, timeZone)
-      const cycle = await repo.cycleRules(tx, body.billingCycle)
-      if (!cycle) {
-        throw validationError([{ field: 'billingCycle', message: `no billing cycle with code '${body.billingCycle}'` }])
+    /** Newest first; filtered by schedule, billing cycle or status. */
+    async list(query: BillRunQuery) {
+      const limit = Math.min(query.limit ?? (await readTenantSettings(db)).defaultListLimit, MAX_LIMIT)
+      const offset = query.offset ?? 0
+      const filter: repo.BillRunFilter = {
+        ...(query.scheduleCode === undefined ? {} : { scheduleCode: query.scheduleCode }),
+        ...(query.billingCycle === undefined ? {} : { billingCycle: query.billingCycle }),
+        ...(query.status === undefined ? {} : { status: query.status }),
       }
-      const now = await repo.databaseNow(tx)
-      const [id] = await repo.insertBillRuns(tx, [
-        {
-          description: body.description ?? null,
-          billingCycleId: cycle.id,
-          processType: options.processType ?? DEFAULT_PROCESS_TYPE,
-          lastTransactionDate: dates.lastTransactionDate ?? addDays(now, cycle.lastTransactionDateDelay, timeZone),
-          invoiceDate: dates.invoiceDate ?? addDays(now, cycle.invoiceDateDelay, timeZone),
-          rejectAutoAction: options.rejectAutoAction ?? null,
-          suspectAutoAction: options.suspectAutoAction ?? null,
-          generateAO: body.generateAO ?? false,
-          computeDatesAtValidation: body.computeDatesAtValidation ?? false,
-          ignoreOrders: body.ignoreOrders ?? cycle.ignoreOrders,
-          ignoreSubscriptions: body.ignoreSubscriptions ?? cycle.ignoreSubscriptions,
-          dateAggregation: body.dateAggregation ?? cycle.dateAggregation,
-          discountAggregation: body.discountAggregation ?? cycle.discountAggregation,
-          disableAggregation: body.disableAggregation ?? cycle.disableAggregation,
-          scheduleCode: null,
-          firingId: null,
-          creator: actor.username,
-        },
-      ])
-      return (await repo.findBillRuns(tx, { ids: [id!] }))[0]!
-    })
-  }
-
-  async get(id: number): Promise<repo.BillRunView> {
-    const found = (await repo.findBillRuns(this.db, { ids: [id] }))[0]
-    if (!found) throw new AppError('ENTITY_NOT_FOUND', `Bill run ${id} not found`)
-    return found
-  }
-
-  /** Newest first; filtered by schedule, billing cycle or status. */
-  async list(query: BillRunQuery) {
-    const limit = Math.min(query.limit ?? (await readTenantSettings(this.db)).defaultListLimit, MAX_LIMIT)
-    const offset = query.offset ?? 0
-    const filter: repo.BillRunFilter = {
-      ...(query.scheduleCode === undefined ? {} : { scheduleCode: query.scheduleCode }),
-      ...(query.billingCycle === undefined ? {} : { billingCycle: query.billingCycle }),
-      ...(query.status === undefined ? {} : { status: query.status }),
-    }
-    // One snapshot for the page and its total: timers insert bill runs concurrently.
-    return this.db.transaction(
-      async (tx) => ({
-        total: await repo.countBillRuns(tx, filter),
-        offset,
-        limit,
-        data: await repo.findBillRuns(tx, filter, { offset, limit }),
-      }),
-      { isolationLevel: 'repeatable read', accessMode: 'read only' },
-    )
+      // One snapshot for the page and its total: timers insert bill runs concurrently.
+      return db.transaction(
+        async (tx) => ({
+          total: await repo.countBillRuns(tx, filter),
+          offset,
+          limit,
+          data: await repo.findBillRuns(tx, filter, { offset, limit }),
+        }),
+        { isolationLevel: 'repeatable read', accessMode: 'read only' },
+      )
+    },
   }
 }

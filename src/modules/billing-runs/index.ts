@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import type { Db } from '../../kernel/db/database.ts'
 import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
-import { BillingRunScheduleService, type WarningLog } from './billing-run-schedule.service.ts'
+import { createBillingRunScheduleService, type WarningLog } from './billing-run-schedule.service.ts'
 import { BillingRunScheduleTimer } from './billing-run-schedule.timer.ts'
-import { BillRunService } from './billing-run.service.ts'
+import { createBillRunService } from './billing-run.service.ts'
 import { registerBillingRunRoutes } from './billing-runs.routes.ts'
 
 export { BillingRunScheduleTimer } from './billing-run-schedule.timer.ts'
@@ -21,8 +21,8 @@ export function createBillingRunsModule(deps: {
   instanceId: string
   pollIntervalMs?: number
 }) {
-  const schedules = new BillingRunScheduleService({ db: deps.db, log: deps.log })
-  const billRuns = new BillRunService(deps.db)
+  const schedules = createBillingRunScheduleService({ db: deps.db, log: deps.log })
+  const billRuns = createBillRunService({ db: deps.db })
   const timer = new BillingRunScheduleTimer({
     service: schedules,
     log: deps.log,
