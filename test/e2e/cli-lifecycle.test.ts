@@ -7,7 +7,7 @@ const { root } = useCli()
 
 // Each test starts one to three real server processes (PGlite, migrations): a busy machine needs more than the
 // default 30 s.
-describe('obol CLI: start, lock and stop, seed-demo', { timeout: 90_000 }, () => {
+describe('obol CLI: start, lock and stop', { timeout: 90_000 }, () => {
   it('starts, prints its URLs, refuses a second start on the same directory, and stops on SIGTERM with code 0', async () => {
     const dataDir = path.join(root, 'lifecycle')
     const first = await startServer(dataDir)
@@ -51,21 +51,5 @@ describe('obol CLI: start, lock and stop, seed-demo', { timeout: 90_000 }, () =>
     expect(language.status).toBe(200)
     expect(language.body).toMatchObject({ code: 'TLH', description: 'Klingon' })
     expect((await stop(next)).code).toBe(0)
-  })
-  it('seed-demo creates the demo tenant once, and start then serves its 50 customers', async () => {
-    const dataDir = path.join(root, 'demo')
-    const seeded = await obol(['seed-demo'], { DATA_DIR: dataDir }).exited
-    expect(seeded.code, seeded.stderr).toBe(0)
-    expect(seeded.stdout).toContain('Demo tenant created')
-    const again = await obol(['seed-demo'], { DATA_DIR: dataDir }).exited
-    expect(again.code, again.stderr).toBe(0)
-    expect(again.stdout).toContain('already present')
-
-    const server = await startServer(dataDir)
-    const customers = await api(server, 'GET', '/api/v1/customers?limit=100')
-    expect(customers.status, JSON.stringify(customers.body)).toBe(200)
-    expect(customers.body.total).toBe(50)
-    expect(customers.body.data).toHaveLength(50)
-    expect((await stop(server)).code).toBe(0)
   })
 })
