@@ -1,55 +1,25 @@
-import type { AddressInfo } from 'node:net'
 import { sql } from 'drizzle-orm'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Page } from 'playwright-core'
-import { seedDemo } from '../../src/seed.ts'
-import { TEST_ADMIN, useTestApp } from '../support/test-app.ts'
-import { screenshots, useBrowser } from './browser.ts'
+import { describe, expect, it } from 'vitest'
+import { TEST_ADMIN } from '../support/test-app.ts'
+import { screenshots } from './browser.ts'
+import { useUiApp } from './ui-app.ts'
 
 // The web UI in a real Chromium against a real app listening on a port, one test per screen's main path.
-const ui = useBrowser()
-const t = useTestApp()
-let base = ''
-// After hooks run last-registered first: the browser closes, and its connections with it, before the app does.
-afterAll(async () => {
-  await ui.close()
-  t.app.server.server.closeAllConnections()
-})
-
-beforeAll(async () => {
-  await seedDemo(t.db.current.db)
-  await t.app.server.listen({ host: '127.0.0.1', port: 0 })
-  base = `http://127.0.0.1:${(t.app.server.server.address() as AddressInfo).port}`
-}, 120_000)
-
-/** The browser logs each refused request: exactly `count` 400s were expected by the test, and nothing else. */
-function problems400(count: number): void {
-  expect(ui.problems).toHaveLength(count)
-  for (const problem of ui.problems) expect(problem).toContain('status of 400 (Bad Request)')
-  ui.problems.length = 0
-}
-
-async function loggedIn(screen: string): Promise<Page> {
-  const page = await ui.page()
-  await page.goto(`${base}/`)
-  await page.getByLabel('Username').fill(TEST_ADMIN.username)
-  await page.getByLabel('Password').fill(TEST_ADMIN.password)
-  await page.getByRole('button', { name: 'Log in' }).click()
-  await page.getByTestId('user').waitFor()
-  await page.goto(`${base}/ui/#/${screen}`)
-  return page
-}
+const app = useUiApp()
+const { ui, t } = app
+const loggedIn = (screen: string) => app.loggedIn(screen)
+const problems400 = (count: number) => app.expectRefused(count)
 
 describe('the web UI', () => {
   it('serves the bundle compressed with cache headers; / leads to /ui/', async () => {
-    const landing = await fetch(`${base}/`, { redirect: 'manual' })
+    const landing = await fetch(`${app.base}/`, { redirect: 'manual' })
     expect([landing.status, landing.headers.get('location')]).toEqual([302, '/ui/'])
-    const index = await fetch(`${base}/ui/`, { headers: { 'accept-encoding': 'br, gzip' } })
+    const index = await fetch(`${app.base}/ui/`, { headers: { 'accept-encoding': 'br, gzip' } })
     expect(index.status, await index.clone().text()).toBe(200)
     expect(index.headers.get('cache-control')).toBe('no-cache')
     const html = await index.text()
     const script = /src="(\/ui\/assets\/[^"]+\.js)"/.exec(html)![1]!
-    const asset = await fetch(base + script, { headers: { 'accept-encoding': 'br' } })
+    const asset = await fetch(app.base + script, { headers: { 'accept-encoding': 'br' } })
     expect(asset.status).toBe(200)
     expect(asset.headers.get('content-encoding')).toBe('br')
     expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable')
@@ -57,8 +27,8 @@ describe('the web UI', () => {
 
   it('logs in with the portal session, shows the user and groups, logs out; a wrong password is said plainly', async () => {
     const page = await ui.page()
-    await page.goto(`${base}/`)
-    expect(page.url()).toBe(`${base}/ui/`)
+    await page.goto(`${app.base}/`)
+    expect(page.url()).toBe(`${app.base}/ui/`)
     await screenshots(page, 'login')
     await page.getByLabel('Username').fill(TEST_ADMIN.username)
     await page.getByLabel('Password').fill('wrong-password')

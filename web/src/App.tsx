@@ -2,12 +2,14 @@ import { useEffect, useState } from 'react'
 import { logout, me, onSessionExpired, storedSession, type Me, type PortalSession } from './api.ts'
 import { Login } from './screens/Login.tsx'
 import { Workbench } from './screens/Workbench.tsx'
+import { Expert } from './screens/Expert.tsx'
 import { Reports } from './screens/Reports.tsx'
 import { OrderPreview } from './screens/OrderPreview.tsx'
 import { Groups } from './screens/Groups.tsx'
 
 const SCREENS = [
   { path: 'workbench', label: 'Workbench', render: () => <Workbench /> },
+  { path: 'expert', label: 'Expert SQL', render: () => <Expert /> },
   { path: 'reports', label: 'Reports', render: () => <Reports /> },
   { path: 'order', label: 'Order preview', render: () => <OrderPreview /> },
   { path: 'groups', label: 'Groups', render: () => <Groups /> },

@@ -70,13 +70,14 @@ async function complete(context: CompletionContext): Promise<CompletionResult | 
   return { from: word.from, options: names.map((n) => ({ label: n, type: 'type' })), validFor: /^\w*$/ }
 }
 
-/** CodeMirror 6 with SQL highlighting, schema completion, and Ctrl+Enter (Cmd+Enter) to run. */
+/** CodeMirror 6 with SQL highlighting, schema completion (HQL), and Ctrl+Enter (Cmd+Enter) to run. */
 export function HqlEditor({
   value,
   onChange,
   onRun,
   label,
   mark,
+  schemaCompletion = true,
 }: {
   value: string
   onChange: (text: string) => void
@@ -84,6 +85,8 @@ export function HqlEditor({
   label: string
   /** A position to put the cursor at (an error's line and column, from 1). */
   mark?: { line: number; column: number }
+  /** Completion from the workbench schema (HQL entities and fields); off for native SQL, whose names are tables. */
+  schemaCompletion?: boolean
 }) {
   const host = useRef<HTMLDivElement>(null)
   const view = useRef<EditorView>(undefined)
@@ -98,7 +101,7 @@ export function HqlEditor({
         Prec.highest(keymap.of([{ key: 'Mod-Enter', run: () => (latest.current.onRun(), true) }])),
         basicSetup,
         sql(),
-        sql().language.data.of({ autocomplete: complete }),
+        schemaCompletion ? sql().language.data.of({ autocomplete: complete }) : [],
         EditorView.lineWrapping,
         EditorView.contentAttributes.of({ 'aria-label': label }),
         EditorView.updateListener.of((update) => {

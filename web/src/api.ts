@@ -110,22 +110,37 @@ interface Answer<T> {
   headers: Headers
 }
 
-async function call<T>(method: string, path: string, body?: unknown): Promise<Answer<T>> {
-  const send = async () =>
-    fetch(path, {
-      method,
-      headers: {
-        authorization: `Bearer ${await bearer()}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    })
-  let response = await send()
-  if (response.status === 401) {
-    // The token may have run out between fetching it and using it: one more try with a fresh one.
-    token = undefined
-    response = await send()
+/**
+ * Sends a request with the portal session's bearer token. The token may have run out between fetching it and using
+ * it: a 401 is tried once more with a fresh one. The typed client (client.ts) sends every request through here.
+ */
+export async function authorizedFetch(request: Request): Promise<Response> {
+  const spare = request.clone()
+  const send = async (r: Request) => {
+    r.headers.set('authorization', `Bearer ${await bearer()}`)
+    return fetch(r)
   }
+  const response = await send(request)
+  if (response.status !== 401) return response
+  token = undefined
+  return send(spare)
+}
+
+/** The ApiError of an answer other than 2xx (its body already read as JSON, or text, by the typed client). */
+export function apiError(response: Response, body: unknown): ApiError {
+  const shaped: ApiErrorBody =
+    body && typeof body === 'object' ? body : { message: typeof body === 'string' && body ? body : response.statusText }
+  return new ApiError(response.status, shaped, response.headers.get('retry-after'))
+}
+
+async function call<T>(method: string, path: string, body?: unknown): Promise<Answer<T>> {
+  const response = await authorizedFetch(
+    new Request(path, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }),
+  )
   if (!response.ok) throw await failure(response)
   const answer = response.status === 204 ? undefined : ((await response.json()) as T)
   return { body: answer as T, headers: response.headers }

@@ -15,7 +15,9 @@ export function ErrorMessage({ error }: { error: unknown }) {
             (line {line}, column {column ?? 1})
           </span>
         )}
-        {error.retryAfterSec !== undefined && <span> Retry in {error.retryAfterSec} s.</span>}
+        {error.retryAfterSec !== undefined && !/retry in/i.test(error.message) && (
+          <span> Retry in {error.retryAfterSec} s.</span>
+        )}
         {errorCode && <span className="code"> {errorCode}</span>}
       </div>
     )

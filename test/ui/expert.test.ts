@@ -1,0 +1,72 @@
+import fs from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { forgetTenantSettings } from '../../src/kernel/settings.ts'
+import { screenshots } from './browser.ts'
+import { useUiApp } from './ui-app.ts'
+
+// The Expert workbench in Chromium: native SQL into a CSV file, its live status, the download, and the refusals.
+const app = useUiApp()
+
+const setGovernor = async (values: Record<string, number>) => {
+  const res = await app.t.request('PUT', '/api/v1/tenantSettings', { workbench: { governor: values } })
+  expect(res.status, JSON.stringify(res.body)).toBe(200)
+  forgetTenantSettings(app.t.db.current.db)
+}
+
+describe('the Expert workbench', () => {
+  it('submits SQL with Ctrl+Enter, polls until done with the line count, downloads the CSV, lists the run', async () => {
+    const page = await app.loggedIn('expert')
+    await page.getByLabel('SQL query').click()
+    await page.keyboard.press('Control+a')
+    await page.keyboard.type('select code, name from customer order by code')
+    await page.keyboard.press('Control+Enter')
+    const status = page.getByTestId('run-status')
+    await expect.poll(() => status.textContent(), { timeout: 15_000 }).toMatch(/^Done · .* in all · 50 lines$/)
+    const recent = page.getByRole('table', { name: 'Recent runs' })
+    await expect.poll(() => recent.locator('tbody tr').first().textContent()).toContain('Done')
+
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download CSV' }).click(),
+    ])
+    expect(download.suggestedFilename()).toMatch(/^expert-\d+\.csv$/)
+    const lines = fs
+      .readFileSync(await download.path(), 'utf8')
+      .trimEnd()
+      .split('\n')
+    expect([lines.length, lines[0], lines[1]?.startsWith('CUST_001,')]).toEqual([51, 'code,name', true])
+    await screenshots(page, 'expert')
+    expect(app.ui.problems).toEqual([])
+  })
+
+  it('says plainly why a query is refused, and when the governor lets the user retry', async () => {
+    const page = await app.loggedIn('expert')
+    await page.getByLabel('SQL query').click()
+    await page.keyboard.press('Control+a')
+    await page.keyboard.type('delete from customer')
+    await page.getByRole('button', { name: 'Submit' }).click()
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/INVALID_QUERY/)
+    await screenshots(page, 'expert-invalid')
+    app.expectRefused(1)
+
+    // One query a minute, and this minute's slot is taken (or, if the minute just turned, taken by the next submit).
+    await setGovernor({ maxQueriesPerMinutePerUser: 1 })
+    try {
+      await page.getByLabel('SQL query').click()
+      await page.keyboard.press('Control+a')
+      await page.keyboard.type('select code from seller')
+      for (let attempt = 0; attempt < 2; attempt++) {
+        await page.getByRole('button', { name: 'Submit' }).click()
+        await expect.poll(() => page.locator('[role=alert], [data-testid=run-status]').count()).toBeGreaterThan(0)
+        await page.getByRole('button', { name: 'Submit' }).and(page.locator(':enabled')).waitFor()
+        if ((await page.getByRole('alert').count()) > 0) break
+      }
+      const alert = await page.getByRole('alert').textContent()
+      expect(alert).toMatch(/At most 1 workbench queries a minute per user: retry in \d+ s QUERY_LIMIT_EXCEEDED/)
+      await screenshots(page, 'expert-governor')
+      app.expectRefused(1, '429 (Too Many Requests)')
+    } finally {
+      await setGovernor({ maxQueriesPerMinutePerUser: 30 })
+    }
+  })
+})

@@ -1,0 +1,228 @@
+import { useCallback, useEffect, useMemo, useState } from 'react'
+import { api, ok, type Got } from '../client.ts'
+import { ApiError } from '../api.ts'
+import { ErrorMessage } from '../components.tsx'
+import { HqlEditor } from '../HqlEditor.tsx'
+
+type Execution = Got<'/api/v1/workbench/expert/executions/{id}'>
+
+const FIRST_QUERY = 'select code, name from customer order by code'
+/** The issue asks for a live status polled every 2 s while the run has no status yet. */
+const POLL_MS = 2000
+
+const STATUS_WORDS: Record<string, string> = {
+  SUCCESS: 'Done',
+  FAILED: 'Failed',
+  TIMEOUT: 'Timed out',
+  CANCELLED: 'Cancelled',
+}
+const statusWord = (e: Execution) => (e.status === null ? 'Running' : (STATUS_WORDS[e.status] ?? e.status))
+
+/** Seconds as a person reads them: "0.04 s", "12 s", "2 min 5 s". */
+function seconds(ms: number): string {
+  if (ms < 10_000) return `${(ms / 1000).toFixed(ms < 1000 ? 2 : 1)} s`
+  const s = Math.round(ms / 1000)
+  return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`
+}
+const elapsed = (e: Execution, now: number) =>
+  seconds(e.durationMs ?? (e.endDate ? Date.parse(e.endDate) : now) - Date.parse(e.startDate))
+
+/** Fetches the CSV with the bearer token, then hands it to the browser as a file download. */
+async function download(id: number): Promise<void> {
+  const csv = await ok(
+    api.GET('/api/v1/workbench/expert/executions/{id}/file', { params: { path: { id } }, parseAs: 'blob' }),
+  )
+  const url = URL.createObjectURL(csv)
+  const link = document.createElement('a')
+  link.href = url
+  link.download = `expert-${id}.csv`
+  document.body.append(link)
+  link.click()
+  link.remove()
+  setTimeout(() => URL.revokeObjectURL(url), 10_000)
+}
+
+/** Expert mode: native SQL run in the background into a CSV file, its live status, and the user's recent runs. */
+export function Expert() {
+  const [text, setText] = useState(FIRST_QUERY)
+  const [current, setCurrent] = useState<Execution>()
+  const [recent, setRecent] = useState<Execution[]>([])
+  const [error, setError] = useState<unknown>()
+  const [submitting, setSubmitting] = useState(false)
+  const [now, setNow] = useState(() => Date.now())
+  // A refusal at a line and column puts the cursor there.
+  const errorMark = useMemo(
+    () =>
+      error instanceof ApiError && error.body.line !== undefined
+        ? { line: error.body.line, column: error.body.column ?? 1 }
+        : undefined,
+    [error],
+  )
+
+  const refresh = useCallback(
+    () =>
+      ok(api.GET('/api/v1/workbench/expert/executions', { params: { query: { offset: 0, limit: 10 } } })).then(
+        (page) => setRecent(page.data),
+        setError,
+      ),
+    [],
+  )
+  useEffect(() => void refresh(), [refresh])
+
+  const running = current !== undefined && current.status === null
+  // While the run has no status: its record every 2 s, and the elapsed time every second in between.
+  useEffect(() => {
+    if (!running) return
+    const id = current.id
+    const poll = setInterval(() => {
+      ok(api.GET('/api/v1/workbench/expert/executions/{id}', { params: { path: { id } } })).then((e) => {
+        setCurrent(e)
+        if (e.status !== null) void refresh()
+      }, setError)
+    }, POLL_MS)
+    const tick = setInterval(() => setNow(Date.now()), 1000)
+    return () => {
+      clearInterval(poll)
+      clearInterval(tick)
+    }
+  }, [running, current?.id, refresh])
+
+  const submit = useCallback(() => {
+    setSubmitting(true)
+    setError(undefined)
+    ok(api.POST('/api/v1/workbench/expert/execute', { body: { query: text } }))
+      .then((accepted) =>
+        ok(
+          api.GET('/api/v1/workbench/expert/executions/{id}', {
+            params: { path: { id: accepted.queryExecutionResultId } },
+          }),
+        ),
+      )
+      .then((e) => {
+        setNow(Date.now())
+        setCurrent(e)
+        void refresh()
+      }, setError)
+      .finally(() => setSubmitting(false))
+  }, [text, refresh])
+
+  const cancel = (id: number) => {
+    setError(undefined)
+    ok(api.DELETE('/api/v1/workbench/expert/executions/{id}', { params: { path: { id } } })).then((e) => {
+      if (current?.id === id) setCurrent(e)
+      void refresh()
+    }, setError)
+  }
+  const save = (id: number) => {
+    setError(undefined)
+    download(id).catch(setError)
+  }
+
+  return (
+    <div className="screen workbench">
+      <h1>Query workbench · Expert (SQL)</h1>
+      <p className="muted">
+        A read-only SQL query over the database runs in the background into a CSV file; its status updates every 2 s.
+      </p>
+      <HqlEditor
+        label="SQL query"
+        value={text}
+        onChange={setText}
+        onRun={submit}
+        mark={errorMark}
+        schemaCompletion={false}
+      />
+      <div className="toolbar">
+        <button type="button" className="primary" onClick={submit} disabled={submitting}>
+          {submitting ? 'Submitting…' : 'Submit'}
+        </button>
+        <span className="hint">Ctrl+Enter submits</span>
+      </div>
+      <ErrorMessage error={error} />
+      {current && (
+        <section className="run-status" aria-label="Current run" aria-live="polite">
+          <h2>Run {current.id}</h2>
+          <p data-testid="run-status">
+            <strong>{statusWord(current)}</strong> · {elapsed(current, now)}
+            {current.status !== null ? ' in all' : ' elapsed'}
+            {current.lineCount !== null && ` · ${current.lineCount} ${current.lineCount === 1 ? 'line' : 'lines'}`}
+          </p>
+          {current.errorMessage && <div className="error">{current.errorMessage}</div>}
+          <div className="toolbar">
+            {current.status === 'SUCCESS' && (
+              <button type="button" className="primary" onClick={() => save(current.id)}>
+                Download CSV
+              </button>
+            )}
+            {running && (
+              <button type="button" onClick={() => cancel(current.id)}>
+                Cancel run
+              </button>
+            )}
+          </div>
+        </section>
+      )}
+      <h2>Your recent runs</h2>
+      {recent.length === 0 ? (
+        <p className="muted">No runs yet.</p>
+      ) : (
+        <div className="table-scroll">
+          <table className="list stack" aria-label="Recent runs">
+            <thead>
+              <tr>
+                <th>Run</th>
+                <th>Started</th>
+                <th>Status</th>
+                <th className="number">Lines</th>
+                <th className="number">Time</th>
+                <th>Query</th>
+                <th>
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {recent.map((e) => (
+                <tr key={e.id}>
+                  <td className="code" data-label="Run">
+                    {e.id}
+                  </td>
+                  <td data-label="Started">{new Date(e.startDate).toLocaleString()}</td>
+                  <td data-label="Status">{statusWord(e)}</td>
+                  <td data-label="Lines" className="number">
+                    {e.lineCount ?? ''}
+                  </td>
+                  <td data-label="Time" className="number">
+                    {e.durationMs === null ? '' : seconds(e.durationMs)}
+                  </td>
+                  <td className="query-text" title={e.queryText}>
+                    {e.queryText}
+                  </td>
+                  <td className="actions">
+                    <button
+                      type="button"
+                      onClick={() => setText(e.queryText)}
+                      aria-label={`Open the query of run ${e.id}`}
+                    >
+                      Open
+                    </button>
+                    {e.status === 'SUCCESS' && (
+                      <button type="button" onClick={() => save(e.id)} aria-label={`Download the CSV of run ${e.id}`}>
+                        Download
+                      </button>
+                    )}
+                    {e.status === null && (
+                      <button type="button" onClick={() => cancel(e.id)} aria-label={`Cancel run ${e.id}`}>
+                        Cancel
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </div>
+  )
+}
