@@ -3,6 +3,7 @@ import { logout, me, onSessionExpired, storedSession, type Me, type PortalSessio
 import { Login } from './screens/Login.tsx'
 import { Workbench } from './screens/Workbench.tsx'
 import { Expert } from './screens/Expert.tsx'
+import { Catalog } from './screens/Catalog.tsx'
 import { Reports } from './screens/Reports.tsx'
 import { OrderPreview } from './screens/OrderPreview.tsx'
 import { Groups } from './screens/Groups.tsx'
@@ -11,6 +12,7 @@ const SCREENS = [
   { path: 'workbench', label: 'Workbench', render: () => <Workbench /> },
   { path: 'expert', label: 'Expert SQL', render: () => <Expert /> },
   { path: 'reports', label: 'Reports', render: () => <Reports /> },
+  { path: 'catalog', label: 'Catalog', render: () => <Catalog /> },
   { path: 'order', label: 'Order preview', render: () => <OrderPreview /> },
   { path: 'groups', label: 'Groups', render: () => <Groups /> },
 ] as const
