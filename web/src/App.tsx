@@ -4,6 +4,7 @@ import { Login } from './screens/Login.tsx'
 import { Workbench } from './screens/Workbench.tsx'
 import { Expert } from './screens/Expert.tsx'
 import { Catalog } from './screens/Catalog.tsx'
+import { Prepaid } from './screens/Prepaid.tsx'
 import { Reports } from './screens/Reports.tsx'
 import { OrderPreview } from './screens/OrderPreview.tsx'
 import { Groups } from './screens/Groups.tsx'
@@ -14,6 +15,7 @@ const SCREENS = [
   { path: 'reports', label: 'Reports', render: () => <Reports /> },
   { path: 'catalog', label: 'Catalog', render: () => <Catalog /> },
   { path: 'order', label: 'Order preview', render: () => <OrderPreview /> },
+  { path: 'prepaid', label: 'Prepaid', render: () => <Prepaid /> },
   { path: 'groups', label: 'Groups', render: () => <Groups /> },
 ] as const
 

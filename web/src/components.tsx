@@ -143,3 +143,13 @@ export function Grid({
     </section>
   )
 }
+
+/** What just happened ("Saved.", "Published…"), read out by screen readers when it changes. */
+export function Notice({ message }: { message: string | undefined }) {
+  if (!message) return null
+  return (
+    <p className="notice" role="status">
+      {message}
+    </p>
+  )
+}

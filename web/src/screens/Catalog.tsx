@@ -6,7 +6,7 @@ import {
   type OfferStatus,
 } from '../../../src/modules/catalog/offer-status.model.ts'
 import { api, ok } from '../client.ts'
-import { ErrorMessage } from '../components.tsx'
+import { ErrorMessage, Notice } from '../components.tsx'
 import { Pricing } from './Pricing.tsx'
 
 /** What this screen reads of an offer template (the list's schema is open). */
@@ -49,11 +49,7 @@ function Offers() {
   return (
     <section aria-label="Offers">
       <h2>Offers</h2>
-      {message && (
-        <p className="notice" role="status">
-          {message}
-        </p>
-      )}
+      <Notice message={message} />
       <ErrorMessage error={error} />
       {offers && (
         <div className="table-scroll">

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react'
 import type { paths } from '../../../clients/typescript/src/index.ts'
 import { api, ok, type Got } from '../client.ts'
-import { ErrorMessage } from '../components.tsx'
+import { ErrorMessage, Notice } from '../components.tsx'
 
 type Version = NonNullable<Got<'/api/v1/charges/{code}/pricing'>['pricingVersions']>[number]
 type DraftBody = NonNullable<
@@ -447,11 +447,7 @@ function ChargePricing({
         </span>
       </h2>
       {versions && <Timeline versions={versions} />}
-      {message && (
-        <p className="notice" role="status">
-          {message}
-        </p>
-      )}
+      <Notice message={message} />
       <ErrorMessage error={error} />
       {versions && !form && (
         <div className="toolbar">
