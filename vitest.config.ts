@@ -7,6 +7,8 @@ export default defineConfig({
     setupFiles: ['test/support/unique-test-names.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // expect.poll waits for what a browser shows after a request: 1 s (the default) is short on a loaded machine.
+    expect: { poll: { timeout: 5_000 } },
     pool: 'forks',
     // Test files share their worker process (each still gets its own database and app): the sources are imported
     // once per worker instead of once per file, about a third of the suite's time. Files must not leave global

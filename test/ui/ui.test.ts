@@ -137,6 +137,30 @@ describe('the web UI', () => {
     await screenshots(page, 'order-preview-refused')
   })
 
+  it('order preview: places the order shown, validated at once, once per form', async () => {
+    const page = await loggedIn('order')
+    await page.getByLabel('Billing account').selectOption('BA_003')
+    await page.getByLabel('Offer').selectOption('OF_INTERNET')
+    await page.getByLabel('Service tier').selectOption('SILVER')
+    await page.getByLabel('Region').selectOption('US')
+    const rated = page.getByRole('region', { name: 'Rated lines' })
+    await expect
+      .poll(() => rated.locator('tr', { hasText: 'Internet access, monthly' }).textContent())
+      .toContain('44.99')
+    const place = page.getByRole('button', { name: 'Place the order' })
+    await place.click()
+    const placed = page.getByRole('region', { name: 'Place the order' }).getByRole('status')
+    await expect
+      .poll(() => placed.textContent())
+      .toMatch(/^Order (\S+) placed: VALIDATED; subscription \1-1 \(ACTIVE\)\.$/)
+    expect(await place.isDisabled()).toBe(true)
+    const code = /^Order (\S+) /.exec((await placed.textContent())!)![1]!
+    const stored = await t.request('GET', `/api/v1/orders/${code}`)
+    expect([stored.status, stored.body.status, stored.body.userAccountCode]).toEqual([200, 'VALIDATED', 'UA_003'])
+    await screenshots(page, 'order-placed')
+    expect(ui.problems).toEqual([])
+  })
+
   it('groups: built-in and custom groups with their roles; a custom group created through the portal', async () => {
     const page = await loggedIn('groups')
     const builtIn = page.getByRole('region', { name: 'Built-in groups' })
@@ -161,6 +185,19 @@ describe('the web UI', () => {
     const stored = await t.request('GET', '/api/v1/groups/Order%20Desk')
     expect([stored.status, stored.body.roles]).toEqual([200, ['ordering.orders.manage', 'ordering.orders.view']])
     await screenshots(page, 'groups-created')
+
+    // Membership: the administrator joins the new group, then leaves it.
+    const desk = custom.locator('details', { hasText: 'Order Desk' })
+    await desk.getByLabel('User to add').selectOption('admin')
+    await desk.getByRole('button', { name: 'Add member' }).click()
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Added admin to Order Desk.')
+    await expect.poll(() => desk.locator('.members li').allTextContents()).toEqual(['admin Remove'])
+    const joined = await t.request('GET', '/api/v1/groups/Order%20Desk')
+    expect(joined.body.members).toEqual([{ username: 'admin', serviceAccount: false }])
+    await screenshots(page, 'groups-membership')
+    await desk.getByRole('button', { name: 'Remove admin from Order Desk' }).click()
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Removed admin from Order Desk.')
+    await expect.poll(() => desk.locator('.members').textContent()).toContain('No members.')
     expect(ui.problems).toEqual([])
   })
 })

@@ -14,7 +14,8 @@ import {
   type OrderInput,
   type Preview,
 } from '../api.ts'
-import { ErrorMessage } from '../components.tsx'
+import { api, ok } from '../client.ts'
+import { ErrorMessage, Notice } from '../components.tsx'
 
 interface Parties {
   billing: Listed[]
@@ -48,6 +49,56 @@ async function attributesOf(productCode: string): Promise<Attribute[]> {
   const versions = await productVersions(productCode)
   const published = versions.filter((v) => v.status === 'PUBLISHED').sort((a, b) => b.version - a.version)[0]
   return Promise.all((published?.attributes ?? []).map(attribute))
+}
+
+/** What the screen reads of a placed order (the answer's schema is open). */
+interface Placed {
+  code: string
+  status: string
+  orderOffers?: { subscription?: { code: string; status: string } }[]
+}
+
+/**
+ * Places the order the preview shows, validated at once or kept as a draft; the button waits for the next change of
+ * the form once the order is placed, so one click places one order.
+ */
+function PlaceOrder({ order }: { order: OrderInput }) {
+  const [validate, setValidate] = useState(true)
+  const [placed, setPlaced] = useState<{ for: OrderInput; message: string }>()
+  const [error, setError] = useState<unknown>()
+  const [busy, setBusy] = useState(false)
+  const done = placed?.for === order
+
+  const place = () => {
+    setBusy(true)
+    setError(undefined)
+    ok(api.POST('/api/v1/orders', { params: { query: { autoValidate: validate } }, body: order }))
+      .then((answer) => {
+        const o = answer as unknown as Placed
+        const subscriptions = (o.orderOffers ?? [])
+          .flatMap((x) => (x.subscription ? [`${x.subscription.code} (${x.subscription.status})`] : []))
+          .join(', ')
+        setPlaced({
+          for: order,
+          message: `Order ${o.code} placed: ${o.status}${subscriptions ? `; subscription ${subscriptions}` : ''}.`,
+        })
+      }, setError)
+      .finally(() => setBusy(false))
+  }
+
+  return (
+    <section className="place-order" aria-label="Place the order">
+      <label className="check">
+        <input type="checkbox" checked={validate} onChange={(e) => setValidate(e.target.checked)} />
+        Validate at once (subscriptions active, one-shot charges billed); otherwise a draft order
+      </label>
+      <button type="button" className="primary" onClick={place} disabled={busy || done}>
+        {busy ? 'Placing…' : 'Place the order'}
+      </button>
+      {done && <Notice message={placed.message} />}
+      <ErrorMessage error={error} />
+    </section>
+  )
 }
 
 const shown = (amount: Amount | null | undefined) => (amount === null || amount === undefined ? '—' : String(amount))
@@ -267,6 +318,7 @@ export function OrderPreview() {
               )}
             </div>
           ))}
+          {preview && order && <PlaceOrder order={order} />}
         </section>
       </div>
     </div>
