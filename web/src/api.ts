@@ -220,7 +220,7 @@ export async function saveWorkbenchQuery(
 export const reportQueries = async (): Promise<SavedQuery[]> =>
   (
     await get<{ data: SavedQuery[] }>(
-      `/api/v1/query/reportQuery?${query({ fields: 'code,description,queryType,visibility,targetEntity,tags', sortBy: 'code', limit: 500 })}`,
+      `/api/v1/query/reportQuery?${query({ fields: 'code,description,queryType,visibility,targetEntity,tags,system', sortBy: 'code', limit: 500 })}`,
     )
   ).data
 export async function runReportQuery(code: string): Promise<Row[]> {

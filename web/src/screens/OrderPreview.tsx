@@ -88,7 +88,7 @@ function PlaceOrder({ order }: { order: OrderInput }) {
 
   return (
     <section className="place-order" aria-label="Place the order">
-      <label className="check">
+      <label className="check plain">
         <input type="checkbox" checked={validate} onChange={(e) => setValidate(e.target.checked)} />
         Validate at once (subscriptions active, one-shot charges billed); otherwise a draft order
       </label>

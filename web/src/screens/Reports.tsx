@@ -1,6 +1,8 @@
-import { useEffect, useState } from 'react'
+import { useCallback, useEffect, useState } from 'react'
 import { reportQueries, runReportQuery, type Row, type SavedQuery } from '../api.ts'
+import { api, ok } from '../client.ts'
 import { ErrorMessage, Grid } from '../components.tsx'
+import { ReportBuilder } from './ReportBuilder.tsx'
 
 /** Saved report queries: what they are (type, visibility, tags), run one, read its rows. */
 export function Reports() {
@@ -8,8 +10,19 @@ export function Reports() {
   const [error, setError] = useState<unknown>()
   const [rows, setRows] = useState<{ code: string; rows: Row[] }>()
   const [running, setRunning] = useState<string>()
+  // The builder: closed, open on a new query (null), or open on a saved VISUAL query.
+  const [building, setBuilding] = useState<SavedQuery | null>()
 
-  useEffect(() => void reportQueries().then(setQueries, setError), [])
+  const refresh = useCallback(() => reportQueries().then(setQueries, setError), [])
+  useEffect(() => void refresh(), [refresh])
+
+  const edit = (code: string) => {
+    setError(undefined)
+    ok(api.GET('/api/v1/reportQueries/{code}', { params: { path: { code } } })).then(
+      (q) => setBuilding(q as unknown as SavedQuery),
+      setError,
+    )
+  }
 
   const run = (code: string) => {
     setRunning(code)
@@ -22,6 +35,20 @@ export function Reports() {
   return (
     <div className="screen">
       <h1>Saved report queries</h1>
+      {building === undefined ? (
+        <div className="toolbar">
+          <button type="button" className="primary" onClick={() => setBuilding(null)}>
+            New visual query
+          </button>
+        </div>
+      ) : (
+        <ReportBuilder
+          key={building?.code ?? 'new'}
+          editing={building ?? undefined}
+          onSaved={() => void refresh()}
+          onClose={() => setBuilding(undefined)}
+        />
+      )}
       <ErrorMessage error={error} />
       {queries && (
         <div className="table-scroll">
@@ -54,7 +81,12 @@ export function Reports() {
                       </span>
                     ))}
                   </td>
-                  <td>
+                  <td className="actions">
+                    {q.queryType === 'VISUAL' && !q.system && (
+                      <button type="button" onClick={() => edit(q.code)} aria-label={`Edit ${q.code}`}>
+                        Edit
+                      </button>
+                    )}
                     <button
                       type="button"
                       onClick={() => run(q.code)}
