@@ -5,16 +5,11 @@ import {
   PORTAL_STATUS,
   type OfferStatus,
 } from '../../../src/modules/catalog/offer-status.model.ts'
-import { api, ok } from '../client.ts'
+import { api, ok, type Got } from '../client.ts'
 import { ErrorMessage, Notice } from '../components.tsx'
 import { Pricing } from './Pricing.tsx'
 
-/** What this screen reads of an offer template (the list's schema is open). */
-interface Offer {
-  code: string
-  name: string | null
-  lifeCycleStatus: string
-}
+type Offer = Got<'/api/v1/offerTemplates'>['data'][number]
 
 /** A status as the portal says it, with the backend status after it: "ready (ACTIVE)". */
 const statusWords = (status: OfferStatus) => `${PORTAL_STATUS[status]} (${status})`
@@ -30,7 +25,7 @@ function Offers() {
   const load = useCallback(
     () =>
       ok(api.GET('/api/v1/offerTemplates', { params: { query: { limit: 1000, sortBy: 'code' } } })).then(
-        (page) => setOffers((page.data ?? []) as unknown as Offer[]),
+        (page) => setOffers(page.data),
         setError,
       ),
     [],

@@ -3,18 +3,13 @@ import type { paths } from '../../../clients/typescript/src/index.ts'
 import { api, ok, type Got } from '../client.ts'
 import { ErrorMessage, Notice } from '../components.tsx'
 
-type Version = NonNullable<Got<'/api/v1/charges/{code}/pricing'>['pricingVersions']>[number]
+type Version = Got<'/api/v1/charges/{code}/pricing'>['pricingVersions'][number]
 type DraftBody = NonNullable<
   paths['/api/v1/charges/{code}/pricing/draft']['put']['requestBody']
 >['content']['application/json']
 type Model = DraftBody['pricingModel']
 type ColumnType = NonNullable<DraftBody['columns']>[number]['type']
-/** What this screen reads of a charge (the list's schema is open). */
-interface Charge {
-  code: string
-  description: string | null
-  type: string
-}
+type Charge = Got<'/api/v1/charges'>['data'][number]
 type Attribute = Got<'/api/v1/attributes'>['data'][number]
 
 /** The matrix column types the API accepts (the draft schema's enum: the compiler holds this list to it). */
@@ -65,23 +60,21 @@ function today(): string {
 function formOf(version: Version, validFrom: string): DraftForm {
   const columns: ColumnForm[] = (version.columns ?? []).map((c) => ({
     id: newId(),
-    code: text(c.code),
-    attributeCode: text(c.attributeCode),
-    type: (c.type as ColumnType | undefined) ?? 'String',
+    code: c.code,
+    attributeCode: c.attributeCode,
+    type: c.type,
   }))
   const rows: RowForm[] = (version.rows ?? []).map((r) => {
-    const values =
-      (r.values as { dimensionCode: string; stringValue?: unknown; fromValue?: unknown; toValue?: unknown }[]) ?? []
     const cells: Record<number, CellForm> = {}
     for (const column of columns) {
-      const v = values.find((x) => x.dimensionCode === column.code)
+      const v = r.values.find((x) => x.dimensionCode === column.code)
       cells[column.id] = { value: text(v?.stringValue), from: text(v?.fromValue), to: text(v?.toValue) }
     }
     return { id: newId(), priority: text(r.priority), price: text(r.price), description: text(r.description), cells }
   })
   return {
-    model: (version.pricingModel as Model | undefined) ?? 'FLAT',
-    currency: version.currency ?? 'EUR',
+    model: version.pricingModel,
+    currency: version.currency,
     validFrom,
     price: text(version.price),
     formula: version.price_fx ?? '',
@@ -126,7 +119,7 @@ function phase(v: Version): { word: string; className: string } {
 
 function Timeline({ versions }: { versions: Version[] }) {
   if (versions.length === 0) return <p className="muted">No pricing version yet.</p>
-  const ordered = [...versions].sort((a, b) => (a.version ?? 0) - (b.version ?? 0))
+  const ordered = [...versions].sort((a, b) => a.version - b.version)
   return (
     <ol className="timeline" aria-label="Pricing versions">
       {ordered.map((v) => {
@@ -363,7 +356,7 @@ function ChargePricing({
   const load = useCallback(
     () =>
       ok(api.GET('/api/v1/charges/{code}/pricing', { params: { path: { code } } })).then((answer) => {
-        const list = answer.pricingVersions ?? []
+        const list = answer.pricingVersions
         setVersions(list)
         const draft = list.find((v) => v.status === 'DRAFT')
         setForm(draft ? formOf(draft, draft.validFrom ?? today()) : undefined)
@@ -381,9 +374,7 @@ function ChargePricing({
   }, [confirming])
 
   const draft = versions?.find((v) => v.status === 'DRAFT')
-  const latest = versions
-    ?.filter((v) => v.status === 'PUBLISHED')
-    .sort((a, b) => (b.version ?? 0) - (a.version ?? 0))[0]
+  const latest = versions?.filter((v) => v.status === 'PUBLISHED').sort((a, b) => b.version - a.version)[0]
   const change = (f: (form: DraftForm) => DraftForm) => setForm((current) => (current ? f(current) : current))
 
   // A formula is checked by the API as it is typed: the draft is saved a moment after the last key, and the answer
@@ -399,7 +390,7 @@ function ChargePricing({
       if (!current) return
       ok(api.PUT('/api/v1/charges/{code}/pricing/draft', { ...path, body: bodyOf(current) })).then(
         (answer) => {
-          setVersions(answer.pricingVersions ?? [])
+          setVersions(answer.pricingVersions)
           setFormulaCheck({ state: 'valid' })
         },
         (e: unknown) => setFormulaCheck({ state: 'invalid', error: e }),
@@ -414,7 +405,7 @@ function ChargePricing({
     setError(undefined)
     setMessage(undefined)
     ok(api.PUT('/api/v1/charges/{code}/pricing/draft', { ...path, body: bodyOf(form) })).then((answer) => {
-      setVersions(answer.pricingVersions ?? [])
+      setVersions(answer.pricingVersions)
       setMessage('Draft saved.')
     }, setError)
   }
@@ -583,7 +574,7 @@ export function Pricing() {
       ok(api.GET('/api/v1/attributes', { params: { query: { limit: 1000, sortBy: 'code' } } })),
       ok(api.GET('/api/v1/tradingCurrencies', { params: { query: { limit: 1000, sortBy: 'code' } } })),
     ]).then(([c, a, t]) => {
-      setCharges((c.data ?? []) as unknown as Charge[])
+      setCharges(c.data)
       setAttributes(a.data)
       setCurrencies(t.data.map((x) => x.code))
     }, setError)
