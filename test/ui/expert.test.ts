@@ -1,6 +1,7 @@
 import fs from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { forgetTenantSettings } from '../../src/kernel/settings.ts'
+import { onPostgres } from '../support/test-database.ts'
 import { screenshots } from './browser.ts'
 import { useUiApp } from './ui-app.ts'
 
@@ -36,6 +37,24 @@ describe('the Expert workbench', () => {
       .split('\n')
     expect([lines.length, lines[0], lines[1]?.startsWith('CUST_001,')]).toEqual([51, 'code,name', true])
     await screenshots(page, 'expert')
+
+    // Saved as a NATIVE_SQL workbench query, and reopened after a reload.
+    await page.getByLabel('Name').fill('UI_CUSTOMERS_SQL')
+    await page.getByRole('button', { name: 'Save', exact: true }).click()
+    await expect.poll(() => page.getByRole('status').first().textContent()).toBe('Saved UI_CUSTOMERS_SQL.')
+    const stored = await app.t.request('GET', '/api/v1/workbench/queries/UI_CUSTOMERS_SQL')
+    expect([stored.body.queryType, stored.body.queryText]).toEqual([
+      'NATIVE_SQL',
+      'select code, name from customer order by code',
+    ])
+    await page.reload()
+    await page.getByLabel('SQL query').click()
+    await page.keyboard.press('Control+a')
+    await page.keyboard.type('select 1')
+    await page.getByLabel('Saved queries').selectOption('UI_CUSTOMERS_SQL')
+    await expect
+      .poll(() => page.locator('.cm-content').textContent())
+      .toBe('select code, name from customer order by code')
     expect(app.ui.problems).toEqual([])
   })
 
@@ -68,5 +87,25 @@ describe('the Expert workbench', () => {
     } finally {
       await setGovernor({ maxQueriesPerMinutePerUser: 30 })
     }
+  })
+})
+
+// The embedded database runs one statement at a time in the server's process: a long run, and its cancel, need a server.
+describe.runIf(onPostgres)('the Expert workbench on PostgreSQL', () => {
+  it('shows a long run as running with its elapsed time, and cancels it', async () => {
+    const page = await app.loggedIn('expert')
+    await page.getByLabel('SQL query').click()
+    await page.keyboard.press('Control+a')
+    await page.keyboard.type('select count(*) from generate_series(1, 2000000000) as a')
+    await page.keyboard.press('Control+Enter')
+    const status = page.getByTestId('run-status')
+    await expect.poll(() => status.textContent()).toMatch(/^Running · [\d.]+ s elapsed$/)
+    await expect
+      .poll(() => page.getByRole('table', { name: 'Recent runs' }).locator('tbody tr').first().textContent())
+      .toContain('Running')
+    await screenshots(page, 'expert-running')
+    await page.getByRole('button', { name: 'Cancel run', exact: true }).click()
+    await expect.poll(() => status.textContent(), { timeout: 15_000 }).toMatch(/^Cancelled · .* in all$/)
+    expect(app.ui.problems).toEqual([])
   })
 })

@@ -3,8 +3,8 @@ import { basicSetup, EditorView } from 'codemirror'
 import { keymap } from '@codemirror/view'
 import { Prec } from '@codemirror/state'
 import { sql } from '@codemirror/lang-sql'
-import type { CompletionContext, CompletionResult } from '@codemirror/autocomplete'
-import { describeEntity, schemaEntities, type EntityDescription } from './api.ts'
+import { closeCompletion, type CompletionContext, type CompletionResult } from '@codemirror/autocomplete'
+import { ApiError, describeEntity, schemaEntities, type EntityDescription } from './api.ts'
 
 /** The schema endpoints, asked once per entity for the life of the page. */
 const described = new Map<string, Promise<EntityDescription>>()
@@ -70,6 +70,13 @@ async function complete(context: CompletionContext): Promise<CompletionResult | 
   return { from: word.from, options: names.map((n) => ({ label: n, type: 'type' })), validFor: /^\w*$/ }
 }
 
+/** Where a refused query went wrong (the API's line and column), for the editor to put the cursor there. */
+export function errorMark(error: unknown): { line: number; column: number } | undefined {
+  return error instanceof ApiError && error.body.line !== undefined
+    ? { line: error.body.line, column: error.body.column ?? 1 }
+    : undefined
+}
+
 /** CodeMirror 6 with SQL highlighting, schema completion (HQL), and Ctrl+Enter (Cmd+Enter) to run. */
 export function HqlEditor({
   value,
@@ -98,7 +105,19 @@ export function HqlEditor({
       doc: value,
       parent: host.current!,
       extensions: [
-        Prec.highest(keymap.of([{ key: 'Mod-Enter', run: () => (latest.current.onRun(), true) }])),
+        // Running closes an open completion list: it would otherwise stay over the editor.
+        Prec.highest(
+          keymap.of([
+            {
+              key: 'Mod-Enter',
+              run: (editor) => {
+                closeCompletion(editor)
+                latest.current.onRun()
+                return true
+              },
+            },
+          ]),
+        ),
         basicSetup,
         sql(),
         schemaCompletion ? sql().language.data.of({ autocomplete: complete }) : [],

@@ -1,8 +1,8 @@
 import { useCallback, useEffect, useMemo, useState } from 'react'
 import { api, ok, type Got } from '../client.ts'
-import { ApiError } from '../api.ts'
-import { ErrorMessage } from '../components.tsx'
-import { HqlEditor } from '../HqlEditor.tsx'
+import { ErrorMessage, Notice } from '../components.tsx'
+import { SavedQueries } from '../SavedQueries.tsx'
+import { errorMark, HqlEditor } from '../HqlEditor.tsx'
 
 type Execution = Got<'/api/v1/workbench/expert/executions/{id}'>
 
@@ -50,14 +50,9 @@ export function Expert() {
   const [error, setError] = useState<unknown>()
   const [submitting, setSubmitting] = useState(false)
   const [now, setNow] = useState(() => Date.now())
-  // A refusal at a line and column puts the cursor there.
-  const errorMark = useMemo(
-    () =>
-      error instanceof ApiError && error.body.line !== undefined
-        ? { line: error.body.line, column: error.body.column ?? 1 }
-        : undefined,
-    [error],
-  )
+  const [message, setMessage] = useState<string>()
+  // An error at a line and column puts the cursor there.
+  const mark = useMemo(() => errorMark(error), [error])
 
   const refresh = useCallback(
     () =>
@@ -90,6 +85,7 @@ export function Expert() {
   const submit = useCallback(() => {
     setSubmitting(true)
     setError(undefined)
+    setMessage(undefined)
     ok(api.POST('/api/v1/workbench/expert/execute', { body: { query: text } }))
       .then((accepted) =>
         ok(
@@ -124,12 +120,13 @@ export function Expert() {
       <p className="muted">
         A read-only SQL query over the database runs in the background into a CSV file; its status updates every 2 s.
       </p>
+      <SavedQueries queryType="NATIVE_SQL" text={text} onOpen={setText} onMessage={setMessage} onError={setError} />
       <HqlEditor
         label="SQL query"
         value={text}
         onChange={setText}
         onRun={submit}
-        mark={errorMark}
+        mark={mark}
         schemaCompletion={false}
       />
       <div className="toolbar">
@@ -138,6 +135,7 @@ export function Expert() {
         </button>
         <span className="hint">Ctrl+Enter submits</span>
       </div>
+      <Notice message={message} />
       <ErrorMessage error={error} />
       {current && (
         <section className="run-status" aria-label="Current run" aria-live="polite">
