@@ -1,5 +1,6 @@
 import fs from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
 import { forgetTenantSettings } from '../../src/kernel/settings.ts'
 import { onPostgres } from '../support/test-database.ts'
 import { screenshots } from './browser.ts'
@@ -14,12 +15,17 @@ const setGovernor = async (values: Record<string, number>) => {
   forgetTenantSettings(app.t.db.current.db)
 }
 
+/** Replaces the editor's text by typing, as a person would. */
+async function write(page: Page, text: string): Promise<void> {
+  await page.getByLabel('SQL query').click()
+  await page.keyboard.press('Control+a')
+  await page.keyboard.type(text)
+}
+
 describe('the Expert workbench', () => {
   it('submits SQL with Ctrl+Enter, polls until done with the line count, downloads the CSV, lists the run', async () => {
     const page = await app.loggedIn('expert')
-    await page.getByLabel('SQL query').click()
-    await page.keyboard.press('Control+a')
-    await page.keyboard.type('select code, name from customer order by code')
+    await write(page, 'select code, name from customer order by code')
     await page.keyboard.press('Control+Enter')
     const status = page.getByTestId('run-status')
     await expect.poll(() => status.textContent(), { timeout: 15_000 }).toMatch(/^Done · .* in all · 50 lines$/)
@@ -48,9 +54,7 @@ describe('the Expert workbench', () => {
       'select code, name from customer order by code',
     ])
     await page.reload()
-    await page.getByLabel('SQL query').click()
-    await page.keyboard.press('Control+a')
-    await page.keyboard.type('select 1')
+    await write(page, 'select 1')
     await page.getByLabel('Saved queries').selectOption('UI_CUSTOMERS_SQL')
     await expect
       .poll(() => page.locator('.cm-content').textContent())
@@ -60,9 +64,7 @@ describe('the Expert workbench', () => {
 
   it('says plainly why a query is refused, and when the governor lets the user retry', async () => {
     const page = await app.loggedIn('expert')
-    await page.getByLabel('SQL query').click()
-    await page.keyboard.press('Control+a')
-    await page.keyboard.type('delete from customer')
+    await write(page, 'delete from customer')
     await page.getByRole('button', { name: 'Submit' }).click()
     await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/INVALID_QUERY/)
     await screenshots(page, 'expert-invalid')
@@ -71,9 +73,7 @@ describe('the Expert workbench', () => {
     // One query a minute, and this minute's slot is taken (or, if the minute just turned, taken by the next submit).
     await setGovernor({ maxQueriesPerMinutePerUser: 1 })
     try {
-      await page.getByLabel('SQL query').click()
-      await page.keyboard.press('Control+a')
-      await page.keyboard.type('select code from seller')
+      await write(page, 'select code from seller')
       for (let attempt = 0; attempt < 2; attempt++) {
         await page.getByRole('button', { name: 'Submit' }).click()
         await expect.poll(() => page.locator('[role=alert], [data-testid=run-status]').count()).toBeGreaterThan(0)
@@ -94,9 +94,7 @@ describe('the Expert workbench', () => {
 describe.runIf(onPostgres)('the Expert workbench on PostgreSQL', () => {
   it('shows a long run as running with its elapsed time, and cancels it', async () => {
     const page = await app.loggedIn('expert')
-    await page.getByLabel('SQL query').click()
-    await page.keyboard.press('Control+a')
-    await page.keyboard.type('select count(*) from generate_series(1, 2000000000) as a')
+    await write(page, 'select count(*) from generate_series(1, 2000000000) as a')
     await page.keyboard.press('Control+Enter')
     const status = page.getByTestId('run-status')
     await expect.poll(() => status.textContent()).toMatch(/^Running · [\d.]+ s elapsed$/)
