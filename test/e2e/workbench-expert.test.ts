@@ -206,6 +206,58 @@ describe('Expert mode: secrets are never data', () => {
     }
   })
 
+  it("other users' query texts and the platform's own records are not readable: the Expert role has no grant", async () => {
+    // Workbench audit and runs (anyone's SQL), saved reports, users, clients, jobs, settings, the migrations' list.
+    const platform = [
+      'query_execution',
+      'query_audit',
+      'report_query',
+      'report_query_execution',
+      'app_user',
+      'oauth_client',
+      'group_member',
+      'job_instance',
+      'job_execution',
+      'app_instance',
+      'tenant_setting',
+      'obol_schema_migration',
+      'obol_read_position',
+    ]
+    for (const table of platform) {
+      nextMinute()
+      const done = await finished(await submitted({ query: `select * from ${table}` }))
+      expect(done, table).toMatchObject({ status: 'FAILED', errorMessage: `permission denied for table ${table}` })
+      expect(done.filePath).toBeNull()
+      const file = await t.requestAs(expert, 'GET', `/api/v1/workbench/expert/executions/${done.id}/file`)
+      expect(file.status).toBe(404)
+    }
+    // The failure is kept for its owner only: another Expert user does not see the run at all.
+    nextMinute()
+    const own = await finished(await submitted({ query: 'select query_text from query_audit' }))
+    expect((await record(own.id, otherExpert)).status).toBe(404)
+  })
+
+  it('the Expert role reads exactly the billing data: customers, wallet operations, the catalog, reference data', async () => {
+    nextMinute()
+    const query = `select count(*) as n from wallet_operation w, customer c, charge_template ct, trading_currency tc,
+      seller s where false`
+    const done = await finished(await submitted({ query }))
+    expect(done).toMatchObject({ status: 'SUCCESS', lineCount: 1, errorMessage: null })
+    // Its grants, listed by the database: SELECT on the registry's queryable entities less the platform's records.
+    const granted = await rows<{ table: string; privilege: string }>(
+      t.db.current.db,
+      sql`select table_schema || '.' || table_name as table, privilege_type as privilege
+        from information_schema.role_table_grants where grantee = 'obol_expert' order by 1, 2`,
+    )
+    expect(new Set(granted.map((g) => g.privilege))).toEqual(new Set(['SELECT']))
+    const tables = granted.map((g) => g.table)
+    expect(tables).toContain('public.wallet_operation')
+    expect(tables).toContain('public.charge_template')
+    for (const table of ['query_execution', 'query_audit', 'report_query', 'app_user', 'oauth_client', 'job_instance'])
+      expect(tables).not.toContain(`public.${table}`)
+    expect(tables.filter((name) => !name.startsWith('public.'))).toEqual([])
+  })
+
   it('and the bookkeeping tables outside the registry are not readable either', async () => {
     nextMinute()
     const done = await finished(await submitted({ query: 'select * from workbench_usage' }))

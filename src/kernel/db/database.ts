@@ -9,7 +9,7 @@ import { sql, type SQL } from 'drizzle-orm'
 import { Worker } from 'node:worker_threads'
 import pg from 'pg'
 import type { CsvExportReply, CsvExportTask } from './csv-export.worker.ts'
-import { QUERY_ROLE } from './query-role.ts'
+import { EXPERT_ROLE, QUERY_ROLE } from './query-role.ts'
 import { isDatabaseUnavailable, pgErrorOf } from './database-errors.ts'
 import { parseLsn, Replicas, type ReplicaStatus } from './replicas.ts'
 
@@ -17,7 +17,7 @@ export type Db = PgDatabase<PgQueryResultHKT>
 /** A drizzle handle usable inside or outside a transaction. */
 export type Tx = Db
 
-/** An Expert export: one vetted statement written as CSV (header line first) as the query role, read-only. */
+/** An Expert export: one vetted statement written as CSV (header line first) as the Expert role, read-only. */
 export interface CsvExport {
   /** A SELECT or WITH statement (COPY's query), or an EXPLAIN (its plan lines written as one CSV column). */
   readonly text: string
@@ -53,8 +53,11 @@ export const MAX_PREPARED_STATEMENTS = 100
 
 /** Who reads: their own writes must be visible to them (read-your-writes on replicas). */
 export interface Reader {
-  /** The principal's subject, as recorded by `recordWrite`. */
-  readonly subject: string
+  /**
+   * The principal's subject, as recorded by `recordWrite`; null for a reader with no writes of its own to see (a
+   * scheduled Expert run): any replica within the lag bound serves it.
+   */
+  readonly subject: string | null
 }
 
 /** One database, embedded (PGlite) or server (node-postgres pool), behind the same Drizzle handle. */
@@ -87,13 +90,15 @@ export interface Database {
   replicaStatus(): ReplicaStatus[]
   /**
    * Writes a statement's result as PostgreSQL's CSV (`COPY (...) TO STDOUT WITH (FORMAT csv, HEADER)`) into `file`,
-   * read-only and as the query role; answers the number of data rows. On a server: on its own connection to the
-   * primary (Expert runs are not routed to replicas yet), streamed by a worker thread, so memory stays flat, with
-   * `statement_timeout`; an error of the statement (timeout, cancel: SQLSTATE 57014) rejects with its `code`. On PGlite: the whole output
-   * at once, not interruptible.
+   * read-only and as the Expert role (billing data only); answers the number of data rows. On a server: on its own
+   * connection, streamed by a worker thread, so memory stays flat, with `statement_timeout`; an error of the statement
+   * (timeout, cancel: SQLSTATE 57014) rejects with its `code`. With a `reader` and replicas, on a replica chosen by
+   * the rules of `readOnlyQuery` (replayed past the reader's last write, within the lag bound), the primary when none
+   * is, or when the chosen one cannot be reached or cancels the export for a conflict with its recovery (the file is
+   * then written again from the primary). On PGlite: the whole output at once, not interruptible.
    */
-  exportCsv(statement: CsvExport, file: string): Promise<number>
-  /** Cancels the running export tagged `tag` (pg_cancel_backend), from any instance; false when none runs. */
+  exportCsv(statement: CsvExport, file: string, reader?: Reader): Promise<number>
+  /** Cancels the running export tagged `tag` (pg_cancel_backend) on the primary or a replica, from any instance; false when none runs. */
   cancelCsvExport(tag: string): Promise<boolean>
   /**
    * A handle whose commits do not wait for the write-ahead log to reach disk (`synchronous_commit = off`): for
@@ -134,11 +139,11 @@ export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob
     readStats: () => ({ primary: reads, replica: 0 }),
     replicaStatus: () => [],
     exportCsv: async (statement, file) => {
-      // A simple-query message of three statements runs as one implicit transaction: read-only, as the query role,
+      // A simple-query message of three statements runs as one implicit transaction: read-only, as the Expert role,
       // rolled back as a whole on error. COPY ... TO STDOUT, as COPY to a file needs pg_write_server_files.
       const body =
         statement.kind === 'explain' ? statement.text : `COPY (${statement.text}) TO STDOUT WITH (FORMAT csv, HEADER)`
-      const text = `SET TRANSACTION READ ONLY; SET LOCAL ROLE ${QUERY_ROLE}; ${body}`
+      const text = `SET TRANSACTION READ ONLY; SET LOCAL ROLE ${EXPERT_ROLE}; ${body}`
       const message = simpleQuery(text)
       const messages = await pglite.runExclusive(() => pglite.execProtocolStream(message))
       let count = 0
@@ -305,12 +310,34 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Databa
   )
   const reads = { primary: 0, replica: 0 }
   /** The caller's last write position, from the primary (undefined: no write recorded). */
-  const positionOf = async (subject: string): Promise<bigint | undefined> => {
+  const positionOf = async (subject: string | null): Promise<bigint | undefined> => {
+    if (subject === null) return undefined
     const found = await pool.query<{ lsn: string }>(
       'select lsn::text as lsn from obol_read_position where subject = $1',
       [subject],
     )
     return found.rows[0] ? parseLsn(found.rows[0].lsn) : undefined
+  }
+  /**
+   * Runs a read on a replica when one may serve `reader` (replayed past their last write, within the lag bound; their
+   * position is looked up only when a replica could serve at all), else on the primary. A replica that went away, or
+   * cancelled the read for a conflict with its recovery (SQLSTATE 40001), is marked down and the primary answers.
+   */
+  const readOnReplicaOrPrimary = async <T>(reader: Reader | undefined, read: (server: string) => Promise<T>) => {
+    const replica = reader && replicas?.anyUp() ? replicas.choose(await positionOf(reader.subject)) : undefined
+    if (replica) {
+      try {
+        const found = await read(replica.url)
+        reads.replica++
+        return found
+      } catch (error) {
+        if (!isDatabaseUnavailable(error) && pgErrorOf(error)?.code !== '40001') throw error
+        replicas!.markDown(replica.url, error)
+      }
+    }
+    const found = await read(url)
+    reads.primary++
+    return found
   }
   return {
     kind: 'postgres',
@@ -328,25 +355,10 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Databa
         waiting: pool.waitingCount + (read?.waitingCount ?? 0),
       }
     },
-    readOnlyQuery: async <T>(statementTimeoutMs: number, statement: TextStatement, reader?: Reader): Promise<T[]> => {
-      // A replica only for a known caller, past their last write; their own position is looked up only when a
-      // replica could serve the read at all.
-      const replica = reader && replicas?.anyUp() ? replicas.choose(await positionOf(reader.subject)) : undefined
-      if (replica) {
-        try {
-          const found = await replicaReads.get(replica.url)!.query<T>(statementTimeoutMs, statement)
-          reads.replica++
-          return found
-        } catch (error) {
-          // A replica that went away, or cancelled the read for a conflict with its recovery: the primary answers.
-          if (!isDatabaseUnavailable(error) && pgErrorOf(error)?.code !== '40001') throw error
-          replicas!.markDown(replica.url, error)
-        }
-      }
-      const found = await primaryReads.query<T>(statementTimeoutMs, statement)
-      reads.primary++
-      return found
-    },
+    readOnlyQuery: <T>(statementTimeoutMs: number, statement: TextStatement, reader?: Reader): Promise<T[]> =>
+      readOnReplicaOrPrimary(reader, (server) =>
+        (server === url ? primaryReads : replicaReads.get(server)!).query<T>(statementTimeoutMs, statement),
+      ),
     recordsWrites: replicas !== undefined,
     recordWrite: async (subject: string) => {
       if (!replicas) return
@@ -356,41 +368,20 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Databa
       )
     },
     readStats: () => ({ ...reads }),
-    exportCsv: async (statement, file) => {
-      const settings = `-c role=${QUERY_ROLE} -c default_transaction_read_only=on -c statement_timeout=${Math.max(1, Math.floor(statement.statementTimeoutMs))}`
-      if (statement.kind === 'select') {
-        return exportInWorker({
-          connectionString: url,
-          applicationName: statement.tag,
-          options: settings,
-          copy: `COPY (${statement.text}) TO STDOUT WITH (FORMAT csv, HEADER)`,
-          file,
-          connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
-        })
-      }
-      // EXPLAIN cannot be COPY's query: its plan lines (one text column) are written as COPY would write them.
-      const client = new pg.Client({
-        connectionString: url,
-        application_name: statement.tag,
-        connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
-        options: settings,
-      })
-      client.on('error', () => undefined)
-      try {
-        await client.connect()
-        const plan = await client.query<(string | null)[]>({ text: statement.text, rowMode: 'array' })
-        await writeAll(file, ['QUERY PLAN\n', ...plan.rows.map((row) => csvLine(row))])
-        return plan.rows.length
-      } finally {
-        await client.end().catch(() => undefined)
-      }
-    },
+    exportCsv: (statement, file, reader) =>
+      readOnReplicaOrPrimary(reader, (server) =>
+        exportOn(server, server === url ? CONNECTION_TIMEOUT_MS : REPLICA_CONNECTION_TIMEOUT_MS, statement, file),
+      ),
     cancelCsvExport: async (tag) => {
+      // The export runs on the primary or on one of the replicas: each is asked; a replica that is down has none.
       const cancelled = await rows<{ done: boolean }>(
         db,
         sql`select pg_cancel_backend(pid) as done from pg_stat_activity where application_name = ${tag}`,
       )
-      return cancelled.some((row) => row.done)
+      const onReplicas = await Promise.all(
+        replicaUrls.map((replicaUrl) => cancelOn(replicaUrl, tag, REPLICA_CONNECTION_TIMEOUT_MS).catch(() => false)),
+      )
+      return cancelled.some((row) => row.done) || onReplicas.some(Boolean)
     },
     replicaStatus: () => replicas?.status() ?? [],
     close: async () => {
@@ -448,6 +439,61 @@ function readPools(url: string, options: PostgresOptions, connectionTimeoutMilli
     end: async () => {
       await current?.pool.end()
     },
+  }
+}
+
+/**
+ * One Expert export on a server (the primary or a replica): a SELECT streamed by a worker thread from a connection of
+ * its own; an EXPLAIN's plan lines (EXPLAIN cannot be COPY's query) written as COPY would write one text column. The
+ * session is read-only, as the Expert role, with the statement timeout, and named by the run's tag for cancelling.
+ */
+async function exportOn(
+  url: string,
+  connectionTimeoutMillis: number,
+  statement: CsvExport,
+  file: string,
+): Promise<number> {
+  const settings = `-c role=${EXPERT_ROLE} -c default_transaction_read_only=on -c statement_timeout=${Math.max(1, Math.floor(statement.statementTimeoutMs))}`
+  if (statement.kind === 'select') {
+    return exportInWorker({
+      connectionString: url,
+      applicationName: statement.tag,
+      options: settings,
+      copy: `COPY (${statement.text}) TO STDOUT WITH (FORMAT csv, HEADER)`,
+      file,
+      connectionTimeoutMillis,
+    })
+  }
+  const client = new pg.Client({
+    connectionString: url,
+    application_name: statement.tag,
+    connectionTimeoutMillis,
+    options: settings,
+  })
+  client.on('error', () => undefined)
+  try {
+    await client.connect()
+    const plan = await client.query<(string | null)[]>({ text: statement.text, rowMode: 'array' })
+    await writeAll(file, ['QUERY PLAN\n', ...plan.rows.map((row) => csvLine(row))])
+    return plan.rows.length
+  } finally {
+    await client.end().catch(() => undefined)
+  }
+}
+
+/** Cancels, on one replica, the export whose connection carries `tag`. */
+async function cancelOn(url: string, tag: string, connectionTimeoutMillis: number): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis })
+  client.on('error', () => undefined)
+  try {
+    await client.connect()
+    const found = await client.query<{ done: boolean }>(
+      'select pg_cancel_backend(pid) as done from pg_stat_activity where application_name = $1',
+      [tag],
+    )
+    return found.rows.some((row) => row.done)
+  } finally {
+    await client.end().catch(() => undefined)
   }
 }
 

@@ -10,13 +10,25 @@ import { registry } from '../model/index.ts'
 export const QUERY_ROLE = 'obol_query'
 
 /**
- * Grants the query role exactly the tables the registry exposes, revoking anything else it held in the public
- * schema. Runs in the migration transaction, under its advisory lock: concurrent GRANTs on one table could
- * otherwise fail with "tuple concurrently updated" when several instances start together.
+ * The role Expert SQL runs as (created by migration 0016): SELECT on the billing data only — the queryable tables
+ * less the platform's own records (users, access, jobs, saved reports, the workbench's audit and runs, settings),
+ * which the Query API guards per entity and per row but a user's own SQL would read whole.
+ */
+export const EXPERT_ROLE = 'obol_expert'
+
+/**
+ * Grants each read role exactly its tables, revoking anything else it held in the public schema. Runs in the
+ * migration transaction, under its advisory lock: concurrent GRANTs on one table could otherwise fail with "tuple
+ * concurrently updated" when several instances start together.
  */
 export async function syncQueryRoleGrants(tx: Db): Promise<void> {
-  const role = sql.identifier(QUERY_ROLE)
-  const tables = [...new Set(registry.queryable().map((entity) => entity.tableName))].sort()
+  const tablesOf = (entities: readonly { tableName: string }[]) => [...new Set(entities.map((e) => e.tableName))].sort()
+  await grantExactly(tx, QUERY_ROLE, tablesOf(registry.queryable()))
+  await grantExactly(tx, EXPERT_ROLE, tablesOf(registry.expertReadable()))
+}
+
+async function grantExactly(tx: Db, roleName: string, tables: readonly string[]): Promise<void> {
+  const role = sql.identifier(roleName)
   await tx.execute(sql`revoke all on all tables in schema public from ${role}`)
   await tx.execute(sql`grant usage on schema public to ${role}`)
   if (tables.length > 0) {

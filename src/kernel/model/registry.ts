@@ -71,6 +71,12 @@ export interface EntityDef {
   readonly customFields: boolean
   /** False for tables holding secrets: they do not exist for the query layer. */
   readonly queryable: boolean
+  /**
+   * The platform's own records (users, groups, roles, clients, jobs, saved reports, the workbench's audit and runs,
+   * tenant settings), not billing data: readable through the Query API under their own permission, never by Expert
+   * SQL, whose role has SELECT on the other queryable tables only.
+   */
+  readonly platform: boolean
   /** Dotted relation path to the owning seller ('' for the seller itself); business entities only. */
   readonly sellerPath: string | undefined
   readonly inheritance: Inheritance | undefined
@@ -101,6 +107,7 @@ export interface EntitySpec {
   huge?: boolean
   customFields?: boolean
   queryable?: boolean
+  platform?: boolean
   sellerPath?: string
   inheritance?: Inheritance
   /** manyToOne relations name their FK property (the Drizzle key); the FK property is then not a plain field. */
@@ -217,6 +224,7 @@ export function defineEntity(spec: EntitySpec): EntityDef {
     resource: spec.resource,
     customFields: spec.customFields ?? false,
     queryable: spec.queryable ?? true,
+    platform: spec.platform ?? false,
     sellerPath: spec.sellerPath,
     inheritance: spec.inheritance,
     codeField: fields.has('code') ? 'code' : undefined,
@@ -267,6 +275,11 @@ export class EntityRegistry {
     return this.entities.filter((e) => e.queryable)
   }
 
+  /** The entities Expert SQL may read: queryable, and billing data rather than the platform's own records. */
+  expertReadable(): EntityDef[] {
+    return this.entities.filter((e) => e.queryable && !e.platform)
+  }
+
   private validate(): void {
     for (const entity of this.entities) {
       for (const rel of entity.relations.values()) {
@@ -286,6 +299,12 @@ export class EntityRegistry {
       }
       if (entity.schema !== 'public' && entity.queryable) {
         throw new Error(`registry: ${entity.name} lives in schema ${entity.schema} and must be marked not queryable`)
+      }
+      // Expert SQL reads whole tables: an entity whose rows are filtered per reader must be out of its reach.
+      if (entity.rowPolicy && !entity.platform) {
+        throw new Error(
+          `registry: ${entity.name} has a row policy and must be marked platform (Expert SQL cannot apply it)`,
+        )
       }
       if (entity.inheritance && !entity.fields.has(entity.inheritance.discriminator)) {
         throw new Error(`registry: ${entity.name} discriminator ${entity.inheritance.discriminator} is not a field`)

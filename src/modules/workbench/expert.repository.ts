@@ -65,6 +65,8 @@ export async function createExecution(
     text: string
     statement: string
     savedQueryCode: string | undefined
+    /** The submitter's token subject (read-your-writes on replicas); null for a scheduled run. */
+    readerSubject: string | null
     instanceId: string
     auditId: number
     at: Date
@@ -81,9 +83,9 @@ export async function createExecution(
     const created = await one<{ id: string | number }>(
       tx,
       sql`insert into query_execution (username, start_date, query_hash, query_text, statement_text, saved_query_code,
-          app_instance_id, audit_id)
+          app_instance_id, audit_id, reader_subject)
         values (${run.username}, ${run.at.toISOString()}::timestamptz, ${queryHash(run.text)}, ${run.text},
-          ${run.statement}, ${run.savedQueryCode ?? null}, ${run.instanceId}, ${run.auditId})
+          ${run.statement}, ${run.savedQueryCode ?? null}, ${run.instanceId}, ${run.auditId}, ${run.readerSubject})
         returning id`,
     )
     return Number(created!.id)
@@ -94,13 +96,22 @@ export async function createExecution(
 export async function claimExecution(
   db: Db,
   id: number,
-): Promise<{ username: string; statement: string; startDate: Date; auditId: number | null } | undefined> {
-  const claimed = await one<{ username: string; statement: string; startDate: string; auditId: string | null }>(
+): Promise<
+  | { username: string; statement: string; startDate: Date; auditId: number | null; readerSubject: string | null }
+  | undefined
+> {
+  const claimed = await one<{
+    username: string
+    statement: string
+    startDate: string
+    auditId: string | null
+    readerSubject: string | null
+  }>(
     db,
     sql`update query_execution set running_since = now()
       where id = ${id} and end_date is null and running_since is null
       returning username, statement_text as statement, ${instantText(sql`start_date`)} as "startDate",
-        audit_id as "auditId"`,
+        audit_id as "auditId", reader_subject as "readerSubject"`,
   )
   return (
     claimed && {

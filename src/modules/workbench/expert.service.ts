@@ -51,10 +51,14 @@ const CANCEL_CHECK_MS = 500
 
 const notFound = (id: number | string) => new AppError('NOT_FOUND', `Expert execution ${id} not found`)
 
-/** The database's own message of a failed statement (kept for the run's owner); anything else stays generic. */
+/**
+ * The database's own message of a failed statement (kept for the run's owner); anything else stays generic. A
+ * SQLSTATE is five digits or capitals and no class of them begins with E; system errors (EPERM, EPIPE, EROFS…) do,
+ * and their messages name server paths, which the record must not show.
+ */
 function databaseMessage(error: unknown): string {
   const code = (error as { code?: unknown }).code
-  return error instanceof Error && typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)
+  return error instanceof Error && typeof code === 'string' && /^[0-9A-DF-Z][0-9A-Z]{4}$/.test(code)
     ? error.message
     : 'An unexpected error occurred while running the query'
 }
@@ -62,7 +66,7 @@ function databaseMessage(error: unknown): string {
 /**
  * Expert mode: native SQL vetted (keyword rules and PostgreSQL's parse tree), governed (per-minute slots shared
  * with Deep, `maxConcurrentAsyncPerUser` open runs per user across instances), audited, then run in this process
- * after the answer: `COPY (...) TO STDOUT` as the query role, read-only, with the async statement timeout, into
+ * after the answer: `COPY (...) TO STDOUT` as the Expert role (billing data only), read-only, with the async statement timeout, into
  * `{exportDir}/exports/queryStudio/<user>/<yyyy-MM-dd>/expert-<id>.csv`. Records live in the database, so any
  * instance serves status, download (shared export storage) and cancel (pg_cancel_backend by the run's tag).
  */
@@ -122,6 +126,8 @@ export function createExpertService(deps: {
           tag: tag(id),
         },
         partial,
+        // On a replica that has replayed the submitter's last write (a scheduled run has none to wait for).
+        { subject: claimed.readerSubject },
       )
       await fs.promises.rename(partial, file)
     } catch (failure) {
@@ -213,6 +219,7 @@ export function createExpertService(deps: {
         text,
         statement: expertStatement(text, vetted, limit),
         savedQueryCode: hasCode ? body.savedQueryCode! : undefined,
+        readerSubject: principal.subject,
         instanceId: deps.instanceId,
         auditId: audit.id,
         at,
@@ -259,6 +266,7 @@ export function createExpertService(deps: {
         text,
         statement: expertStatement(text, vetted, limit),
         savedQueryCode: code,
+        readerSubject: null,
         instanceId: deps.instanceId,
         auditId,
         at,

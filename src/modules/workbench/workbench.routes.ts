@@ -31,6 +31,11 @@ import {
 const queryUser = { policy: { role: 'queryUser' } }
 /** Expert runs: submitted by queryExpert holders (who also need queryUser); query managers see everyone's. */
 const queryExpert = { policy: { role: 'queryExpert' } }
+/**
+ * A submission writes only the run's bookkeeping (record, audit, governor counts), read from the primary: no write
+ * position is recorded, so the run itself may read a replica that has replayed the caller's earlier writes.
+ */
+const expertSubmission = { ...queryExpert, reads: true as const }
 const expertOrManager = { policy: { anyRole: ['queryExpert', 'queryManagement'] } }
 const tags = ['Query workbench']
 
@@ -151,7 +156,7 @@ export function registerWorkbenchRoutes(
   app.post(
     '/api/v1/workbench/expert/execute',
     {
-      config: queryExpert,
+      config: expertSubmission,
       schema: {
         tags,
         summary: 'Submit an Expert (native SQL) query: runs in the background into a CSV file; poll its execution',

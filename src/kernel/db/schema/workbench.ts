@@ -58,6 +58,8 @@ export const queryExecutions = pgTable(
     runningSince: timestamp('running_since', { withTimezone: true, mode: 'date' }),
     cancelRequested: boolean('cancel_requested').notNull().default(false),
     auditId: bigint('audit_id', { mode: 'number' }),
+    /** The submitter's token subject: the run reads a replica only once it has replayed past their last write. */
+    readerSubject: text('reader_subject'),
   },
   (t) => [
     index('query_execution_username_idx').on(t.username, t.id),

@@ -4,9 +4,10 @@ import { defineEntity, manyToOne, oneToMany } from '../registry.ts'
 const SECRET = { queryable: false, package: 'security', resource: 'api.security' } as const
 
 export const iamEntities = [
-  defineEntity({ name: 'Role', package: 'security', table: t.roles, resource: 'api.roles' }),
+  defineEntity({ name: 'Role', platform: true, package: 'security', table: t.roles, resource: 'api.roles' }),
   defineEntity({
     name: 'UserGroup',
+    platform: true,
     package: 'security',
     table: t.userGroups,
     resource: 'api.groups',
@@ -15,6 +16,7 @@ export const iamEntities = [
   }),
   defineEntity({
     name: 'GroupRole',
+    platform: true,
     package: 'security',
     table: t.groupRoles,
     resource: 'api.groups',
@@ -22,6 +24,7 @@ export const iamEntities = [
   }),
   defineEntity({
     name: 'AppUser',
+    platform: true,
     package: 'security',
     table: t.appUsers,
     resource: 'api.users',
@@ -30,6 +33,7 @@ export const iamEntities = [
   }),
   defineEntity({
     name: 'GroupMember',
+    platform: true,
     package: 'security',
     table: t.groupMembers,
     resource: 'api.groups',
@@ -37,6 +41,7 @@ export const iamEntities = [
   }),
   defineEntity({
     name: 'OauthClient',
+    platform: true,
     package: 'security',
     table: t.oauthClients,
     resource: 'api.security',

@@ -4,6 +4,7 @@ import { defineEntity, manyToOne, oneToMany } from '../registry.ts'
 export const jobEntities = [
   defineEntity({
     name: 'AppInstance',
+    platform: true,
     package: 'jobs',
     table: t.appInstances,
     resource: 'api.jobs',
@@ -11,6 +12,7 @@ export const jobEntities = [
   }),
   defineEntity({
     name: 'JobInstance',
+    platform: true,
     package: 'jobs',
     table: t.jobInstances,
     resource: 'api.jobs',
@@ -19,6 +21,7 @@ export const jobEntities = [
   }),
   defineEntity({
     name: 'JobExecution',
+    platform: true,
     package: 'jobs',
     table: t.jobExecutions,
     resource: 'api.jobs',

@@ -100,5 +100,5 @@ export const referenceEntities = [
       storageType: { enum: ['SINGLE', 'LIST', 'MAP', 'MATRIX'] },
     },
   }),
-  defineEntity({ name: 'TenantSetting', package: 'crm', table: t.tenantSettings, resource: settings }),
+  defineEntity({ name: 'TenantSetting', platform: true, package: 'crm', table: t.tenantSettings, resource: settings }),
 ]

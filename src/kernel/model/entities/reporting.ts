@@ -6,6 +6,7 @@ import { defineEntity, manyToOne, oneToMany } from '../registry.ts'
 export const reportingEntities = [
   defineEntity({
     name: 'ReportQuery',
+    platform: true,
     package: 'report',
     table: t.reportQueries,
     resource: 'finance.reporting',
@@ -25,6 +26,7 @@ export const reportingEntities = [
   }),
   defineEntity({
     name: 'ReportQueryExecution',
+    platform: true,
     package: 'report',
     table: t.reportQueryExecutions,
     resource: 'finance.reporting',

@@ -5,6 +5,7 @@ import { defineEntity } from '../registry.ts'
 export const workbenchEntities = [
   defineEntity({
     name: 'QueryAudit',
+    platform: true,
     package: 'report',
     table: t.queryAudits,
     resource: 'api.audit',
@@ -22,6 +23,7 @@ export const workbenchEntities = [
   // Expert runs: their owner's, and everyone's for query managers.
   defineEntity({
     name: 'QueryExecution',
+    platform: true,
     package: 'report',
     table: t.queryExecutions,
     resource: 'api.audit',
@@ -34,6 +36,7 @@ export const workbenchEntities = [
   // The governor's per-minute counts: bookkeeping, not data.
   defineEntity({
     name: 'WorkbenchUsage',
+    platform: true,
     package: 'report',
     table: t.workbenchUsage,
     resource: 'api.audit',
