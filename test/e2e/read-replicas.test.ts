@@ -13,6 +13,7 @@ import { canStartClusters, startReplicaCluster, type ReplicaCluster } from '../s
  * Reads on a real streaming replica (DECISIONS "Read replicas"): a primary and a replica that applies every commit
  * 3 s late, two Obol instances on them. A caller reads their own write at once on either instance; another caller,
  * reading from the replica, sees it after the replay; a stopped replica costs no error and is used again once back.
+ * Expert runs (COPY to CSV, as the Expert role) follow the same rules.
  */
 
 const APPLY_DELAY_MS = 3000
@@ -42,6 +43,8 @@ describe.skipIf(!enabled)('reads on a streaming replica (needs PostgreSQL and it
   const instances: Instance[] = []
   let admin = ''
   let reader = ''
+  /** Expert mode only (queryUser and queryExpert): never writes, so its runs may read the replica. */
+  let analyst = ''
 
   async function call(instance: Instance, token: string, method: string, url: string, body?: unknown) {
     const response = await instance.app.server.inject({
@@ -89,6 +92,23 @@ describe.skipIf(!enabled)('reads on a streaming replica (needs PostgreSQL and it
     return { status: response.statusCode, body: response.json() }
   }
 
+  /** Submits an Expert query and polls its record until the run has ended. */
+  async function expertRun(instance: Instance, token: string, query: string): Promise<Record<string, any>> {
+    const submitted = await call(instance, token, 'POST', '/api/v1/workbench/expert/execute', { query })
+    expect(submitted.status, JSON.stringify(submitted.body)).toBe(200)
+    const id = submitted.body.queryExecutionResultId as number
+    let record: Answer | undefined
+    await until(
+      `Expert run ${id} has ended`,
+      async () => {
+        record = await call(instance, token, 'GET', `/api/v1/workbench/expert/executions/${id}`)
+        return record.body.endDate !== null
+      },
+      10_000,
+    )
+    return record!.body as Record<string, any>
+  }
+
   const replicaState = async (instance: Instance) => (await ready(instance)).body.replicas?.[0]?.state as string
 
   async function startInstance(primaryUrl: string, replicaUrl: string, readMaxLagMs = 5000): Promise<Instance> {
@@ -127,6 +147,14 @@ describe.skipIf(!enabled)('reads on a streaming replica (needs PostgreSQL and it
     const client = await call(a, admin, 'POST', '/api/v1/clients', { clientId: 'reader', groups: ['readers'] })
     expect(client.status).toBe(201)
     reader = await clientToken(a, client.body.clientId, client.body.clientSecret)
+    const experts = await call(a, admin, 'POST', '/api/v1/groups', {
+      name: 'experts',
+      roles: ['queryUser', 'queryExpert'],
+    })
+    expect(experts.status).toBe(201)
+    const expertClient = await call(a, admin, 'POST', '/api/v1/clients', { clientId: 'analyst', groups: ['experts'] })
+    expect(expertClient.status).toBe(201)
+    analyst = await clientToken(a, expertClient.body.clientId, expertClient.body.clientSecret)
     // The replica has replayed the schema (and the reader's client) once both instances call it UP.
     for (const instance of instances)
       await until('the replica is up', async () => (await replicaState(instance)) === 'UP', 20_000)
@@ -197,9 +225,31 @@ describe.skipIf(!enabled)('reads on a streaming replica (needs PostgreSQL and it
     expect(await sellers(strict, reader, 'LAGGED')).toEqual(['LAGGED'])
   })
 
+  it('runs an Expert export on the replica, and on the primary for a submitter whose write it has not replayed', async () => {
+    const [a, b] = instances as [Instance, Instance]
+    expect((await call(a, admin, 'POST', '/api/v1/sellers', { code: 'EXPERT_SEES' })).status).toBe(201)
+    const query = "select code from seller where code = 'EXPERT_SEES'"
+    const before = await reads(b)
+    // The writer, on the other instance at once: the replica is 3 s behind, the primary runs it and sees the write.
+    expect(await expertRun(b, admin, query)).toMatchObject({ status: 'SUCCESS', lineCount: 1 })
+    const afterWriter = await reads(b)
+    expect(afterWriter).toEqual({ primary: before.primary + 1, replica: before.replica })
+    // Someone who has not written reads the replica, which has not replayed it yet.
+    expect(await expertRun(b, analyst, query)).toMatchObject({ status: 'SUCCESS', lineCount: 0 })
+    expect(await reads(b)).toEqual({ primary: afterWriter.primary, replica: afterWriter.replica + 1 })
+    // The Expert role exists on the replica (the run above read there as it) with the primary's grants: no reading
+    // other users' query texts there either.
+    const refused = await expertRun(b, analyst, 'select query_text from query_audit')
+    expect(refused).toMatchObject({ status: 'FAILED', errorMessage: 'permission denied for table query_audit' })
+  }, 20_000)
+
   it('answers from the primary while the replica is stopped, stays ready, and reads the replica again once back', async () => {
     const [a, b] = instances as [Instance, Instance]
     await cluster!.stopReplica()
+    // An Expert run at once: the replica refuses its connection (or is already known down), the primary exports.
+    const beforeExpert = await reads(a)
+    expect(await expertRun(a, analyst, 'select code from seller order by code')).toMatchObject({ status: 'SUCCESS' })
+    expect(await reads(a)).toEqual({ primary: beforeExpert.primary + 1, replica: beforeExpert.replica })
     // The first read may still try the replica: refused, the primary answers within the same request.
     for (const instance of [a, b]) expect(await sellers(instance, reader, 'NO_SUCH_SELLER')).toEqual([])
     for (const instance of [a, b])
