@@ -14,6 +14,28 @@ if (major < 22 || (major === 22 && minor < 12)) {
   process.exit(1)
 }
 
+/**
+ * `obol start` on PostgreSQL runs with V8's `--liftoff-only`: WebAssembly on baseline code only. The one WebAssembly
+ * module of a server on PostgreSQL is libpg-query (the raw SQL and Expert vetting), and V8 compiling its parser to
+ * optimized code after a few uses takes 230 to 550 MB for a few seconds; on baseline code it parses 1,000 statements
+ * in under 0.1 s all the same. V8 reads the flag once, at process start (NODE_OPTIONS and v8.setFlagsFromString do
+ * not take it), so the process replaces itself with the same command plus the flag (process.execve, Node 23.11+;
+ * without it, it runs as it is). Not on embedded PGlite, WebAssembly too, whose queries run 1.4 to 2.2 times slower
+ * on baseline code. OBOL_WASM_TIER_UP=1 keeps V8's default.
+ */
+function baselineWasmOnPostgres() {
+  const [command] = process.argv.slice(2)
+  if (command !== 'start' || !process.env.DATABASE_URL || process.env.OBOL_WASM_TIER_UP === '1') return
+  if (process.execArgv.includes('--liftoff-only') || typeof process.execve !== 'function') return
+  process.execve(
+    process.execPath,
+    [process.execPath, ...process.execArgv, '--liftoff-only', ...process.argv.slice(1)],
+    process.env,
+  )
+}
+
+baselineWasmOnPostgres()
+
 /** The built server when it can be had, else undefined (the sources are run). */
 async function built() {
   if (process.env.OBOL_FROM_SOURCES === '1') return undefined
