@@ -1,6 +1,6 @@
 import fs from 'node:fs'
 import { setTimeout as delay } from 'node:timers/promises'
-import { sql } from 'drizzle-orm'
+import { sql, type SQL } from 'drizzle-orm'
 import pg from 'pg'
 import { to as copyTo } from 'pg-copy-streams'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -33,6 +33,19 @@ async function finished(id: number, token = expert): Promise<Record<string, any>
     await delay(20)
   }
   throw new Error(`Expert execution ${id} did not end`)
+}
+
+/**
+ * The audit entries a query finds, once none is still SUBMITTED: a run's audit entry is closed just after its record
+ * ends (a poll of the record can land in between).
+ */
+async function closedAudit<T extends { status: string }>(query: SQL): Promise<T[]> {
+  for (let i = 0; i < 250; i++) {
+    const found = await rows<T>(t.db.current.db, query)
+    if (found.length > 0 && found.every((entry) => entry.status !== 'SUBMITTED')) return found
+    await delay(20)
+  }
+  return rows<T>(t.db.current.db, query)
 }
 
 async function submitted(body: unknown, token = expert): Promise<number> {
@@ -367,8 +380,7 @@ describe('Expert mode: records, audit, visibility', () => {
     nextMinute()
     const text = 'select code from seller -- audited'.replace(' -- audited', ' where true')
     const done = await finished(await submitted({ query: text }))
-    const audit = await rows<{ status: string; row_count: number; mode: string; query_hash: string }>(
-      t.db.current.db,
+    const audit = await closedAudit<{ status: string; row_count: number; mode: string; query_hash: string }>(
       sql`select status, row_count, mode, query_hash from query_audit where query_text = ${text}`,
     )
     expect(audit).toEqual([
@@ -556,8 +568,7 @@ describe.runIf(onPostgres)('Expert mode on PostgreSQL: long runs', () => {
     const done = await finished(id)
     expect(done.status).toBe('CANCELLED')
     expect(done.filePath).toBeNull()
-    const audit = await rows<{ status: string }>(
-      t.db.current.db,
+    const audit = await closedAudit<{ status: string }>(
       sql`select q.status from query_audit q join query_execution e on e.audit_id = q.id where e.id = ${id}`,
     )
     expect(audit).toEqual([{ status: 'CANCELLED' }])

@@ -18,16 +18,23 @@ function message(type: string, body: string | Buffer): Buffer {
  * Feeds `wire` to a CopyToFile as a socket would, cut into reads of `size` bytes, with a stand-in for node-postgres's
  * reader; then ends the query as node-postgres would. Answers the file written and what node-postgres was handed back.
  */
-async function copy(wire: Buffer, size: number, error?: Error): Promise<{ file: string; handedBack: Buffer }> {
+async function copy(
+  wire: Buffer,
+  size: number,
+  back: Buffer,
+  error?: Error,
+): Promise<{ file: string; handedBack: Buffer }> {
   const socket = new PassThrough()
   const handedBack: Buffer[] = []
   socket.on('data', (chunk: Buffer) => handedBack.push(chunk))
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'obol-copy-')), 'out.csv')
-  const fd = fs.openSync(file, 'w')
-  const copy = new CopyToFile('COPY (select 1) TO STDOUT', fd)
+  const handle = await fs.promises.open(file, 'w')
+  const copy = new CopyToFile('COPY (select 1) TO STDOUT', handle)
   copy.submit({ stream: socket, query: () => undefined })
   for (let at = 0; at < wire.length; at += size) socket.write(wire.subarray(at, at + size))
-  await new Promise((resolve) => setImmediate(resolve))
+  // Node-postgres ends the query once it has read what the copy handed back (the copy may pause the socket meanwhile).
+  for (let i = 0; i < 1000 && Buffer.concat(handedBack).length < back.length; i++)
+    await new Promise((resolve) => setTimeout(resolve, 1))
   if (error) copy.handleError(error)
   copy.handleCommandComplete({ text: 'COPY 2' })
   copy.handleReadyForQuery()
@@ -35,7 +42,7 @@ async function copy(wire: Buffer, size: number, error?: Error): Promise<{ file: 
     if (error) await expect(copy.done).rejects.toBe(error)
     else expect(await copy.done).toBe(2)
   } finally {
-    fs.closeSync(fd)
+    await handle.close()
   }
   const written = fs.readFileSync(file, 'utf8')
   fs.rmSync(path.dirname(file), { recursive: true })
@@ -56,7 +63,7 @@ describe('CopyToFile', () => {
       tail,
     ])
     for (const size of [1, 2, 3, 5, 7, 64, wire.length]) {
-      const { file, handedBack } = await copy(wire, size)
+      const { file, handedBack } = await copy(wire, size, tail)
       expect(file, `reads of ${size} bytes`).toBe(rows.join(''))
       expect(handedBack.equals(tail), `reads of ${size} bytes`).toBe(true)
     }
@@ -71,7 +78,7 @@ describe('CopyToFile', () => {
       message('c', ''),
       tail,
     ])
-    const { file } = await copy(wire, 65_536)
+    const { file } = await copy(wire, 65_536, tail)
     expect(file.length).toBe(count * row.length)
     expect(file).toBe(row.repeat(count))
   })
@@ -80,7 +87,7 @@ describe('CopyToFile', () => {
     const error = Buffer.concat([message('E', 'SERROR\0C57014\0Mcanceling statement due to user request\0\0'), tail])
     const wire = Buffer.concat([copyOut, message('d', rows[0]!), error])
     for (const size of [1, 4, wire.length]) {
-      const { file, handedBack } = await copy(wire, size, new Error('canceling statement due to user request'))
+      const { file, handedBack } = await copy(wire, size, error, new Error('canceling statement due to user request'))
       expect(file).toBe(rows[0])
       expect(handedBack.equals(error)).toBe(true)
     }

@@ -7,8 +7,8 @@ import { CopyToFile } from './copy-out.ts'
  * One Expert export on a PostgreSQL server, in a worker thread of its own: `COPY (...) TO STDOUT` streamed from its
  * own connection into the file. The thread's small young generation (see `exportCsv`) has its garbage — a buffer
  * per network read — collected as it goes, so the process's memory stays flat whatever the row count, and the
- * main thread's event loop keeps serving requests. The rows go from the socket into the file through one buffer
- * (`CopyToFile`), written synchronously: this thread has nothing else to do.
+ * main thread's event loop keeps serving requests. The rows go from the socket into the file through two buffers
+ * (`CopyToFile`): one is written while the other fills.
  */
 export interface CsvExportTask {
   readonly connectionString: string
@@ -32,12 +32,12 @@ async function run(task: CsvExportTask): Promise<CsvExportReply> {
   client.on('error', () => undefined)
   try {
     await client.connect()
-    const fd = fs.openSync(task.file, 'w')
+    const file = await fs.promises.open(task.file, 'w')
     try {
-      const copy = client.query(new CopyToFile(task.copy, fd))
+      const copy = client.query(new CopyToFile(task.copy, file))
       return { rows: await copy.done }
     } finally {
-      fs.closeSync(fd)
+      await file.close()
     }
   } catch (error) {
     const code = (error as { code?: unknown }).code
