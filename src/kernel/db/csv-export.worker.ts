@@ -1,14 +1,14 @@
 import fs from 'node:fs'
+import { pipeline } from 'node:stream/promises'
 import { parentPort, workerData } from 'node:worker_threads'
 import pg from 'pg'
-import { CopyToFile } from './copy-out.ts'
+import { to as copyTo } from 'pg-copy-streams'
 
 /**
  * One Expert export on a PostgreSQL server, in a worker thread of its own: `COPY (...) TO STDOUT` streamed from its
  * own connection into the file. The thread's small young generation (see `exportCsv`) has its garbage — a buffer
  * per network read — collected as it goes, so the process's memory stays flat whatever the row count, and the
- * main thread's event loop keeps serving requests. The rows go from the socket into the file through two buffers
- * (`CopyToFile`): one is written while the other fills.
+ * main thread's event loop keeps serving requests.
  */
 export interface CsvExportTask {
   readonly connectionString: string
@@ -32,13 +32,9 @@ async function run(task: CsvExportTask): Promise<CsvExportReply> {
   client.on('error', () => undefined)
   try {
     await client.connect()
-    const file = await fs.promises.open(task.file, 'w')
-    try {
-      const copy = client.query(new CopyToFile(task.copy, file))
-      return { rows: await copy.done }
-    } finally {
-      await file.close()
-    }
+    const stream = client.query(copyTo(task.copy))
+    await pipeline(stream, fs.createWriteStream(task.file))
+    return { rows: stream.rowCount }
   } catch (error) {
     const code = (error as { code?: unknown }).code
     return {
