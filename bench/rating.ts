@@ -13,9 +13,11 @@
  *
  *   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), BENCH_DURATION_SEC (default 8),
  *   BENCH_CONNECTIONS (default 10), BENCH_ORDERS (default 10000), BENCH_RATING_CONCURRENCY (default 4),
- *   BENCH_ROUNDS (default 2: alternating rounds of the preview and its baseline)
+ *   BENCH_ROUNDS (default 2: alternating rounds of each case and its baseline), BENCH_CASES (default
+ *   preview,placement,recurring: the cases run, e.g. one at a time under `node --cpu-prof`)
  */
 import assert from 'node:assert/strict'
+import { randomUUID } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
 import pg from 'pg'
 import pino from 'pino'
@@ -38,6 +40,10 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 10)
 const orderCount = Number(process.env.BENCH_ORDERS ?? 10_000)
 const ratingConcurrency = Number(process.env.BENCH_RATING_CONCURRENCY ?? 4)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 2)
+/** The cases run, a comma-separated subset of preview, placement, recurring (all by default): profiles run one. */
+/** BENCH_PROFILE=1: each case alone, without its baseline, so a `node --cpu-prof` profile holds only the case. */
+const profiling = process.env.BENCH_PROFILE === '1'
+const cases = new Set((process.env.BENCH_CASES ?? 'preview,placement,recurring').split(',').map((c) => c.trim()))
 const SECRET = 'bench-admin-secret-0123456789'
 const PRODUCTS = 10
 const DEMO = 'bench'
@@ -261,6 +267,144 @@ async function rawWalletOperationInserts(db: Db, count: number, concurrency: num
   return seconds
 }
 
+/** The rows of a placed order the placement baseline copies: the order, its one offer and subscription, its plans. */
+interface PlacedTemplate {
+  orderId: number
+  orderOfferId: number
+  subscriptionId: number
+  planIds: number[]
+}
+
+async function placedTemplate(db: Db, code: string): Promise<PlacedTemplate> {
+  const found = await one<{ order_id: number; order_offer_id: number; subscription_id: number; plan_ids: number[] }>(
+    db,
+    sql`select o.id::int as order_id, oo.id::int as order_offer_id, oo.subscription_id::int as subscription_id,
+        array(select distinct discount_plan_id::int from discount_plan_instance where order_id = o.id) as plan_ids
+      from customer_order o join order_offer oo on oo.order_id = o.id where o.code = ${code}`,
+  )
+  return {
+    orderId: found!.order_id,
+    orderOfferId: found!.order_offer_id,
+    subscriptionId: found!.subscription_id,
+    planIds: found!.plan_ids,
+  }
+}
+
+/**
+ * The baseline of placement: the rows a validated placement of the template order writes — the order, its offer and
+ * products, its discount plan choices, the subscription, product and charge instances, discount plan instances with
+ * their states, the wallet operations of the one-shot charges and their discounts (amounts as the template's, so
+ * precomputed), and the plans' use counts — by hand-written `INSERT … SELECT` from the template's rows, one statement
+ * a table, in one transaction. Linked rows are matched by position (order products, plan instances) and by code
+ * (product and charge instances within their subscription). One offer per order, as the benchmark's.
+ */
+async function baselinePlacement(db: Db, template: PlacedTemplate, code: string, countUses = true): Promise<void> {
+  const subscriptionCode = `${code}-1`
+  await db.transaction(async (tx) => {
+    const order = await one<{ id: number }>(
+      tx,
+      sql`insert into customer_order (code, description, creator, external_reference, order_type, status, seller_id,
+          billing_account_id, user_account_id, order_date, validated_at, request)
+        select ${code}, description, 'bench', external_reference, order_type, status, seller_id, billing_account_id,
+          user_account_id, order_date, now(), request
+        from customer_order where id = ${template.orderId} returning id`,
+    )
+    const subscription = await one<{ id: number }>(
+      tx,
+      sql`insert into subscription (code, description, creator, status, subscription_date, offer_template_id, seller_id,
+          user_account_id, order_id, activation_date)
+        select ${subscriptionCode}, description, 'bench', status, subscription_date, offer_template_id, seller_id,
+          user_account_id, ${order!.id}, now()
+        from subscription where id = ${template.subscriptionId} returning id`,
+    )
+    const o = order!.id
+    const s = subscription!.id
+    const offer = await one<{ id: number }>(
+      tx,
+      sql`insert into order_offer (order_id, position, subscription_code, order_line_type, offer_template_id,
+          subscription_date, subscription_id)
+        select ${o}, position, ${subscriptionCode}, order_line_type, offer_template_id, subscription_date, ${s}
+        from order_offer where id = ${template.orderOfferId} returning id`,
+    )
+    const oo = offer!.id
+    await tx.execute(sql`insert into order_product (order_offer_id, position, product_id, product_version_id,
+        product_action_type, quantity, attributes, charge_overrides)
+      select ${oo}, position, product_id, product_version_id, product_action_type, quantity, attributes, charge_overrides
+      from order_product where order_offer_id = ${template.orderOfferId}`)
+    await tx.execute(sql`insert into order_discount_plan (order_id, order_offer_id, order_product_id, discount_plan_id,
+        level, position)
+      select ${o}, case when t.order_offer_id is null then null else ${oo}::bigint end, np.id, t.discount_plan_id,
+        t.level, t.position
+      from order_discount_plan t left join order_product tp on tp.id = t.order_product_id
+        left join order_product np on np.order_offer_id = ${oo} and np.position = tp.position
+      where t.order_id = ${template.orderId}`)
+    await tx.execute(sql`insert into product_instance (code, subscription_id, product_id, product_version_id,
+        order_product_id, status, quantity, attributes, creator)
+      select t.code, ${s}, t.product_id, t.product_version_id, np.id, t.status, t.quantity, t.attributes, 'bench'
+      from product_instance t join order_product tp on tp.id = t.order_product_id
+        join order_product np on np.order_offer_id = ${oo} and np.position = tp.position
+      where t.subscription_id = ${template.subscriptionId}`)
+    await tx.execute(sql`insert into charge_instance (code, description, status, charge_id, charge_type, one_shot_type,
+        subscription_id, product_instance_id, wallet_id, quantity, unit_price_override, subscription_date,
+        charged_to_date, next_rating_date, creator)
+      select t.code, t.description, t.status, t.charge_id, t.charge_type, t.one_shot_type, ${s}, np.id, t.wallet_id,
+        t.quantity, t.unit_price_override, t.subscription_date, t.charged_to_date, t.next_rating_date, 'bench'
+      from charge_instance t join product_instance tp on tp.id = t.product_instance_id
+        join product_instance np on np.subscription_id = ${s} and np.code = tp.code
+      where t.subscription_id = ${template.subscriptionId}`)
+    await tx.execute(sql`insert into discount_plan_instance (order_id, subscription_id, product_instance_id,
+        discount_plan_id, level, automatic, position, status, state, creator)
+      select ${o}, case when t.subscription_id is null then null else ${s}::bigint end, np.id, t.discount_plan_id,
+        t.level, t.automatic, t.position, t.status, t.state, 'bench'
+      from discount_plan_instance t left join product_instance tp on tp.id = t.product_instance_id
+        left join product_instance np on np.subscription_id = ${s} and np.code = tp.code
+      where t.order_id = ${template.orderId}`)
+    await tx.execute(sql`with ids as (
+        select id as old, nextval(pg_get_serial_sequence('wallet_operation', 'id')) as new
+        from wallet_operation where order_id = ${template.orderId})
+      insert into wallet_operation (id, code, description, status, charge_type, operation_date, start_date, end_date,
+        quantity, unit_amount_without_tax, unit_amount_with_tax, amount_without_tax, amount_tax, amount_with_tax,
+        tax_percent, tax_id, accounting_article_id, currency_id, wallet_id, charge_instance_id, subscription_id,
+        billing_account_id, seller_id, order_id, pricing_version_id, discount_plan_id, discount_plan_item_id,
+        discount_plan_instance_id, discounted_wallet_operation_id, explanation, creator)
+      select ids.new, w.code, w.description, w.status, w.charge_type, w.operation_date, w.start_date, w.end_date,
+        w.quantity, w.unit_amount_without_tax, w.unit_amount_with_tax, w.amount_without_tax, w.amount_tax,
+        w.amount_with_tax, w.tax_percent, w.tax_id, w.accounting_article_id, w.currency_id, w.wallet_id, nci.id, ${s},
+        w.billing_account_id, w.seller_id, ${o}, w.pricing_version_id, w.discount_plan_id, w.discount_plan_item_id,
+        ndpi.id, discounted.new, w.explanation, 'bench'
+      from wallet_operation w join ids on ids.old = w.id
+        join charge_instance tci on tci.id = w.charge_instance_id
+        join product_instance tpi on tpi.id = tci.product_instance_id
+        join product_instance npi on npi.subscription_id = ${s} and npi.code = tpi.code
+        join charge_instance nci on nci.product_instance_id = npi.id and nci.code = tci.code
+        left join discount_plan_instance tdpi on tdpi.id = w.discount_plan_instance_id
+        left join discount_plan_instance ndpi on ndpi.order_id = ${o} and ndpi.position = tdpi.position
+        left join ids discounted on discounted.old = w.discounted_wallet_operation_id`)
+    if (!countUses) return
+    await tx.execute(sql`update discount_plan set used_quantity = used_quantity + 1, updated = now(), updater = 'bench'
+      where id = any(${`{${template.planIds.join(',')}}`}::bigint[])`)
+  })
+}
+
+/** Counts of the rows an order wrote, table by table: the baseline must write what placement writes. */
+async function rowsOf(db: Db, code: string): Promise<Record<string, number>> {
+  const found = await one<Record<string, number>>(
+    db,
+    sql`select
+      (select count(*)::int from order_offer where order_id = o.id) as order_offer,
+      (select count(*)::int from order_product p join order_offer oo on oo.id = p.order_offer_id where oo.order_id = o.id) as order_product,
+      (select count(*)::int from order_discount_plan where order_id = o.id) as order_discount_plan,
+      (select count(*)::int from subscription where order_id = o.id) as subscription,
+      (select count(*)::int from product_instance pi join subscription s on s.id = pi.subscription_id where s.order_id = o.id) as product_instance,
+      (select count(*)::int from charge_instance ci join subscription s on s.id = ci.subscription_id where s.order_id = o.id) as charge_instance,
+      (select count(*)::int from discount_plan_instance where order_id = o.id) as discount_plan_instance,
+      (select count(*)::int from wallet_operation where order_id = o.id) as wallet_operation,
+      (select coalesce(sum(amount_with_tax), 0)::text from wallet_operation where order_id = o.id) as amount_with_tax
+    from customer_order o where o.code = ${code}`,
+  )
+  return found!
+}
+
 /** Runs two measurements in alternating rounds (A B, B A, …) and merges each side's rounds as loadAlternating does. */
 async function alternate(
   runs: readonly [() => Promise<LoadResult>, () => Promise<LoadResult>],
@@ -302,7 +446,26 @@ async function main(): Promise<void> {
       worker: false,
       roles: 'api',
     })
-    const app = await buildApp({ database, clock: systemClock, jobs, publicUrl: 'http://127.0.0.1', auth: config.auth })
+    let template: PlacedTemplate | undefined
+    const app = await buildApp({
+      database,
+      clock: systemClock,
+      jobs,
+      publicUrl: 'http://127.0.0.1',
+      auth: config.auth,
+      extraRoutes: (server) => {
+        server.post(
+          '/bench/baseline/placement',
+          { config: { policy: { role: 'ordering.orders.manage' } }, schema: { hide: true } },
+          async (request, reply) => {
+            const query = request.query as { code?: string; uses?: string }
+            const code = query.code ?? `BASE-${randomUUID().slice(0, 8).toUpperCase()}`
+            await baselinePlacement(database.db, template!, code, query.uses !== 'false')
+            return reply.code(201).send({ code })
+          },
+        )
+      },
+    })
     await app.server.listen({ port: 0, host: '127.0.0.1' })
     const base = `http://127.0.0.1:${(app.server.server.address() as AddressInfo).port}`
     const tokenResponse = await fetch(`${base}/auth/realms/obol/protocol/openid-connect/token`, {
@@ -321,9 +484,11 @@ async function main(): Promise<void> {
       fetch(`${base}${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body })
     const preview = await post('/api/v1/orders/preview', previewBody)
     assert.equal(preview.status, 200, `preview answered ${preview.status}: ${await preview.clone().text()}`)
-    const previewed = (await preview.json()) as { offers: { lines: unknown[] }[]; totalWithTax: number }
+    const previewText = await preview.text()
+    const previewed = JSON.parse(previewText) as { offers: { lines: unknown[] }[]; totalWithTax: number }
     process.stdout.write(
-      `The order: ${PRODUCTS} products, ${previewed.offers[0]!.lines.length} preview lines, total with tax ${previewed.totalWithTax}\n`,
+      `The order: ${PRODUCTS} products, ${previewed.offers[0]!.lines.length} preview lines, total with tax ` +
+        `${previewed.totalWithTax}, a preview answer of ${Buffer.byteLength(previewText)} bytes\n`,
     )
     const placedAt = performance.now()
     const placed = await post('/api/v1/orders?autoValidate=true', previewBody)
@@ -339,71 +504,124 @@ async function main(): Promise<void> {
     )
     for (const response of concurrent) assert.equal(response.status, 201, await response.clone().text())
 
-    // The preview against the cheapest authenticated request the server answers, a Query API get by id through the
-    // same hooks (token, role, metrics), in alternating rounds: the ratio is the share of a request's budget rating
-    // leaves.
-    const account = await one<{ id: number }>(database.db, sql`select id from billing_account where code = 'BA_001'`)
-    const getByIdUrl = `${base}/api/v1/query/billingAccount/${account!.id}`
-    assert.equal((await fetch(getByIdUrl, { headers })).status, 200)
-    const [previewLoad, getByIdLoad] = await alternate(
-      [
-        () =>
-          load(`${base}/api/v1/orders/preview`, {
-            headers,
-            durationSec,
-            connections,
-            method: 'POST',
-            body: previewBody,
-          }),
-        () => load(getByIdUrl, { headers, durationSec, connections }),
-      ],
-      rounds,
-    )
-    process.stdout.write(`preview   ${cell(previewLoad)}\n`)
-    process.stdout.write(`get by id ${cell(getByIdLoad)}\n`)
-    const placeLoad = await load(`${base}/api/v1/orders?autoValidate=true`, {
-      headers,
-      durationSec,
-      connections,
-      method: 'POST',
-      body: placeBody,
-    })
-    process.stdout.write(`placement ${cell(placeLoad)}\n`)
-    await app.server.close()
-
-    // Recurring rating: the template is the first placed order; the load's orders are billed too (counted apart).
-    process.stdout.write(`Copying the order into ${orderCount.toLocaleString('en')} orders...\n`)
-    await cloneOrders(database.db, 'BENCH_PREVIEW', orderCount)
-    const due = await one<{ n: string }>(
-      database.db,
-      sql`select count(*)::text as n from charge_instance where status = 'ACTIVE' and charge_type = 'RECURRING'
-        and next_rating_date <= current_date`,
-    )
-    const t0 = performance.now()
-    const result = await rateDueRecurringCharges({ db: database.db, now: new Date(), concurrency: ratingConcurrency })
-    const seconds = (performance.now() - t0) / 1000
-    assert.equal(result.failed, 0)
-    assert.equal(String(result.processed), due!.n)
-    const raw = await rawWalletOperationInserts(database.db, result.walletOperations, ratingConcurrency)
     const lines = [
       '',
       `Rating, ${durationSec} s per HTTP run, ${connections} connections (PostgreSQL, autocannon on loopback):`,
-      `  preview of a 10-product order    ${cell(previewLoad)}`,
-      `  placement (autoValidate=true)    ${cell(placeLoad)}`,
-      `  recurring rating (${ratingConcurrency} transactions at once): ${result.processed.toLocaleString('en')} charge instances in ${seconds.toFixed(1)} s = ` +
-        `${Math.round(result.processed / seconds).toLocaleString('en')} charge instances/s, ` +
-        `${Math.round(result.walletOperations / seconds).toLocaleString('en')} wallet operations/s ` +
-        `(${result.walletOperations.toLocaleString('en')} written)`,
-      `  baseline: the same ${result.walletOperations.toLocaleString('en')} wallet operations by INSERT … SELECT … generate_series, ` +
-        `${RATING_BATCH} charge instances' worth a statement, ${ratingConcurrency} at once: ` +
-        `${Math.round(result.walletOperations / raw).toLocaleString('en')} wallet operations/s`,
-      '',
-      'Ratios (targets: preview ≥ 0.25 of get by id, recurring rating ≥ 0.5 of the raw inserts):',
-      `  preview / get by id                    ${(previewLoad.requestsPerSec / getByIdLoad.requestsPerSec).toFixed(2)}`,
-      `  recurring rating / raw inserts         ${(result.walletOperations / seconds / (result.walletOperations / raw)).toFixed(2)}`,
-      `  whole run: ${((Date.now() - started) / 1000).toFixed(0)} s`,
     ]
-    process.stdout.write(`${lines.join('\n')}\n`)
+    const ratios = [
+      '',
+      'Ratios (targets: preview ≥ 0.25 of get by id, placement ≥ 0.5 of its baseline, recurring rating ≥ 0.5 of the raw inserts):',
+    ]
+    if (cases.has('preview')) {
+      // The preview against the cheapest authenticated request the server answers, a Query API get by id through
+      // the same hooks (token, role, metrics), in alternating rounds: the ratio is the share of a request's budget
+      // rating leaves.
+      const account = await one<{ id: number }>(database.db, sql`select id from billing_account where code = 'BA_001'`)
+      const getByIdUrl = `${base}/api/v1/query/billingAccount/${account!.id}`
+      assert.equal((await fetch(getByIdUrl, { headers })).status, 200)
+      const [previewLoad, getByIdLoad] = await alternate(
+        [
+          () =>
+            load(`${base}/api/v1/orders/preview`, {
+              headers,
+              durationSec,
+              connections,
+              method: 'POST',
+              body: previewBody,
+            }),
+          () => load(getByIdUrl, { headers, durationSec: profiling ? 1 : durationSec, connections }),
+        ],
+        rounds,
+      )
+      process.stdout.write(`preview   ${cell(previewLoad)}\n`)
+      process.stdout.write(`get by id ${cell(getByIdLoad)}\n`)
+      lines.push(
+        `  preview of a 10-product order    ${cell(previewLoad)}`,
+        `  get by id (baseline)             ${cell(getByIdLoad)}`,
+      )
+      ratios.push(
+        `  preview / get by id                    ${(previewLoad.requestsPerSec / getByIdLoad.requestsPerSec).toFixed(2)}`,
+      )
+    }
+    if (cases.has('placement')) {
+      // Placement against the same rows written by hand-written SQL in one transaction, in alternating rounds.
+      template = await placedTemplate(database.db, 'BENCH_PREVIEW')
+      const copied = await post('/bench/baseline/placement?code=BENCH_BASELINE', '{}')
+      assert.equal(copied.status, 201, await copied.clone().text())
+      assert.deepEqual(await rowsOf(database.db, 'BENCH_BASELINE'), await rowsOf(database.db, 'BENCH_PREVIEW'))
+      const [placeLoad, baselineLoad] = await alternate(
+        [
+          () =>
+            load(`${base}/api/v1/orders?autoValidate=true`, {
+              headers,
+              durationSec,
+              connections,
+              method: 'POST',
+              body: placeBody,
+            }),
+          () =>
+            load(`${base}/bench/baseline/placement`, {
+              headers,
+              durationSec: profiling ? 1 : durationSec,
+              connections,
+              method: 'POST',
+              body: '{}',
+            }),
+        ],
+        rounds,
+      )
+      // Every order here counts a use of the same three plans: their rows are a queue for placement and baseline
+      // alike (locked from the count to the commit). The baseline without that count shows what the queue costs.
+      const unqueuedLoad = await load(`${base}/bench/baseline/placement?uses=false`, {
+        headers,
+        durationSec: profiling ? 1 : durationSec,
+        connections,
+        method: 'POST',
+        body: '{}',
+      })
+      process.stdout.write(`placement ${cell(placeLoad)}\n`)
+      process.stdout.write(`baseline  ${cell(baselineLoad)}\n`)
+      process.stdout.write(`baseline without the plans' use counts ${cell(unqueuedLoad)}\n`)
+      lines.push(
+        `  placement (autoValidate=true)    ${cell(placeLoad)}`,
+        `  the same rows by hand-written SQL ${cell(baselineLoad)}`,
+        `  the same without the plans' use counts ${cell(unqueuedLoad)}`,
+      )
+      ratios.push(
+        `  placement / its baseline               ${(placeLoad.requestsPerSec / baselineLoad.requestsPerSec).toFixed(2)}`,
+        `  (placement / the baseline without use counts ${(placeLoad.requestsPerSec / unqueuedLoad.requestsPerSec).toFixed(2)})`,
+      )
+    }
+    await app.server.close()
+
+    if (cases.has('recurring')) {
+      // Recurring rating: the template is the first placed order; the load's orders are billed too (counted apart).
+      process.stdout.write(`Copying the order into ${orderCount.toLocaleString('en')} orders...\n`)
+      await cloneOrders(database.db, 'BENCH_PREVIEW', orderCount)
+      const due = await one<{ n: string }>(
+        database.db,
+        sql`select count(*)::text as n from charge_instance where status = 'ACTIVE' and charge_type = 'RECURRING'
+          and next_rating_date <= current_date`,
+      )
+      const t0 = performance.now()
+      const result = await rateDueRecurringCharges({ db: database.db, now: new Date(), concurrency: ratingConcurrency })
+      const seconds = (performance.now() - t0) / 1000
+      assert.equal(result.failed, 0)
+      assert.equal(String(result.processed), due!.n)
+      const raw = await rawWalletOperationInserts(database.db, result.walletOperations, ratingConcurrency)
+      lines.push(
+        `  recurring rating (${ratingConcurrency} transactions at once): ${result.processed.toLocaleString('en')} charge instances in ${seconds.toFixed(1)} s = ` +
+          `${Math.round(result.processed / seconds).toLocaleString('en')} charge instances/s, ` +
+          `${Math.round(result.walletOperations / seconds).toLocaleString('en')} wallet operations/s ` +
+          `(${result.walletOperations.toLocaleString('en')} written)`,
+        `  baseline: the same ${result.walletOperations.toLocaleString('en')} wallet operations by INSERT … SELECT … generate_series, ` +
+          `${RATING_BATCH} charge instances' worth a statement, ${ratingConcurrency} at once: ` +
+          `${Math.round(result.walletOperations / raw).toLocaleString('en')} wallet operations/s`,
+      )
+      ratios.push(`  recurring rating / raw inserts         ${(raw / seconds).toFixed(2)}`)
+    }
+    ratios.push(`  whole run: ${((Date.now() - started) / 1000).toFixed(0)} s`)
+    process.stdout.write(`${[...lines, ...ratios].join('\n')}\n`)
   } finally {
     await database.close()
     await admin.query(`drop database if exists ${name} with (force)`)

@@ -24,7 +24,7 @@ import type { TimeZoneListener } from './kernel/settings.ts'
 import { registerJobRoutes } from './kernel/jobs/job.routes.ts'
 import { createJobService } from './kernel/jobs/job.service.ts'
 import { createAccountsModule } from './modules/accounts/index.ts'
-import { createCatalogModule } from './modules/catalog/index.ts'
+import { createCatalogCache, createCatalogModule } from './modules/catalog/index.ts'
 import { createOrderingModule } from './modules/ordering/index.ts'
 import { createOffersModule } from './modules/offers/index.ts'
 import { createBillingRunsModule, type BillingRunScheduleTimer } from './modules/billing-runs/index.ts'
@@ -146,7 +146,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const accounts = createAccountsModule({ db: deps.database.db, actorOf, timeZoneListeners })
   accounts.routes(server)
   createCatalogModule({ db: deps.database.db, actorOf, clock: deps.clock }).routes(server)
-  createOrderingModule({ db: deps.database.db, actorOf, clock: deps.clock }).routes(server)
+  // Published catalog rows in memory for order rating, checked against the database's catalog generation per request.
+  const catalogCache = createCatalogCache()
+  registerCacheGauge(metrics, 'catalog', () => catalogCache.size())
+  createOrderingModule({ db: deps.database.db, actorOf, clock: deps.clock, catalogCache }).routes(server)
   createOffersModule({ db: deps.database.db, actorOf, clock: deps.clock, publicUrl: deps.publicUrl }).routes(server)
   registerJobRoutes(server, createJobService({ db: deps.database.db, clock: deps.clock }), deps.jobs, actorOf)
   const billingRuns = createBillingRunsModule({

@@ -7,8 +7,12 @@ import { useTestDatabase } from '../support/test-database.ts'
 
 const db = useTestDatabase()
 
-/** Tables of the migration and read-position bookkeeping; everything else in public must be an entity. */
-const INFRASTRUCTURE = new Set(['public.obol_schema_migration', 'public.obol_read_position'])
+/** Tables of the migration, read-position and catalog-generation bookkeeping; everything else in public must be an entity. */
+const INFRASTRUCTURE = new Set([
+  'public.obol_schema_migration',
+  'public.obol_read_position',
+  'public.obol_catalog_generation',
+])
 
 describe('entity registry', () => {
   it('declares every table of the migrated database, and only those', async () => {

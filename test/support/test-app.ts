@@ -51,6 +51,24 @@ export function testAppDeps(
   }
 }
 
+/**
+ * Another application instance on `database` (the same database as a test app's, through its own pool on a server):
+ * an API-only job runtime that is not started, as a second replica of the service behind a load balancer.
+ */
+export async function apiInstance(database: Database): Promise<App> {
+  const jobs = new JobRuntime({
+    database,
+    clock: systemClock,
+    log: pino({ level: 'silent' }),
+    heartbeatIntervalMs: 200,
+    instanceStaleAfterMs: 2000,
+    timerPollIntervalMs: 100,
+    worker: false,
+    roles: 'api',
+  })
+  return buildApp(testAppDeps(database, jobs))
+}
+
 export interface Response {
   status: number
   body: any

@@ -10,10 +10,9 @@ import { registerTenantSettingsRoutes } from './tenant-settings.routes.ts'
 
 export { periodContaining, type Period, type CalendarShape } from './calendar.model.ts'
 export {
-  billingAccountByCode,
-  sellerByCode,
-  userAccountByCode,
+  orderPartiesByCode,
   type BillingAccountRow,
+  type OrderPartyRows,
   type SellerRow,
   type UserAccountRow,
 } from './party-lookup.repository.ts'

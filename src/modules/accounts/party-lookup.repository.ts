@@ -1,10 +1,11 @@
 /**
- * Sellers, billing accounts and user accounts by code, with what rating needs of them (countries, the billing
- * currency and its minor units). Plain reads: the caller applies row-level security.
+ * The seller, billing account and user account of an order by code, with what rating needs of them (countries, the
+ * billing currency and its minor units), in one statement.
  */
-import { eq } from 'drizzle-orm'
-import type { Db } from '../../kernel/db/database.ts'
-import { billingAccounts, sellers, tradingCurrencies, userAccounts } from '../../kernel/db/schema/index.ts'
+import { sql, type SQL } from 'drizzle-orm'
+import { rows, type Db } from '../../kernel/db/database.ts'
+import { registry } from '../../kernel/model/index.ts'
+import { sellerRestriction, type SellerCodes } from '../../kernel/model/row-security.ts'
 
 export interface SellerRow {
   id: number
@@ -28,40 +29,55 @@ export interface UserAccountRow {
   billingAccountCode: string
 }
 
-export async function sellerByCode(db: Db, code: string): Promise<SellerRow | undefined> {
-  const found = await db
-    .select({ id: sellers.id, code: sellers.code, countryId: sellers.countryId })
-    .from(sellers)
-    .where(eq(sellers.code, code))
-  return found[0]
+/** Whether the row `t` of `entity` belongs to one of `codes` by its registry seller path (always when unrestricted). */
+const within = (entity: string, codes: SellerCodes): SQL =>
+  sellerRestriction(registry, registry.get(entity), 't', codes) ?? sql`true`
+
+export interface OrderPartyRows {
+  seller: SellerRow | undefined
+  billingAccount: (BillingAccountRow & { ofSeller: boolean }) | undefined
+  userAccount: (UserAccountRow & { ofSeller: boolean }) | undefined
+  /** The value of the `alongside` expression, as text. */
+  alongside: string | null
 }
 
-export async function billingAccountByCode(db: Db, code: string): Promise<BillingAccountRow | undefined> {
-  const found = await db
-    .select({
-      id: billingAccounts.id,
-      code: billingAccounts.code,
-      countryId: billingAccounts.countryId,
-      currencyId: billingAccounts.tradingCurrencyId,
-      currencyCode: tradingCurrencies.code,
-      minorUnits: tradingCurrencies.decimalPlaces,
-    })
-    .from(billingAccounts)
-    .innerJoin(tradingCurrencies, eq(tradingCurrencies.id, billingAccounts.tradingCurrencyId))
-    .where(eq(billingAccounts.code, code))
-  return found[0]
-}
-
-export async function userAccountByCode(db: Db, code: string): Promise<UserAccountRow | undefined> {
-  const found = await db
-    .select({
-      id: userAccounts.id,
-      code: userAccounts.code,
-      billingAccountId: userAccounts.billingAccountId,
-      billingAccountCode: billingAccounts.code,
-    })
-    .from(userAccounts)
-    .innerJoin(billingAccounts, eq(billingAccounts.id, userAccounts.billingAccountId))
-    .where(eq(userAccounts.code, code))
-  return found[0]
+/**
+ * The seller, billing account and user account of these codes as a caller restricted to `sellerCodes` may see them
+ * (DECISIONS "General": row-level security; one outside the restriction reads as absent), each account with whether
+ * it belongs to a customer of the seller `codes.sellerCode` (its registry seller path ends at it). `alongside` is an
+ * expression read in the same statement, a round trip less for a caller that needs it too.
+ */
+export async function orderPartiesByCode(
+  db: Db,
+  codes: { sellerCode: string; billingAccountCode: string; userAccountCode: string },
+  sellerCodes: SellerCodes,
+  alongside: SQL = sql`null`,
+): Promise<OrderPartyRows> {
+  const ofSeller = [codes.sellerCode]
+  const [found] = await rows<{
+    alongside: string | null
+    seller: SellerRow | null
+    billing_account: (BillingAccountRow & { ofSeller: boolean }) | null
+    user_account: (UserAccountRow & { ofSeller: boolean }) | null
+  }>(
+    db,
+    sql`select ${alongside}::text as alongside,
+      (select json_build_object('id', t.id, 'code', t.code, 'countryId', t.country_id) from seller t
+        where t.code = ${codes.sellerCode} and ${within('Seller', sellerCodes)}) as seller,
+      (select json_build_object('id', t.id, 'code', t.code, 'countryId', t.country_id,
+          'currencyId', t.trading_currency_id, 'currencyCode', c.code, 'minorUnits', c.decimal_places,
+          'ofSeller', ${within('BillingAccount', ofSeller)})
+        from billing_account t join trading_currency c on c.id = t.trading_currency_id
+        where t.code = ${codes.billingAccountCode} and ${within('BillingAccount', sellerCodes)}) as billing_account,
+      (select json_build_object('id', t.id, 'code', t.code, 'billingAccountId', t.billing_account_id,
+          'billingAccountCode', b.code, 'ofSeller', ${within('UserAccount', ofSeller)})
+        from user_account t join billing_account b on b.id = t.billing_account_id
+        where t.code = ${codes.userAccountCode} and ${within('UserAccount', sellerCodes)}) as user_account`,
+  )
+  return {
+    alongside: found!.alongside,
+    seller: found!.seller ?? undefined,
+    billingAccount: found!.billing_account ?? undefined,
+    userAccount: found!.user_account ?? undefined,
+  }
 }

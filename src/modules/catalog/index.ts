@@ -57,6 +57,15 @@ export {
   type ProductVersionRow,
   type VersionContent,
 } from './catalog-lookup.repository.ts'
+/** The in-process catalog cache of order rating, checked per request against the catalog generation. */
+export {
+  catalogGeneration,
+  catalogGenerationSql,
+  createCatalogCache,
+  uncachedReads,
+  type CatalogCache,
+  type CatalogReads,
+} from './catalog-cache.ts'
 
 function toResource(spec: ResourceSpec): Resource {
   const def = registry.get(spec.entity)

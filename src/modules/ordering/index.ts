@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { systemClock, type Clock } from '../../kernel/clock.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
+import type { CatalogCache } from '../catalog/index.ts'
 import { registerOrderRoutes } from './order.routes.ts'
 import { createOrderService } from './order.service.ts'
 
@@ -30,8 +31,12 @@ export { chargeOperation, discountOperation } from './wallet-operation.model.ts'
 export { insertWalletOperations, reserveWalletOperationIds } from './wallet-operation.repository.ts'
 
 /** Orders, subscriptions and their instances, wallet operations; preview and placement share the rating path. */
-export function createOrderingModule(deps: { db: Db; actorOf: ActorOf; clock?: Clock }) {
-  const service = createOrderService({ db: deps.db, clock: deps.clock ?? systemClock })
+export function createOrderingModule(deps: { db: Db; actorOf: ActorOf; clock?: Clock; catalogCache?: CatalogCache }) {
+  const service = createOrderService({
+    db: deps.db,
+    clock: deps.clock ?? systemClock,
+    ...(deps.catalogCache ? { catalogCache: deps.catalogCache } : {}),
+  })
   return {
     service,
     routes: (app: FastifyInstance) => registerOrderRoutes(app, service, deps.actorOf),

@@ -3,9 +3,9 @@
  * the offers' automatic-application plans not already selected for them. Rule 4: a plan is ACTIVE or IN_USE; an OFFER
  * plan is linked to the offers it discounts; a product plan is linked to its product.
  */
-import type { Db } from '../../kernel/db/database.ts'
 import type { ErrorDetail } from '../../kernel/errors.ts'
-import { discountPlansOf, type DiscountPlanRow } from '../discounts/index.ts'
+import type { DiscountPlanRow } from '../discounts/index.ts'
+import type { CatalogLookups } from './cached-catalog.ts'
 import type { DiscountLevel } from '../rating/index.ts'
 import { offerField, productField, type OfferLine } from './order-lines.ts'
 import { USABLE_PLAN_STATUSES, type OrderInput } from './order.model.ts'
@@ -81,13 +81,13 @@ function listedPlanProblem(plan: DiscountPlanRow, entry: Listed, lines: readonly
 }
 
 export async function selectDiscounts(
-  db: Db,
+  catalog: CatalogLookups,
   input: OrderInput,
   lines: readonly OfferLine[],
   problems: ErrorDetail[],
 ): Promise<SelectedPlan[]> {
   const listed = listedPlans(input, problems)
-  const plans = await discountPlansOf(db, {
+  const plans = await catalog.discountPlansOf({
     codes: listed.map((l) => l.code),
     ids: lines.flatMap((l) => l.offer.discountPlanIds),
   })

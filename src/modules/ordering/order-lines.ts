@@ -6,7 +6,6 @@
  * order fails once every step has added its problems.
  */
 import type { Decimal } from 'decimal.js'
-import type { Db } from '../../kernel/db/database.ts'
 import { inTurn } from '../../kernel/db/in-turn.ts'
 import type { ErrorDetail } from '../../kernel/errors.ts'
 import { entryOf } from '../../kernel/invariant.ts'
@@ -14,11 +13,6 @@ import { formatDecimal, money } from '../../kernel/money.ts'
 import { dayIn, readDay } from '../../kernel/time-zone.ts'
 import type { SellerRow } from '../accounts/index.ts'
 import {
-  chargesById,
-  offersByCode,
-  productsByCode,
-  serviceCharges,
-  versionContents,
   versionValidOn,
   type ChargeRow,
   type OfferRow,
@@ -27,6 +21,7 @@ import {
   type VersionContent,
 } from '../catalog/index.ts'
 import { readDecimal } from '../pricing/index.ts'
+import type { CatalogLookups } from './cached-catalog.ts'
 import {
   attributeValue,
   attributeValueProblem,
@@ -75,15 +70,15 @@ export interface LineContext {
  * (the one asked, or the one valid on the day); every mandatory component is ordered.
  */
 export async function offerLines(
-  db: Db,
+  catalog: CatalogLookups,
   input: OrderInput,
   context: LineContext,
   problems: ErrorDetail[],
 ): Promise<OfferLine[]> {
   const [offers, products] = await inTurn(
-    () => offersByCode(db, [...new Set(input.orderOffers.map((o) => o.offerTemplateCode))]),
+    () => catalog.offersByCode([...new Set(input.orderOffers.map((o) => o.offerTemplateCode))]),
     () =>
-      productsByCode(db, [
+      catalog.productsByCode([
         ...new Set(input.orderOffers.flatMap((o) => (o.orderProducts ?? []).map((p) => p.productCode))),
       ]),
   )
@@ -258,24 +253,16 @@ export interface ChargedOffer {
  * mandatory service of each offer.
  */
 export async function chargedOffers(
-  db: Db,
+  catalog: CatalogLookups,
   lines: readonly OfferLine[],
   problems: ErrorDetail[],
 ): Promise<ChargedOffer[]> {
   const mandatory = (line: OfferLine) => line.offer.services.filter((s) => s.mandatory)
   const [contents, chargesOfServices] = await inTurn(
-    () =>
-      versionContents(
-        db,
-        lines.flatMap((l) => l.products.map((p) => p.version.id)),
-      ),
-    () =>
-      serviceCharges(
-        db,
-        lines.flatMap((l) => mandatory(l).map((s) => s.id)),
-      ),
+    () => catalog.versionContents(lines.flatMap((l) => l.products.map((p) => p.version.id))),
+    () => catalog.serviceCharges(lines.flatMap((l) => mandatory(l).map((s) => s.id))),
   )
-  const charges = await chargesById(db, [
+  const charges = await catalog.chargesById([
     ...[...contents.values()].flatMap((c) => c.chargeIds),
     ...[...chargesOfServices.values()].flat(),
   ])

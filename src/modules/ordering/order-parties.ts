@@ -1,40 +1,10 @@
 import type { Db } from '../../kernel/db/database.ts'
 import type { ErrorDetail } from '../../kernel/errors.ts'
-import { registry } from '../../kernel/model/index.ts'
 import type { SellerCodes } from '../../kernel/model/row-security.ts'
-import { withinSellers } from '../../kernel/resources/resource.repository.ts'
 import type { OrderInput } from './order.model.ts'
-import {
-  billingAccountByCode,
-  sellerByCode,
-  userAccountByCode,
-  type BillingAccountRow,
-  type SellerRow,
-  type UserAccountRow,
-} from '../accounts/index.ts'
-import { inTurn } from '../../kernel/db/in-turn.ts'
-
-type Parties = [SellerRow | undefined, BillingAccountRow | undefined, UserAccountRow | undefined]
-
-/**
- * The seller, billing account and user account an order names, as the caller may see them (DECISIONS "General":
- * row-level security): a record of a seller outside the caller's restriction reads as absent, so the order fails
- * exactly as with an unknown code.
- */
-async function orderParties(db: Db, input: OrderInput, sellerCodes: SellerCodes): Promise<Parties> {
-  const [seller, billingAccount, userAccount] = await inTurn(
-    () => sellerByCode(db, input.sellerCode),
-    () => billingAccountByCode(db, input.billingAccountCode),
-    () => userAccountByCode(db, input.userAccountCode),
-  )
-  const visible = async <T extends { id: number }>(entity: string, row: T | undefined) =>
-    row && (await withinSellers(db, registry.get(entity), row.id, sellerCodes)) ? row : undefined
-  return inTurn(
-    () => visible('Seller', seller),
-    () => visible('BillingAccount', billingAccount),
-    () => visible('UserAccount', userAccount),
-  )
-}
+import { present } from '../../kernel/invariant.ts'
+import { orderPartiesByCode, type BillingAccountRow, type SellerRow, type UserAccountRow } from '../accounts/index.ts'
+import { catalogGenerationSql } from '../catalog/index.ts'
 
 /** The seller and accounts of an order, all found and visible to the caller. */
 export interface FoundParties {
@@ -53,8 +23,20 @@ export async function partiesOf(
   input: OrderInput,
   sellerCodes: SellerCodes,
   problems: ErrorDetail[],
-): Promise<{ seller: SellerRow | undefined; parties: FoundParties | undefined }> {
-  const [seller, billingAccount, userAccount] = await orderParties(db, input, sellerCodes)
+): Promise<{ seller: SellerRow | undefined; parties: FoundParties | undefined; catalogGeneration: bigint }> {
+  // One statement: the records as the caller may see them (DECISIONS "General": row-level security; a record of a
+  // seller outside the caller's restriction reads as absent, so the order fails exactly as with an unknown code),
+  // whether each account belongs to a customer of the seller, and the catalog generation (read before any catalog
+  // row of the order, see the catalog cache).
+  const found = await orderPartiesByCode(db, input, sellerCodes, catalogGenerationSql)
+  const { seller } = found
+  const account = <T extends { ofSeller: boolean }>(row: T | undefined) => {
+    if (!row) return undefined
+    const { ofSeller: _ofSeller, ...rest } = row
+    return rest
+  }
+  const billingAccount = account(found.billingAccount)
+  const userAccount = account(found.userAccount)
   if (!seller) problems.push({ field: 'sellerCode', message: `no seller with code '${input.sellerCode}'` })
   if (!billingAccount) {
     problems.push({
@@ -70,36 +52,23 @@ export async function partiesOf(
       message: `user account ${userAccount.code} belongs to billing account ${userAccount.billingAccountCode}, not ${billingAccount.code}`,
     })
   }
-  if (seller) problems.push(...(await accountsOfOtherSellers(db, seller, billingAccount, userAccount)))
+  // The billing and user accounts must belong to a customer of the order's seller (their registry seller path ends
+  // at it): charges are booked on the user account's wallet under the order's seller.
+  if (seller && found.billingAccount && !found.billingAccount.ofSeller) {
+    problems.push({
+      field: 'billingAccountCode',
+      message: `billing account ${found.billingAccount.code} does not belong to a customer of seller ${seller.code}`,
+    })
+  }
+  if (seller && found.userAccount && !found.userAccount.ofSeller) {
+    problems.push({
+      field: 'userAccountCode',
+      message: `user account ${found.userAccount.code} does not belong to a customer of seller ${seller.code}`,
+    })
+  }
   return {
     seller,
     parties: seller && billingAccount && userAccount ? { seller, billingAccount, userAccount } : undefined,
+    catalogGeneration: BigInt(present(found.alongside, 'catalog generation')),
   }
-}
-
-/**
- * The billing and user accounts of an order must belong to a customer of the order's seller (their registry seller
- * path ends at it): charges are booked on the user account's wallet under the order's seller.
- */
-export async function accountsOfOtherSellers(
-  db: Db,
-  seller: SellerRow,
-  billingAccount: BillingAccountRow | undefined,
-  userAccount: UserAccountRow | undefined,
-): Promise<ErrorDetail[]> {
-  const problems: ErrorDetail[] = []
-  const ofSeller = [seller.code]
-  if (billingAccount && !(await withinSellers(db, registry.get('BillingAccount'), billingAccount.id, ofSeller))) {
-    problems.push({
-      field: 'billingAccountCode',
-      message: `billing account ${billingAccount.code} does not belong to a customer of seller ${seller.code}`,
-    })
-  }
-  if (userAccount && !(await withinSellers(db, registry.get('UserAccount'), userAccount.id, ofSeller))) {
-    problems.push({
-      field: 'userAccountCode',
-      message: `user account ${userAccount.code} does not belong to a customer of seller ${seller.code}`,
-    })
-  }
-  return problems
 }

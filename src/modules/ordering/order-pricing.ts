@@ -3,11 +3,11 @@
  * billing account's currency (`chargePrices`), and the tax of each tax class met for the order's seller and billing
  * countries (`orderTaxes`); then the resolved offers and plans that placement persists and rating rates.
  */
-import type { Db } from '../../kernel/db/database.ts'
 import type { ErrorDetail } from '../../kernel/errors.ts'
 import { entryOf } from '../../kernel/invariant.ts'
-import { taxClassCodes, taxMappingsOf, type BillingAccountRow, type SellerRow } from '../accounts/index.ts'
-import { pricingOn, type PublishedPricing } from '../pricing/index.ts'
+import type { BillingAccountRow, SellerRow } from '../accounts/index.ts'
+import type { PublishedPricing } from '../pricing/index.ts'
+import type { CatalogLookups } from './cached-catalog.ts'
 import { firstServicePeriod, selectTax, type TaxRate } from '../rating/index.ts'
 import type { ArticledPlan } from './order-discount-selection.ts'
 import type { ChargedOffer, ChargeLine } from './order-lines.ts'
@@ -31,16 +31,13 @@ const priceKey = (line: Pick<ChargeLine, 'charge' | 'day'>) => `${line.charge.id
  * problem naming billingAccountCode.
  */
 export async function chargePrices(
-  db: Db,
+  catalog: CatalogLookups,
   offers: readonly ChargedOffer[],
   billingAccount: BillingAccountRow,
   problems: ErrorDetail[],
 ): Promise<ReadonlyMap<string, PublishedPricing>> {
   const lines = chargeLinesOf(offers)
-  const prices = await pricingOn(
-    db,
-    lines.map((l) => ({ chargeId: l.charge.id, day: l.day })),
-  )
+  const prices = await catalog.pricingOn(lines.map((l) => ({ chargeId: l.charge.id, day: l.day })))
   for (const line of lines) {
     const pricing = prices.get(priceKey(line))
     if (!pricing && line.charge.type !== 'USAGE') throw priceNotFound(line.charge.code, line.day)
@@ -63,13 +60,13 @@ export type TaxOf = (taxClassId: number, what: string) => Promise<TaxRate>
  * class without a mapping for the seller and billing countries fails the order (TAX_NOT_FOUND).
  */
 export async function orderTaxes(
-  db: Db,
+  catalog: CatalogLookups,
   offers: readonly ChargedOffer[],
   plans: readonly ArticledPlan[],
   parties: OrderParties,
 ): Promise<TaxOf> {
   const { seller, billingAccount } = parties
-  const mappings = await taxMappingsOf(db, [
+  const mappings = await catalog.taxMappingsOf([
     ...chargeLinesOf(offers).map((l) => l.charge.taxClassId),
     ...plans.flatMap((p) => p.items.map((i) => i.article.taxClassId)),
   ])
@@ -79,7 +76,7 @@ export async function orderTaxes(
     if (known) return known
     const tax = selectTax(mappings, taxClassId, seller.countryId, billingAccount.countryId)
     if (!tax) {
-      const code = (await taxClassCodes(db, [taxClassId])).get(taxClassId) ?? String(taxClassId)
+      const code = (await catalog.taxClassCodes([taxClassId])).get(taxClassId) ?? String(taxClassId)
       throw taxNotFound(code, what, { sellerCode: seller.code, billingAccountCode: billingAccount.code })
     }
     taxes.set(taxClassId, tax)

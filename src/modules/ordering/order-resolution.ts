@@ -8,11 +8,15 @@ import { chargedOffers, offerLines } from './order-lines.ts'
 import { partiesOf } from './order-parties.ts'
 import { chargePrices, orderTaxes, resolvedOffers, resolvedPlans } from './order-pricing.ts'
 import type { OrderInput, ResolvedOrder } from './order.model.ts'
+import { uncachedReads, type CatalogCache } from '../catalog/index.ts'
+import { cachedCatalog } from './cached-catalog.ts'
 
 export interface ResolveOptions {
   readonly now: Date
   /** Row-level restriction of the caller: the sellers it may order for (null: any). */
   readonly sellerCodes: readonly string[] | null
+  /** The instance's catalog cache; without one, every catalog row is read from the database. */
+  readonly catalogCache?: CatalogCache
 }
 
 /**
@@ -28,18 +32,19 @@ export async function resolveOrder(db: Db, input: OrderInput, options: ResolveOp
   const today = dayIn(options.now, timeZone)
   const problems: ErrorDetail[] = []
 
-  const { seller, parties: found } = await partiesOf(db, input, options.sellerCodes, problems)
-  const lines = await offerLines(db, input, { today, timeZone, seller }, problems)
-  const charged = await chargedOffers(db, lines, problems)
-  const selected = await selectDiscounts(db, input, lines, problems)
+  const { seller, parties: found, catalogGeneration } = await partiesOf(db, input, options.sellerCodes, problems)
+  const catalog = cachedCatalog(db, options.catalogCache?.readsAt(catalogGeneration) ?? uncachedReads)
+  const lines = await offerLines(catalog, input, { today, timeZone, seller }, problems)
+  const charged = await chargedOffers(catalog, lines, problems)
+  const selected = await selectDiscounts(catalog, input, lines, problems)
   if (problems.length > 0) throw validationError(problems)
   // Each missing party added a problem above.
   const parties = present(found, 'parties of an order without problems')
   const plans = withArticles(selected)
 
-  const prices = await chargePrices(db, charged, parties.billingAccount, problems)
+  const prices = await chargePrices(catalog, charged, parties.billingAccount, problems)
   if (problems.length > 0) throw validationError(problems)
-  const taxOf = await orderTaxes(db, charged, plans, parties)
+  const taxOf = await orderTaxes(catalog, charged, plans, parties)
   const offers = await resolvedOffers(charged, prices, taxOf)
 
   const { seller: orderSeller, billingAccount, userAccount } = parties

@@ -4,6 +4,7 @@ import type { Db } from '../../kernel/db/database.ts'
 import { decimalJson } from '../../kernel/decimal-json.ts'
 import { AppError, validationError } from '../../kernel/errors.ts'
 import { entryOf, pairIds, present } from '../../kernel/invariant.ts'
+import type { CatalogCache } from '../catalog/index.ts'
 import { lockDiscountPlans, recordDiscountPlanUses } from '../discounts/index.ts'
 import { resolveOrder } from './order-resolution.ts'
 import { planInstanceKey, ratedOf, rateOrder, type OrderLine, type OrderRating } from './order-rating.ts'
@@ -99,14 +100,21 @@ export type OrderView = Awaited<ReturnType<typeof orderWire>>
  * validated at once) and validation. All three resolve and rate the order with the same functions, so a placement
  * bills exactly what its preview showed.
  */
-export function createOrderService(deps: { db: Db; clock: Clock }) {
+export function createOrderService(deps: { db: Db; clock: Clock; catalogCache?: CatalogCache }) {
   const rate = async (db: Db, input: OrderInput, caller: Caller): Promise<OrderRating> =>
-    rateOrder(await resolveOrder(db, input, { now: deps.clock.now(), sellerCodes: caller.sellerCodes }))
+    rateOrder(
+      await resolveOrder(db, input, {
+        now: deps.clock.now(),
+        sellerCodes: caller.sellerCodes,
+        ...(deps.catalogCache ? { catalogCache: deps.catalogCache } : {}),
+      }),
+    )
 
   /**
    * Validation proper, in the caller's transaction with the order row locked: instantiates subscriptions, products,
-   * services, charges and discount plans, bills the one-shot subscription charges with their discounts, then counts
-   * the plans' use. Recurring charges wait for the end of their first period.
+   * services, charges and discount plans, bills the one-shot subscription charges with their discounts. Recurring
+   * charges wait for the end of their first period. The caller counts the plans' use (`countPlanUses`) last, after
+   * reading its answer.
    */
   async function place(tx: Db, order: repo.OrderRow, rating: OrderRating, caller: Caller): Promise<void> {
     const resolved = rating.order
@@ -251,12 +259,12 @@ export function createOrderService(deps: { db: Db; clock: Clock }) {
     })
     await insertWalletOperations(tx, [...charged, ...discounts])
     await repo.markValidated(tx, order.id, caller.username)
-    await countPlanUses(tx, rating, caller)
   }
 
   /**
-   * Counts the use of the order's discount plans, last, so their row locks are held only until the commit (orders
-   * sharing a plan queue there, not for their whole placement). Under the lock the statuses read before are
+   * Counts the use of the order's discount plans, as the transaction's last statement (the answer is read before),
+   * so their row locks are held only until the commit (orders sharing a plan queue there, not for their whole
+   * placement). Under the lock the statuses read before are
    * checked again: a listed plan that expired meanwhile fails the order; an automatic one makes the placement start
    * over (`PlacementOutdated`), and the new resolution leaves it out.
    */
@@ -427,7 +435,9 @@ export function createOrderService(deps: { db: Db; clock: Clock }) {
           )
           const order = present(await repo.lockOrder(tx, code), `order ${code}`)
           if (autoValidate) await place(tx, order, rating, caller)
-          return orderWire(tx, present(await repo.lockOrder(tx, code), `order ${code}`))
+          const view = await orderWire(tx, present(await repo.lockOrder(tx, code), `order ${code}`))
+          if (autoValidate) await countPlanUses(tx, rating, caller)
+          return view
         }),
       )
     },
@@ -439,8 +449,11 @@ export function createOrderService(deps: { db: Db; clock: Clock }) {
           const order = await visibleOrder(tx, code, caller, true)
           if (order.status !== 'DRAFT')
             throw new AppError('INVALID_STATE', `Order ${code} is ${order.status}, not DRAFT`)
-          await place(tx, order, await rate(tx, order.request as unknown as OrderInput, caller), caller)
-          return orderWire(tx, present(await repo.lockOrder(tx, code), `order ${code}`))
+          const rating = await rate(tx, order.request as unknown as OrderInput, caller)
+          await place(tx, order, rating, caller)
+          const view = await orderWire(tx, present(await repo.lockOrder(tx, code), `order ${code}`))
+          await countPlanUses(tx, rating, caller)
+          return view
         }),
       )
     },
