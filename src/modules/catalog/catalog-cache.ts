@@ -3,7 +3,7 @@ import { rows, type Db } from '../../kernel/db/database.ts'
 
 /**
  * The catalog's generation (`obol_catalog_generation`): raised by the commit of every transaction that changed a row
- * order rating reads of the catalog, on any instance (database triggers, migration 0016). One cheap read per request.
+ * order rating reads of the catalog, on any instance (database triggers, migration 0018). One cheap read per request.
  */
 export async function catalogGeneration(db: Db): Promise<bigint> {
   const found = await rows<{ generation: string }>(db, sql`select ${catalogGenerationSql} as generation`)
