@@ -24,6 +24,7 @@ export {
   DRAFT_STATUSES,
   INITIAL_STATUSES,
   isOfferStatus,
+  isOrderableStatus,
   OFFER_STATUSES,
   ORDERABLE_STATUSES,
   PORTAL_STATUS,

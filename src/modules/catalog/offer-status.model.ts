@@ -42,6 +42,9 @@ const MOVES: ReadonlySet<string> = new Set([
 export const isOfferStatus = (value: string): value is OfferStatus =>
   (OFFER_STATUSES as readonly string[]).includes(value)
 
+/** Whether an offer in this stored status can be ordered (ACTIVE or LAUNCHED). */
+export const isOrderableStatus = (value: string): boolean => isOfferStatus(value) && ORDERABLE_STATUSES.includes(value)
+
 /**
  * Whether an offer may move from one status to another: staying put is allowed; draft statuses move freely among
  * themselves and to REJECTED; then IN_TEST → ACTIVE → LAUNCHED → RETIRED → OBSOLETE, and ACTIVE → RETIRED.

@@ -1,3 +1,5 @@
+import { versionOn } from '../pricing/timeline.model.ts'
+
 /** A product version as the selection rule sees it: days are `yyyy-MM-dd`, `validTo` is exclusive. */
 export interface DatedVersion {
   version: number
@@ -7,16 +9,13 @@ export interface DatedVersion {
 }
 
 /**
- * The version of a product in effect on a day: the latest PUBLISHED version covering the day (no start = since
- * always, no end = open), the one starting last when several do, the higher number on a tie.
+ * The version of a product in effect on a day: among its PUBLISHED versions, the one valid that day by the
+ * timeline's one rule that prices use too (`versionOn`: no start = since always, no end = open, the one starting
+ * last when several do, the higher number on a tie).
  */
 export function versionValidOn<V extends DatedVersion>(versions: readonly V[], day: string): V | undefined {
-  return versions
-    .filter(
-      (v) =>
-        v.status === 'PUBLISHED' &&
-        (v.validFrom === null || v.validFrom <= day) &&
-        (v.validTo === null || v.validTo > day),
-    )
-    .sort((a, b) => (b.validFrom ?? '').localeCompare(a.validFrom ?? '') || b.version - a.version)[0]
+  return versionOn(
+    versions.filter((v) => v.status === 'PUBLISHED'),
+    day,
+  )
 }

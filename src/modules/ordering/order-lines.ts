@@ -13,6 +13,7 @@ import { formatDecimal, money } from '../../kernel/money.ts'
 import { dayIn, readDay } from '../../kernel/time-zone.ts'
 import type { SellerRow } from '../accounts/index.ts'
 import {
+  isOrderableStatus,
   versionValidOn,
   type ChargeRow,
   type OfferRow,
@@ -25,7 +26,6 @@ import type { CatalogLookups } from './cached-catalog.ts'
 import {
   attributeValue,
   attributeValueProblem,
-  ORDERABLE_OFFER_STATUSES,
   type OrderInput,
   type OrderOfferInput,
   type OrderProductInput,
@@ -132,7 +132,7 @@ export async function offerLines(
 /** Why an offer cannot be ordered here: its status, its sellers, its validity on the day (when the day was read). */
 function offerProblems(offer: OfferRow, field: string, day: string | undefined, context: LineContext): ErrorDetail[] {
   const problems: ErrorDetail[] = []
-  if (!ORDERABLE_OFFER_STATUSES.includes(offer.status)) {
+  if (!isOrderableStatus(offer.status)) {
     problems.push({
       field: `${field}.offerTemplateCode`,
       message: `offer ${offer.code} is ${offer.status}: orders need an ACTIVE or LAUNCHED offer`,

@@ -89,7 +89,6 @@ export interface ResolvedOrder {
   readonly plans: readonly ResolvedPlan[]
 }
 
-export const ORDERABLE_OFFER_STATUSES: readonly string[] = ['ACTIVE', 'LAUNCHED']
 export const USABLE_PLAN_STATUSES: readonly string[] = ['ACTIVE', 'IN_USE']
 
 const NUMERIC = /^-?\d+(\.\d+)?$/

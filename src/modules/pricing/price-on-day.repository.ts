@@ -1,7 +1,6 @@
 /**
  * The published pricing of charges on days, batched, as pure definitions the rating engine prices with: for each
- * (charge, day) the PUBLISHED version whose validity (from inclusive, to exclusive; null open) holds the day, the
- * one starting latest when several do (an open start counts as the earliest).
+ * (charge, day) the PUBLISHED version valid that day by the timeline's one rule (`versionOn`).
  */
 import { and, asc, eq, inArray } from 'drizzle-orm'
 import type { Db } from '../../kernel/db/database.ts'
@@ -13,9 +12,9 @@ import {
   pricingVersions,
   tradingCurrencies,
 } from '../../kernel/db/schema/index.ts'
-import { money } from '../../kernel/money.ts'
-import { parsePriceFormula } from './el/index.ts'
 import type { MatrixCell, MatrixColumnType, PricingDefinition } from './models/index.ts'
+import { pricingDefinition } from './pricing-definition.ts'
+import { versionOn } from './timeline.model.ts'
 
 /** A published pricing version as rating takes it: its id and number, its currency code and its definition. */
 export interface PublishedPricing {
@@ -57,14 +56,10 @@ export async function pricingOn(
     )
   const chosen = new Map<string, (typeof versions)[number]>()
   for (const { chargeId, day } of wanted) {
-    const valid = versions
-      .filter(
-        (v) =>
-          v.chargeId === chargeId &&
-          (v.validFrom === null || v.validFrom <= day) &&
-          (v.validTo === null || v.validTo > day),
-      )
-      .sort((a, b) => (b.validFrom ?? '').localeCompare(a.validFrom ?? ''))[0]
+    const valid = versionOn(
+      versions.filter((v) => v.chargeId === chargeId),
+      day,
+    )
     if (valid) chosen.set(`${chargeId}@${day}`, valid)
   }
   const matrixIds = [...new Set([...chosen.values()].filter((v) => v.pricingModel === 'MATRIX').map((v) => v.id))]
@@ -101,33 +96,11 @@ export async function pricingOn(
   const definitionOf = (v: (typeof versions)[number]): PricingDefinition => {
     let definition = definitions.get(v.id)
     if (definition) return definition
-    switch (v.pricingModel) {
-      case 'FORMULA':
-        definition = { model: 'FORMULA', formula: parsePriceFormula(v.priceFx ?? '') }
-        break
-      case 'MATRIX':
-        definition = {
-          model: 'MATRIX',
-          columns: columns
-            .filter((c) => c.versionId === v.id)
-            .map((c) => ({
-              code: c.code,
-              type: c.type as MatrixColumnType,
-              position: c.position,
-              attributeCode: c.attributeCode,
-            })),
-          rows: rows
-            .filter((r) => r.versionId === v.id)
-            .map((r) => ({
-              priority: r.priority,
-              price: money(r.price),
-              values: r.values as unknown as MatrixCell[],
-            })),
-        }
-        break
-      default:
-        definition = { model: 'FLAT', price: money(v.price) }
-    }
+    definition = pricingDefinition(
+      v,
+      columns.filter((c) => c.versionId === v.id).map((c) => ({ ...c, type: c.type as MatrixColumnType })),
+      rows.filter((r) => r.versionId === v.id).map((r) => ({ ...r, values: r.values as unknown as MatrixCell[] })),
+    )
     definitions.set(v.id, definition)
     return definition
   }

@@ -215,22 +215,3 @@ export async function close(db: Db, id: number, validTo: string, actor: string):
 export async function deleteVersion(db: Db, id: number): Promise<void> {
   await db.delete(pricingVersions).where(eq(pricingVersions.id, id))
 }
-
-/** Published versions valid on a day (end-exclusive): what rating reads. */
-export async function publishedOn(db: Db, chargeId: number, day: string): Promise<VersionRecord | undefined> {
-  const found = await db
-    .select(versionSelection)
-    .from(pricingVersions)
-    .innerJoin(tradingCurrencies, eq(tradingCurrencies.id, pricingVersions.currencyId))
-    .where(
-      and(
-        eq(pricingVersions.chargeId, chargeId),
-        eq(pricingVersions.status, 'PUBLISHED'),
-        sql`(${pricingVersions.validFrom} is null or ${pricingVersions.validFrom} <= ${day}::date)`,
-        sql`(${pricingVersions.validTo} is null or ${pricingVersions.validTo} > ${day}::date)`,
-      ),
-    )
-    .orderBy(sql`${pricingVersions.validFrom} desc nulls last`)
-    .limit(1)
-  return found[0]
-}

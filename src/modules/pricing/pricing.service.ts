@@ -19,7 +19,8 @@ import {
 } from './matrix-definition.ts'
 import { isRangeColumn, priceUnit, type MatrixCell, type PricingDefinition } from './models/index.ts'
 import * as repo from './pricing.repository.ts'
-import { planPublication } from './timeline.model.ts'
+import { pricingDefinition } from './pricing-definition.ts'
+import { planPublication, versionOn } from './timeline.model.ts'
 import { auditable, isoInstant } from './wire.ts'
 
 export interface DraftInput {
@@ -86,25 +87,16 @@ export function versionWire(stored: repo.StoredVersion) {
 }
 
 /** The pure pricing definition of a stored version, for the rating engine. */
-export function definitionOf(stored: repo.StoredVersion): PricingDefinition {
-  const v = stored.version
-  switch (v.pricingModel) {
-    case 'FORMULA':
-      return { model: 'FORMULA', formula: parsePriceFormula(v.priceFx ?? '') }
-    case 'MATRIX':
-      return {
-        model: 'MATRIX',
-        columns: stored.columns.map((c) => ({
-          code: c.code,
-          type: c.type,
-          position: c.position,
-          attributeCode: c.attributeCode,
-        })),
-        rows: stored.rows.map((r) => ({ priority: r.priority, price: money(r.price), values: r.values })),
-      }
-    default:
-      return { model: 'FLAT', price: money(v.price) }
-  }
+export const definitionOf = (stored: repo.StoredVersion): PricingDefinition =>
+  pricingDefinition(stored.version, stored.columns, stored.rows)
+
+/** The published version of a charge valid on a day, among its stored versions (the timeline's one rule). */
+const publishedOn = (all: readonly repo.StoredVersion[], day: string): repo.StoredVersion | undefined => {
+  const valid = versionOn(
+    all.filter((v) => v.version.status === 'PUBLISHED').map((v) => v.version),
+    day,
+  )
+  return valid && all.find((v) => v.version.id === valid.id)
 }
 
 function forbid(problems: ErrorDetail[], field: string, present: boolean, model: string) {
@@ -288,8 +280,7 @@ export function createPricingService(deps: { db: Db; clock: Clock }) {
         if (!stored) throw new AppError('ENTITY_NOT_FOUND', `Charge ${code} has no pricing version ${input.version}`)
       } else {
         date = input.date ?? dayIn(deps.clock.now(), (await readTenantSettings(db)).timeZone)
-        const valid = await repo.publishedOn(db, id, date)
-        stored = all.find((v) => v.version.id === valid?.id)
+        stored = publishedOn(all, date)
         if (!stored) throw new AppError('PRICE_NOT_FOUND', `Charge ${code} has no published price on ${date}`)
       }
       const problems: ErrorDetail[] = []
@@ -319,10 +310,13 @@ export function createPricingService(deps: { db: Db; clock: Clock }) {
      */
     async pricingOn(db: Db, chargeCode: string, day: string) {
       const id = await chargeId(db, chargeCode, false)
-      const version = await repo.publishedOn(db, id, day)
-      if (!version) return undefined
-      const stored = (await repo.versionsOfCharge(db, id)).find((v) => v.version.id === version.id)!
-      return { version: version.version, currency: version.currencyCode, definition: definitionOf(stored) }
+      const stored = publishedOn(await repo.versionsOfCharge(db, id), day)
+      if (!stored) return undefined
+      return {
+        version: stored.version.version,
+        currency: stored.version.currencyCode,
+        definition: definitionOf(stored),
+      }
     },
   }
 }

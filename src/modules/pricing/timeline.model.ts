@@ -54,3 +54,24 @@ export function planPublication(
   const overlaps = latest.validTo === null || latest.validTo > candidate.validFrom
   return { ok: true, closePredecessorAt: overlaps ? candidate.validFrom : null }
 }
+
+/**
+ * The version of a timeline valid on a day, the one rule every price lookup uses: its start (inclusive) is on or
+ * before the day or open, its end (exclusive) after the day or open; when several hold the day, the one starting
+ * latest (an open start counts as the earliest), then the highest version number. Publication keeps published
+ * versions from overlapping, so the tie-breaks only matter for data written around it.
+ */
+export function versionOn<V extends TimelineVersion>(versions: readonly V[], day: string): V | undefined {
+  let chosen: V | undefined
+  for (const v of versions) {
+    if (v.validFrom !== null && v.validFrom > day) continue
+    if (v.validTo !== null && v.validTo <= day) continue
+    if (chosen === undefined || startsAfter(v, chosen)) chosen = v
+  }
+  return chosen
+}
+
+function startsAfter(a: TimelineVersion, b: TimelineVersion): boolean {
+  const from = (a.validFrom ?? '').localeCompare(b.validFrom ?? '')
+  return from !== 0 ? from > 0 : a.version > b.version
+}
