@@ -28,7 +28,11 @@ describe('a raw SQL fragment reads no entity its caller may not read directly', 
   it.each([
     ['OAuth clients', 'OauthClient', { SQL: "exists (select 1 from oauth_client where client_id like 'obol%')" }],
     ['users', 'AppUser', { SQL: 'exists (select 1 from app_user u where u.enabled)' }],
-    ['the query audit', 'QueryAudit', { SQL: "(select count(*) from query_audit where query_text like 'secret%') > 0" }],
+    [
+      'the query audit',
+      'QueryAudit',
+      { SQL: "(select count(*) from query_audit where query_text like 'secret%') > 0" },
+    ],
     ['users in inSqlList', 'AppUser', { 'inSqlList code': 'select username from app_user' }],
   ])('refuses %s to a customer viewer with queryExpert (403 naming the entity)', async (_what, entity, filter) => {
     const token = await t.tokenWithRoles(['accounts.customers.view', 'queryExpert'])
@@ -56,7 +60,11 @@ describe('a raw SQL fragment reads no entity its caller may not read directly', 
 describe('a raw SQL fragment reads no row a row policy hides from its caller', () => {
   it('refuses another user’s audit entries to a query user without the audit role', async () => {
     const token = await t.tokenWithRoles(['queryUser', 'queryExpert'])
-    const direct = await t.requestAs(token, 'GET', `/api/v1/query/QueryAudit?filters=${filters({ username: 'someone-else' })}`)
+    const direct = await t.requestAs(
+      token,
+      'GET',
+      `/api/v1/query/QueryAudit?filters=${filters({ username: 'someone-else' })}`,
+    )
     expect(direct.status).toBe(200)
     expect(direct.body.total).toBe(0)
     const oracle = { SQL: "exists (select 1 from query_audit q where q.query_text like 'secret-query%')" }
@@ -69,7 +77,12 @@ describe('a raw SQL fragment reads no row a row policy hides from its caller', (
   it.each([
     ['EXISTS', { SQL: "exists (select 1 from customer c where c.code = 'CUST_X1')" }],
     ['a scalar sub-select', { SQL: "(select count(*) from customer c where c.name like 'Xena%') = 1" }],
-    ['inSqlList', { 'inSqlList id': "select c.id + 0 * (select count(*) from customer x where x.code = 'CUST_X1') from customer c" }],
+    [
+      'inSqlList',
+      {
+        'inSqlList id': "select c.id + 0 * (select count(*) from customer x where x.code = 'CUST_X1') from customer c",
+      },
+    ],
     ['the seller itself', { SQL: "exists (select 1 from seller s where s.code = 'OTHER')" }],
   ])('refuses another seller’s rows through %s to a seller-restricted caller', async (_how, filter) => {
     const token = await t.tokenWithRoles(['queryUser', 'queryExpert'], { sellerCodes: ['MAIN'] })
