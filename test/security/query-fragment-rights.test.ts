@@ -95,6 +95,14 @@ describe('a raw SQL fragment reads no row a row policy hides from its caller', (
     expect(res.body.data).toBeUndefined()
   })
 
+  it('lets an audit reader read every audit entry through a fragment', async () => {
+    const token = await t.tokenWithRoles(['queryUser', 'queryExpert', 'api.audit.view'])
+    const oracle = { SQL: "exists (select 1 from query_audit q where q.query_text like 'secret-query%')" }
+    const res = await t.requestAs(token, 'GET', `/api/v1/query/customer?filters=${filters(oracle)}`)
+    expect(res.status).toBe(200)
+    expect(res.body.total).toBe(51)
+  })
+
   it('lets an unrestricted caller read every seller’s rows through a fragment', async () => {
     const token = await t.tokenWithRoles(['queryUser', 'queryExpert'])
     const res = await t.requestAs(
