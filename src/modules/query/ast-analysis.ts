@@ -62,8 +62,15 @@ export function entitiesReached(registry: EntityRegistry, ast: QueryAst): Entity
       case 'isNull':
       case 'in':
       case 'listContains':
+        path(from, c.target)
+        return
       case 'inSql':
         path(from, c.target)
+        for (const name of c.entities) add(registry.get(name))
+        return
+      case 'sql':
+        // A fragment's sub-selects read whole tables: each one is reached, the root's own included.
+        for (const name of c.entities) add(registry.get(name))
         return
       case 'customField':
         follow(from, c.relations)
@@ -93,7 +100,6 @@ export function entitiesReached(registry: EntityRegistry, ast: QueryAst): Entity
         expression(c.expr)
         return
       case 'constant':
-      case 'sql':
         return
     }
   }

@@ -13,7 +13,7 @@ import {
   type FieldPath,
   type Value,
 } from './query.model.ts'
-import { sqlFragmentProblem } from './raw-sql.ts'
+import { vetSqlFragment } from './raw-sql.ts'
 
 export interface CustomFieldTemplate {
   readonly code: string
@@ -330,7 +330,7 @@ class FilterParser {
           return name === 'inList' ? found : negate(found)
         }
         case 'inSqlList':
-          return { kind: 'inSql', target, text: this.sqlText(key, value, 'select') }
+          return { kind: 'inSql', key, target, ...this.sqlText(key, value, 'select') }
         default: {
           const range = RANGES[name]
           if (!range) throw new ValueProblem(`${name} cannot be used here`)
@@ -644,17 +644,21 @@ class FilterParser {
   }
 
   private rawSql(key: string, value: unknown): Condition {
-    return { kind: 'sql', text: this.sqlText(key, value, 'condition') }
+    return { kind: 'sql', key, ...this.sqlText(key, value, 'condition') }
   }
 
-  private sqlText(key: string, value: unknown, kind: 'condition' | 'select'): string {
+  private sqlText(
+    key: string,
+    value: unknown,
+    kind: 'condition' | 'select',
+  ): { text: string; entities: readonly string[] } {
     if (!this.context.allowSql)
       throw new AppError('FORBIDDEN', `The filter ${key} runs raw SQL and needs the role queryExpert`)
     if (typeof value !== 'string') throw filterError(key, 'expected SQL text')
-    const problem = sqlFragmentProblem(this.context.registry, value, kind)
-    if (problem) throw filterError(key, problem)
+    const vetted = vetSqlFragment(this.context.registry, value, kind)
+    if ('problem' in vetted) throw filterError(key, vetted.problem)
     this.usesSql = true
-    return value
+    return { text: value, entities: vetted.entities }
   }
 }
 

@@ -83,9 +83,19 @@ export type Condition =
   | { readonly kind: 'exprLike'; readonly expr: Expr; readonly pattern: Expr }
   | { readonly kind: 'exprIn'; readonly expr: Expr; readonly values: readonly Expr[] }
   | { readonly kind: 'exprNull'; readonly expr: Expr }
-  /** Raw SQL, vetted by `raw-sql.ts`, allowed to queryExpert holders only; the root entity's alias is `a`. */
-  | { readonly kind: 'sql'; readonly text: string }
-  | { readonly kind: 'inSql'; readonly target: FieldPath; readonly text: string }
+  /**
+   * Raw SQL, vetted by `raw-sql.ts`, allowed to queryExpert holders only; the root entity's alias is `a`. `key` is the
+   * filter key that carried it, `entities` the entities its sub-selects read (the caller needs the right to read each,
+   * and none may hide rows from the caller: the fragment's text cannot be given their row restriction).
+   */
+  | { readonly kind: 'sql'; readonly key: string; readonly text: string; readonly entities: readonly string[] }
+  | {
+      readonly kind: 'inSql'
+      readonly key: string
+      readonly target: FieldPath
+      readonly text: string
+      readonly entities: readonly string[]
+    }
 
 /**
  * A collection (one-to-many) written in a response holds at most this many elements, the first by id; when more

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { registry } from '../../kernel/model/index.ts'
-import { expertSqlProblem, loadSqlParser, sqlFragmentProblem } from './raw-sql.ts'
+import { expertSqlProblem, loadSqlParser, sqlFragmentProblem, vetSqlFragment } from './raw-sql.ts'
 
 beforeAll(async () => {
   await loadSqlParser()
@@ -70,6 +70,21 @@ describe(sqlFragmentProblem.name, () => {
     expect(sqlFragmentProblem(registry, 'select private_jwk from obol_secrets.signing_key', 'select')).toContain(
       'obol_secrets',
     )
+  })
+})
+
+describe(vetSqlFragment.name, () => {
+  it.each([
+    ["a.code = 'x'", []],
+    ['exists (select 1 from customer_account ca where ca.customer_id = a.id)', ['CustomerAccount']],
+    ['a.id in (select max(c.id) from customer c group by c.seller_id)', ['Customer']],
+    [
+      '(select count(*) from Query_Audit) > 0 or exists (select 1 from seller s join app_user u on true)',
+      ['QueryAudit', 'Seller', 'AppUser'],
+    ],
+    ['exists (select 1 from (select * from public.oauth_client) x)', ['OauthClient']],
+  ])('names the entities %s reads', (text, entities) => {
+    expect(vetSqlFragment(registry, text, 'condition')).toEqual({ entities })
   })
 })
 

@@ -205,6 +205,8 @@ const SYSTEM_SCHEMAS = /^(pg_.*|information_schema)$/i
  */
 interface TreeRules {
   readonly tables: ReadonlySet<string> | undefined
+  /** Fragments: collects the (lower-cased) tables the tree reads, for the caller's rights on each. */
+  readonly read?: Set<string>
   readonly nodes: ReadonlySet<string>
   readonly functions: ReadonlySet<string>
   readonly what: string
@@ -272,11 +274,25 @@ export function sqlFragmentProblem(
   text: string,
   kind: 'condition' | 'select',
 ): string | undefined {
-  if (text.trim().length === 0) return 'the SQL fragment is empty'
-  if (text.length > 4000) return 'the SQL fragment is longer than 4000 characters'
-  if (kind === 'select' && !/^\s*select\b/i.test(text)) return 'expected a sub-select starting with SELECT'
+  const vetted = vetSqlFragment(registry, text, kind)
+  return 'problem' in vetted ? vetted.problem : undefined
+}
+
+/**
+ * As `sqlFragmentProblem`, and for an accepted fragment the names of the entities its sub-selects read (each table
+ * named in a FROM clause, the root's own included when it is named there): the caller needs the right to read each
+ * of them, as a direct query on it would.
+ */
+export function vetSqlFragment(
+  registry: EntityRegistry,
+  text: string,
+  kind: 'condition' | 'select',
+): { problem: string } | { entities: string[] } {
+  if (text.trim().length === 0) return { problem: 'the SQL fragment is empty' }
+  if (text.length > 4000) return { problem: 'the SQL fragment is longer than 4000 characters' }
+  if (kind === 'select' && !/^\s*select\b/i.test(text)) return { problem: 'expected a sub-select starting with SELECT' }
   const structural = structureProblem(text)
-  if (structural) return structural
+  if (structural) return { problem: structural }
   if (!parseSync) throw new Error('raw SQL: loadSqlParser() must be awaited first')
   // The probe puts the fragment exactly where the compiler will: inside parentheses, as one expression.
   const probe = kind === 'condition' ? `SELECT (${text})` : `SELECT 1 WHERE NULL IN (${text})`
@@ -285,23 +301,27 @@ export function sqlFragmentProblem(
     tree = parseSync(probe) as { stmts?: { stmt: unknown }[] }
   } catch (error) {
     const message = error instanceof Error ? error.message : 'syntax error'
-    return `the SQL fragment does not parse: ${message}`
+    return { problem: `the SQL fragment does not parse: ${message}` }
   }
-  if (tree.stmts?.length !== 1) return 'expected one expression'
+  if (tree.stmts?.length !== 1) return { problem: 'expected one expression' }
   const select = (tree.stmts[0]!.stmt as { SelectStmt?: Record<string, unknown> }).SelectStmt
-  if (!select) return 'expected one expression'
+  if (!select) return { problem: 'expected one expression' }
   const expected = kind === 'condition' ? ['targetList'] : ['targetList', 'whereClause']
   const extra = Object.keys(select).filter((k) => !['limitOption', 'op', ...expected].includes(k))
   if (extra.length > 0 || (select.targetList as unknown[]).length !== 1 || select.op !== 'SETOP_NONE') {
-    return 'expected one expression'
+    return { problem: 'expected one expression' }
   }
+  const byTable = new Map(registry.queryable().map((entity) => [entity.tableName.toLowerCase(), entity.name]))
   const rules: TreeRules = {
-    tables: new Set(registry.queryable().map((entity) => entity.tableName.toLowerCase())),
+    tables: new Set(byTable.keys()),
+    read: new Set(),
     nodes: ALLOWED_NODES,
     functions: ALLOWED_FUNCTIONS,
     what: 'the SQL fragment',
   }
-  return nodeProblem(kind === 'condition' ? select.targetList : select.whereClause, rules)
+  const problem = nodeProblem(kind === 'condition' ? select.targetList : select.whereClause, rules)
+  if (problem) return { problem }
+  return { entities: [...rules.read!].map((table) => byTable.get(table)!) }
 }
 
 /** Words an Expert text may not contain outside literals and quoted identifiers (it runs read-only). */
@@ -434,6 +454,7 @@ function checkNode(type: string, body: Record<string, unknown>, rules: TreeRules
       if (schema !== undefined && schema.toLowerCase() !== 'public') return `${what} may not read the schema ${schema}`
       if (!rules.tables.has(relation.toLowerCase()))
         return `${what} may not read ${relation}: not a table the Query API exposes`
+      rules.read?.add(relation.toLowerCase())
       return undefined
     }
     case 'FuncCall': {

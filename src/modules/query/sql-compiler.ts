@@ -1,4 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm'
+import { AppError } from '../../kernel/errors.ts'
 import type { EntityDef, EntityRegistry, FieldType, Viewer } from '../../kernel/model/index.ts'
 import { instantText, textArray, wireValue } from '../../kernel/model/json.ts'
 import { sellerRestriction } from '../../kernel/model/row-security.ts'
@@ -323,8 +324,10 @@ class Compiler {
       case 'exprNull':
         return sql`${this.expression(c.expr, scope, undefined, optional).expr} is null`
       case 'sql':
+        this.requireUnrestricted(c.key, c.entities)
         return sql`(${sql.raw(c.text)})`
       case 'inSql':
+        this.requireUnrestricted(c.key, c.entities)
         return sql`${at(c.target).expr} in (${sql.raw(c.text)})`
     }
   }
@@ -387,14 +390,34 @@ class Compiler {
     throw new Error(`compiler: a ${value.kind} value cannot be compared with a ${type} column`)
   }
 
+  /**
+   * A raw SQL fragment's sub-selects read their tables as written: the compiler cannot give them the row restriction
+   * (seller, row policy) of this caller. So a fragment may read an entity only when that restriction is empty for
+   * the caller (an unrestricted one, an entity without policy); otherwise the filter is refused (403 naming the key
+   * and the entity) rather than run on rows a direct query would hide.
+   */
+  private requireUnrestricted(key: string, entities: readonly string[]): void {
+    for (const name of entities) {
+      const entity = this.registry.get(name)
+      // The alias is never written: only whether a restriction exists matters here.
+      if (this.restrictionOf(entity, 'x', () => 'x') !== undefined)
+        throw new AppError(
+          'FORBIDDEN',
+          `The filter ${key} reads ${entity.name}, whose rows are restricted for this caller: a raw SQL fragment may read only entities whose rows it sees whole`,
+        )
+    }
+  }
+
   /** Row-level security: a business entity's rows are visible when its seller path ends at one of the caller's sellers. */
   restriction(entity: EntityDef, alias: string): SQL | undefined {
+    return this.restrictionOf(entity, alias, (hint) => this.alias(hint))
+  }
+
+  private restrictionOf(entity: EntityDef, alias: string, newAlias: (hint: string) => string): SQL | undefined {
     const viewer = this.options.viewer
     if (entity.rowPolicy && viewer && this.options.trace) this.options.trace.viewerUsed = true
     const policy = entity.rowPolicy && viewer ? entity.rowPolicy(sql`${ident(alias)}`, viewer) : undefined
-    const sellers = sellerRestriction(this.registry, entity, alias, this.options.sellerCodes, (hint) =>
-      this.alias(hint),
-    )
+    const sellers = sellerRestriction(this.registry, entity, alias, this.options.sellerCodes, newAlias)
     if (!sellers) return policy
     return policy ? sql`(${sellers} and ${policy})` : sellers
   }
