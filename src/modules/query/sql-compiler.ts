@@ -1,7 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm'
-import type { EntityDef, EntityRegistry, FieldType, Viewer } from '../../kernel/model/index.ts'
+import type { EntityDef, EntityRegistry, FieldType } from '../../kernel/model/index.ts'
 import { instantText, textArray, wireValue } from '../../kernel/model/json.ts'
-import { sellerRestriction } from '../../kernel/model/row-security.ts'
 import { EXPANDED_COLLECTION_LIMIT, truncatedKey } from './query.model.ts'
 import type {
   AggregateExpr,
@@ -19,16 +18,12 @@ import type {
   SortKey,
   Value,
 } from './query.model.ts'
+import { rowRestriction, type RowReader } from './row-security.ts'
 
-export interface CompileOptions {
+/** How a statement is compiled, and for whom: the reader's sellers and viewer decide the rows it sees. */
+export interface CompileOptions extends RowReader {
   /** The tenant time zone: a calendar day in a filter stands for its start there. */
   readonly timeZone: string
-  /** Row-level security: the seller codes the caller may see; null when unrestricted. */
-  readonly sellerCodes: readonly string[] | null
-  /** The caller, for entities that declare a row policy (saved queries' visibility). */
-  readonly viewer?: Viewer | undefined
-  /** Set when a row policy read the viewer: the statement is then the viewer's own. */
-  readonly trace?: { viewerUsed: boolean } | undefined
   /** Elements written per expanded collection (default EXPANDED_COLLECTION_LIMIT). */
   readonly collectionLimit?: number | undefined
 }
@@ -387,16 +382,9 @@ class Compiler {
     throw new Error(`compiler: a ${value.kind} value cannot be compared with a ${type} column`)
   }
 
-  /** Row-level security: a business entity's rows are visible when its seller path ends at one of the caller's sellers. */
+  /** The rows of `entity` the caller may see (row-security.ts: seller scoping and row policies); undefined: all. */
   restriction(entity: EntityDef, alias: string): SQL | undefined {
-    const viewer = this.options.viewer
-    if (entity.rowPolicy && viewer && this.options.trace) this.options.trace.viewerUsed = true
-    const policy = entity.rowPolicy && viewer ? entity.rowPolicy(sql`${ident(alias)}`, viewer) : undefined
-    const sellers = sellerRestriction(this.registry, entity, alias, this.options.sellerCodes, (hint) =>
-      this.alias(hint),
-    )
-    if (!sellers) return policy
-    return policy ? sql`(${sellers} and ${policy})` : sellers
+    return rowRestriction(this.registry, entity, alias, this.options, (hint) => this.alias(hint))
   }
 
   /**
