@@ -18,9 +18,10 @@ export interface RowReader {
  * - seller scoping: a row of a business entity is visible when the seller its registry `sellerPath` leads to has one
  *   of the reader's seller codes (child sellers are not included); an unrestricted reader sees every seller. This is
  *   the kernel's `sellerRestriction`, the rule the v1 resources apply to their reads and writes too;
- * - the entity's row policy, when it declares one, applied to the viewer (a saved query is visible when it is a system
- *   or public query, the viewer's own, or protected and shared with a group of theirs; an execution, when it is the
- *   viewer's own; queryManagement sees all of them).
+ * - the entity's row policy, when it declares one (in its registry definition), applied to the viewer: a saved query
+ *   is visible when it is a system or public query, the viewer's own, or protected and shared with a group of theirs;
+ *   report executions, workbench audit entries and Expert runs are the viewer's own. queryManagement (and
+ *   api.audit.view for the audit) lifts the policy.
  *
  * The compiler applies it wherever a statement reads a table: the root rows, every many-to-one join (rows the reader
  * may not see are not joined, so filters, sorting and grouping through them cannot reveal them), Deep queries'
