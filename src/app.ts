@@ -186,6 +186,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const reporting = createReportingModule({
     db: deps.database.db,
     runner: queryApiRunner(query.engine, workbench.hqlRunner),
+    clock: deps.clock,
   })
   await reporting.service.syncSystemQueries()
   reporting.routes(server)

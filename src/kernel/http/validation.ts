@@ -9,10 +9,6 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
 const common: Options = { allErrors: true, removeAdditional: false, useDefaults: true, strict: false }
 
 /**
- * Bodies are validated strictly (a string is never coerced into a number); query strings and path
- * parameters are text by nature, so they are coerced.
- */
-/**
  * A copy of a schema without `$id`s: a named schema (an `$id`, for the OpenAPI document) appears in many routes, and
  * Ajv would refuse a second schema of the same `$id`. Route schemas do not use `$ref`, so nothing needs the ids.
  */
@@ -26,6 +22,10 @@ export function withoutIds(schema: unknown): unknown {
   )
 }
 
+/**
+ * Bodies are validated strictly (a string is never coerced into a number); query strings and path
+ * parameters are text by nature, so they are coerced.
+ */
 export function validatorCompiler(): FastifySchemaCompiler<unknown> {
   const strict = addFormats(new Ajv({ ...common, coerceTypes: false }))
   const coercing = addFormats(new Ajv({ ...common, coerceTypes: 'array' }))

@@ -3,7 +3,7 @@ import type { Db } from '../../kernel/db/database.ts'
 import { registry } from '../../kernel/model/index.ts'
 import { readTenantSettings, type TimeZoneListener } from '../../kernel/settings.ts'
 import type { Resource } from '../../kernel/resources/resource.model.ts'
-import { ResourceService } from '../../kernel/resources/resource.service.ts'
+import { createResourceService } from '../../kernel/resources/resource.service.ts'
 import { registerResourceRoutes, type ActorOf } from '../../kernel/resources/resource.routes.ts'
 import { accountResources } from './accounts.resources.ts'
 import { registerTenantSettingsRoutes } from './tenant-settings.routes.ts'
@@ -32,7 +32,9 @@ export function createAccountsModule(deps: {
   timeZoneListeners?: readonly TimeZoneListener[]
 }) {
   const defaultLimit = async () => (await readTenantSettings(deps.db)).defaultListLimit
-  const services = accountResources.map((spec) => new ResourceService(toResource(spec), deps.db, defaultLimit))
+  const services = accountResources.map((spec) =>
+    createResourceService({ resource: toResource(spec), db: deps.db, defaultLimit }),
+  )
   return {
     services,
     routes: (app: FastifyInstance) => {

@@ -4,7 +4,7 @@ import type { Db } from '../../kernel/db/database.ts'
 import { registry } from '../../kernel/model/index.ts'
 import { readTenantSettings } from '../../kernel/settings.ts'
 import type { Resource, ResourceSpec } from '../../kernel/resources/resource.model.ts'
-import { ResourceService } from '../../kernel/resources/resource.service.ts'
+import { createResourceService } from '../../kernel/resources/resource.service.ts'
 import { registerResourceRoutes, type ActorOf } from '../../kernel/resources/resource.routes.ts'
 import { createPricingModule } from '../pricing/index.ts'
 import { catalogResources } from './catalog.resources.ts'
@@ -80,9 +80,12 @@ function toResource(spec: ResourceSpec): Resource {
 export function createCatalogModule(deps: { db: Db; actorOf: ActorOf; clock?: Clock }) {
   const defaultLimit = async () => (await readTenantSettings(deps.db)).defaultListLimit
   const records = (entity: string, path: string, roleResource: string, label: string) =>
-    new ResourceService(toResource({ entity, path, roleResource, label }), deps.db, defaultLimit)
+    createResourceService({ resource: toResource({ entity, path, roleResource, label }), db: deps.db, defaultLimit })
   const resources = new Map(
-    catalogResources.map((spec) => [spec.entity, new ResourceService(toResource(spec), deps.db, defaultLimit)]),
+    catalogResources.map((spec) => [
+      spec.entity,
+      createResourceService({ resource: toResource(spec), db: deps.db, defaultLimit }),
+    ]),
   )
   const charges = createChargeService({
     db: deps.db,

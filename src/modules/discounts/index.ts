@@ -3,7 +3,7 @@ import type { Db } from '../../kernel/db/database.ts'
 import { registry } from '../../kernel/model/index.ts'
 import type { Resource } from '../../kernel/resources/resource.model.ts'
 import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
-import { ResourceService } from '../../kernel/resources/resource.service.ts'
+import { createResourceService } from '../../kernel/resources/resource.service.ts'
 import { readTenantSettings } from '../../kernel/settings.ts'
 import { registerDiscountPlanRoutes } from './discount-plan.routes.ts'
 import { createDiscountPlanService } from './discount-plan.service.ts'
@@ -31,7 +31,7 @@ export function createDiscountsModule(deps: { db: Db; actorOf: ActorOf }) {
   const defaultLimit = async () => (await readTenantSettings(deps.db)).defaultListLimit
   const service = createDiscountPlanService({
     db: deps.db,
-    records: new ResourceService(resource, deps.db, defaultLimit),
+    records: createResourceService({ resource, db: deps.db, defaultLimit }),
   })
   return {
     service,

@@ -2,7 +2,7 @@ import type { Db } from '../../kernel/db/database.ts'
 import type { Config } from '../../kernel/config.ts'
 import { createIamService } from './iam.service.ts'
 import { SigningKeys } from './signing-keys.ts'
-import { TokenService } from './tokens.ts'
+import { createTokenService } from './tokens.ts'
 import { bootstrapAccess } from './bootstrap.ts'
 
 export const IAM_COMMAND_HELP: Record<string, string> = {
@@ -64,7 +64,7 @@ export async function runIamCommand(command: string, args: string[], db: Db, con
       rejectUnknown(args, ['client'])
       const [clientId] = option(args, 'client')
       if (!clientId) throw new Error('--client is required')
-      const tokens = new TokenService(db, keys, config.auth, issuerBaseUrl(config))
+      const tokens = createTokenService({ db, keys, config: config.auth, baseUrl: issuerBaseUrl(config) })
       const identity = await tokens.clientIdentity(clientId)
       if (!identity) throw new Error(`no enabled client ${clientId}`)
       return `${(await tokens.issue(identity.identity)).access_token}\n`

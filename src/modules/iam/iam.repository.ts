@@ -339,3 +339,37 @@ export async function deleteClientRows(tx: Db, client: { id: number; userId: num
   await tx.execute(sql`delete from oauth_client where id = ${client.id}`)
   await tx.execute(sql`delete from app_user where id = ${client.userId}`)
 }
+
+/** A user's roles (through their groups) and groups with their seller lists, by name. */
+export async function grantRows(
+  db: Db,
+  userId: number,
+): Promise<{ roles: string[]; groups: { name: string; sellerCodes: string[] | null }[] }> {
+  const roleRows = await rows<{ name: string }>(
+    db,
+    sql`select distinct r.name from group_member m join group_role gr on gr.group_id = m.group_id
+      join role r on r.id = gr.role_id where m.user_id = ${userId} order by r.name`,
+  )
+  const groupRows = await rows<{ name: string; seller_codes: string[] | null }>(
+    db,
+    sql`select g.name, g.seller_codes from group_member m join user_group g on g.id = m.group_id where m.user_id = ${userId} order by g.name`,
+  )
+  return {
+    roles: roleRows.map((r) => r.name),
+    groups: groupRows.map((g) => ({ name: g.name, sellerCodes: g.seller_codes })),
+  }
+}
+
+/** The user and secret hash behind a client id, when the client and its user are enabled. */
+export async function enabledClientCredentials(
+  db: Db,
+  clientId: string,
+): Promise<{ userId: number; username: string; secretHash: string } | undefined> {
+  const found = await one<{ user_id: string | number; username: string; secret_hash: string }>(
+    db,
+    sql`select c.user_id, u.username, s.secret_hash from oauth_client c join app_user u on u.id = c.user_id
+      join obol_secrets.client_secret s on s.client_id = c.id
+      where c.client_id = ${clientId} and c.enabled and u.enabled`,
+  )
+  return found && { userId: Number(found.user_id), username: found.username, secretHash: found.secret_hash }
+}

@@ -3,7 +3,7 @@ import type { Db } from '../../kernel/db/database.ts'
 import type { AuthConfig } from '../../kernel/config.ts'
 import { createIamService } from './iam.service.ts'
 import { SigningKeys } from './signing-keys.ts'
-import { TokenService } from './tokens.ts'
+import { createTokenService } from './tokens.ts'
 import { AuthThrottle } from './throttle.ts'
 import { registerAuthRoutes } from './auth.routes.ts'
 import { registerIamRoutes } from './iam.routes.ts'
@@ -13,14 +13,14 @@ import { createPortalService } from './portal.service.ts'
 export { bootstrapAccess, QUERY_ADMIN_GROUP } from './bootstrap.ts'
 export { createIamService, type IamService } from './iam.service.ts'
 export { SigningKeys } from './signing-keys.ts'
-export { TokenService } from './tokens.ts'
+export { createTokenService, type TokenService } from './tokens.ts'
 export { BILLING_ROLES, QUERY_ROLES, BUILT_IN_GROUPS } from './role-catalog.ts'
 
 /** Identity and access: role catalog, groups, users, clients, the token issuer and the portal session. */
 export function createIamModule(deps: { db: Db; config: AuthConfig; baseUrl: string }) {
   const iam = createIamService({ db: deps.db })
   const keys = new SigningKeys(deps.db, deps.config.tokenTtlSec)
-  const tokens = new TokenService(deps.db, keys, deps.config, deps.baseUrl)
+  const tokens = createTokenService({ db: deps.db, keys, config: deps.config, baseUrl: deps.baseUrl })
   const throttle = new AuthThrottle(deps.db, {
     maxFailures: deps.config.maxFailures,
     maxAddressFailures: deps.config.maxAddressFailures,

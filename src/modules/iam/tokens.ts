@@ -7,10 +7,10 @@ import {
   type JWTPayload,
   type JWTVerifyGetKey,
 } from 'jose'
-import { sql } from 'drizzle-orm'
-import { one, rows, type Db } from '../../kernel/db/database.ts'
+import type { Db } from '../../kernel/db/database.ts'
 import type { AuthConfig } from '../../kernel/config.ts'
 import type { Principal } from '../../kernel/http/principal.ts'
+import { enabledClientCredentials, grantRows } from './iam.repository.ts'
 import type { SigningKeys } from './signing-keys.ts'
 
 export interface IssuedToken {
@@ -54,19 +54,11 @@ export async function grantsOf(
   db: Db,
   userId: number,
 ): Promise<{ roles: string[]; groups: string[]; sellerCodes: string[] | null }> {
-  const roleRows = await rows<{ name: string }>(
-    db,
-    sql`select distinct r.name from group_member m join group_role gr on gr.group_id = m.group_id
-      join role r on r.id = gr.role_id where m.user_id = ${userId} order by r.name`,
-  )
-  const groupRows = await rows<{ name: string; seller_codes: string[] | null }>(
-    db,
-    sql`select g.name, g.seller_codes from group_member m join user_group g on g.id = m.group_id where m.user_id = ${userId} order by g.name`,
-  )
+  const { roles, groups } = await grantRows(db, userId)
   // Restricted only when every group carries a seller list: one unrestricted group lifts the restriction.
-  const restricted = groupRows.length > 0 && groupRows.every((g) => g.seller_codes !== null)
-  const sellerCodes = restricted ? [...new Set(groupRows.flatMap((g) => g.seller_codes ?? []))].sort() : null
-  return { roles: roleRows.map((r) => r.name), groups: groupRows.map((g) => g.name), sellerCodes }
+  const restricted = groups.length > 0 && groups.every((g) => g.sellerCodes !== null)
+  const sellerCodes = restricted ? [...new Set(groups.flatMap((g) => g.sellerCodes ?? []))].sort() : null
+  return { roles, groups: groups.map((g) => g.name), sellerCodes }
 }
 
 /**
@@ -88,103 +80,49 @@ const VERIFIED_TOKEN_TRUST_MS = 60_000
 
 type VerifiedPrincipal = Principal & { expiresAt: Date }
 
+export type TokenService = ReturnType<typeof createTokenService>
+
 /** Issues and verifies access tokens: ES256 JWTs signed by Obol, or verified through an external issuer. */
-export class TokenService {
-  private readonly db: Db
-  private readonly keys: SigningKeys
-  private readonly config: AuthConfig
-  private readonly issuer: string
-  private external: { issuer: string; jwks: JWTVerifyGetKey } | undefined
+export function createTokenService(deps: { db: Db; keys: SigningKeys; config: AuthConfig; baseUrl: string }) {
+  const { db, keys, config } = deps
+  const issuer = `${deps.baseUrl.replace(/\/$/, '')}/auth/realms/${config.realm}`
+  let external: { issuer: string; jwks: JWTVerifyGetKey } | undefined
   // A signature check costs about 0.1 ms of CPU, a fifth of a cheap request. Until a token's expiry (and at most a
   // minute), the same token string is answered from here; past its expiry it is checked in full again.
-  private readonly verified = new Map<string, { principal: VerifiedPrincipal; until: number }>()
+  const verified = new Map<string, { principal: VerifiedPrincipal; until: number }>()
 
-  constructor(db: Db, keys: SigningKeys, config: AuthConfig, baseUrl: string) {
-    this.db = db
-    this.keys = keys
-    this.config = config
-    this.issuer = `${baseUrl.replace(/\/$/, '')}/auth/realms/${config.realm}`
-  }
-
-  get issuerUrl(): string {
-    return this.issuer
-  }
-
-  async issue(identity: Identity, ttlSec = this.config.tokenTtlSec): Promise<IssuedToken> {
-    const grants = await grantsOf(this.db, identity.userId)
-    const { kid, key } = await this.keys.active()
-    // The claims a Keycloak client-credentials token carries, so a consumer reading roles where Keycloak writes them
-    // (`resource_access.<backend client>.roles`, or `realm_access.roles`) finds them in either.
-    const claims: Record<string, unknown> = {
-      typ: 'Bearer',
-      azp: identity.clientId ?? PORTAL_CLIENT,
-      ...(identity.clientId === undefined ? {} : { client_id: identity.clientId }),
-      scope: TOKEN_SCOPE,
-      preferred_username: identity.username,
-      realm_access: { roles: grants.roles },
-      resource_access: { [this.config.resourceClient]: { roles: grants.roles } },
-      groups: grants.groups,
-      ...(grants.sellerCodes ? { obol_seller_codes: grants.sellerCodes } : {}),
-    }
-    const token = await new SignJWT(claims)
-      .setProtectedHeader({ alg: 'ES256', kid, typ: 'JWT' })
-      .setIssuer(this.issuer)
-      .setSubject(String(identity.userId))
-      .setAudience(this.config.resourceClient)
-      .setIssuedAt()
-      .setExpirationTime(`${ttlSec}s`)
-      .setJti(randomUUID())
-      .sign(key)
-    return { access_token: token, token_type: 'Bearer', expires_in: ttlSec, scope: TOKEN_SCOPE }
-  }
-
-  private async externalVerifier(): Promise<{ issuer: string; jwks: JWTVerifyGetKey }> {
-    if (this.external) return this.external
-    const base = this.config.issuerUrl!.replace(/\/$/, '')
+  async function externalVerifier(): Promise<{ issuer: string; jwks: JWTVerifyGetKey }> {
+    if (external) return external
+    const base = config.issuerUrl!.replace(/\/$/, '')
     const response = await fetch(`${base}/.well-known/openid-configuration`, { signal: AbortSignal.timeout(5000) })
     if (!response.ok)
       throw new InvalidTokenError(`the identity provider's discovery document answered ${response.status}`)
     const discovery = (await response.json()) as { issuer?: string; jwks_uri?: string }
     if (!discovery.issuer || !discovery.jwks_uri)
       throw new InvalidTokenError('the discovery document has no issuer or jwks_uri')
-    this.external = { issuer: discovery.issuer, jwks: createRemoteJWKSet(new URL(discovery.jwks_uri)) }
-    return this.external
+    external = { issuer: discovery.issuer, jwks: createRemoteJWKSet(new URL(discovery.jwks_uri)) }
+    return external
   }
 
-  /** Verifies a bearer token and turns its claims into a principal. */
-  async verify(token: string): Promise<VerifiedPrincipal> {
-    const now = Date.now()
-    const known = this.verified.get(token)
-    if (known && known.until > now) return { ...known.principal }
-    if (known) this.verified.delete(token)
-    const principal = await this.verifySignature(token)
-    const until = Math.min(principal.expiresAt.getTime(), now + VERIFIED_TOKEN_TRUST_MS)
-    if (until > now) {
-      if (this.verified.size >= VERIFIED_TOKENS_MAX) this.verified.delete(this.verified.keys().next().value!)
-      this.verified.set(token, { principal, until })
-    }
-    return { ...principal }
-  }
-
-  private async verifySignature(token: string): Promise<VerifiedPrincipal> {
+  async function verifySignature(token: string): Promise<VerifiedPrincipal> {
     let payload: ObolClaims
     try {
-      if (this.config.issuerUrl) {
-        const external = await this.externalVerifier()
-        const result = await jwtVerify<ObolClaims>(token, external.jwks, {
-          issuer: external.issuer,
-          ...(this.config.audience ? { audience: this.config.audience } : {}),
+      if (config.issuerUrl) {
+        const provider = await externalVerifier()
+        const result = await jwtVerify<ObolClaims>(token, provider.jwks, {
+          issuer: provider.issuer,
+          ...(config.audience ? { audience: config.audience } : {}),
           clockTolerance: 30,
         })
         payload = result.payload
       } else {
         const { kid } = decodeProtectedHeader(token)
         if (!kid) throw new InvalidTokenError('the token has no key id')
-        const key = await this.keys.publicKey(kid)
+        const key = await keys.publicKey(kid)
         if (!key) throw new InvalidTokenError('the token was signed by an unknown key')
         const result = await jwtVerify<ObolClaims>(token, key, {
-          issuer: this.issuer,
-          audience: this.config.resourceClient,
+          issuer,
+          audience: config.resourceClient,
           algorithms: ['ES256'],
           clockTolerance: 30,
         })
@@ -196,14 +134,14 @@ export class TokenService {
       if (code === 'ERR_JWT_EXPIRED') throw new InvalidTokenError('the token has expired', true)
       throw new InvalidTokenError('the token is invalid')
     }
-    const maxLifetimeSec = this.config.issuerUrl ? this.config.maxExternalTokenTtlSec : this.config.tokenTtlSec
+    const maxLifetimeSec = config.issuerUrl ? config.maxExternalTokenTtlSec : config.tokenTtlSec
     const lifetimeProblem = tokenLifetimeProblem(payload, maxLifetimeSec, Date.now() / 1000)
     if (lifetimeProblem) throw new InvalidTokenError(lifetimeProblem)
     const strings = (value: unknown) =>
       Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []
     const roles = new Set([
       ...strings(payload.realm_access?.roles),
-      ...strings(payload.resource_access?.[this.config.resourceClient]?.roles),
+      ...strings(payload.resource_access?.[config.resourceClient]?.roles),
     ])
     const sellerCodes = Array.isArray(payload.obol_seller_codes) ? strings(payload.obol_seller_codes) : null
     return {
@@ -217,18 +155,63 @@ export class TokenService {
     }
   }
 
-  /** The user behind a client id, when the client exists and is enabled. */
-  async clientIdentity(clientId: string): Promise<{ identity: Identity; secretHash: string } | undefined> {
-    const found = await one<{ user_id: string | number; username: string; secret_hash: string }>(
-      this.db,
-      sql`select c.user_id, u.username, s.secret_hash from oauth_client c join app_user u on u.id = c.user_id
-        join obol_secrets.client_secret s on s.client_id = c.id
-        where c.client_id = ${clientId} and c.enabled and u.enabled`,
-    )
-    if (!found) return undefined
-    return {
-      identity: { userId: Number(found.user_id), username: found.username, clientId },
-      secretHash: found.secret_hash,
-    }
+  return {
+    /** The issuer Obol's own tokens name: `<public URL>/auth/realms/<realm>`. */
+    issuerUrl: issuer,
+    /** The signing keys it issues and verifies with (tests sign tokens of their own with them). */
+    keys,
+
+    async issue(identity: Identity, ttlSec = config.tokenTtlSec): Promise<IssuedToken> {
+      const grants = await grantsOf(db, identity.userId)
+      const { kid, key } = await keys.active()
+      // The claims a Keycloak client-credentials token carries, so a consumer reading roles where Keycloak writes them
+      // (`resource_access.<backend client>.roles`, or `realm_access.roles`) finds them in either.
+      const claims: Record<string, unknown> = {
+        typ: 'Bearer',
+        azp: identity.clientId ?? PORTAL_CLIENT,
+        ...(identity.clientId === undefined ? {} : { client_id: identity.clientId }),
+        scope: TOKEN_SCOPE,
+        preferred_username: identity.username,
+        realm_access: { roles: grants.roles },
+        resource_access: { [config.resourceClient]: { roles: grants.roles } },
+        groups: grants.groups,
+        ...(grants.sellerCodes ? { obol_seller_codes: grants.sellerCodes } : {}),
+      }
+      const token = await new SignJWT(claims)
+        .setProtectedHeader({ alg: 'ES256', kid, typ: 'JWT' })
+        .setIssuer(issuer)
+        .setSubject(String(identity.userId))
+        .setAudience(config.resourceClient)
+        .setIssuedAt()
+        .setExpirationTime(`${ttlSec}s`)
+        .setJti(randomUUID())
+        .sign(key)
+      return { access_token: token, token_type: 'Bearer', expires_in: ttlSec, scope: TOKEN_SCOPE }
+    },
+
+    /** Verifies a bearer token and turns its claims into a principal. */
+    async verify(token: string): Promise<VerifiedPrincipal> {
+      const now = Date.now()
+      const known = verified.get(token)
+      if (known && known.until > now) return { ...known.principal }
+      if (known) verified.delete(token)
+      const principal = await verifySignature(token)
+      const until = Math.min(principal.expiresAt.getTime(), now + VERIFIED_TOKEN_TRUST_MS)
+      if (until > now) {
+        if (verified.size >= VERIFIED_TOKENS_MAX) verified.delete(verified.keys().next().value!)
+        verified.set(token, { principal, until })
+      }
+      return { ...principal }
+    },
+
+    /** The user behind a client id, when the client exists and is enabled. */
+    async clientIdentity(clientId: string): Promise<{ identity: Identity; secretHash: string } | undefined> {
+      const found = await enabledClientCredentials(db, clientId)
+      if (!found) return undefined
+      return {
+        identity: { userId: found.userId, username: found.username, clientId },
+        secretHash: found.secretHash,
+      }
+    },
   }
 }

@@ -29,10 +29,10 @@ import { entitiesReached, expansionWeight } from './ast-analysis.ts'
 import { compileCount, compileList, compileObject } from './sql-compiler.ts'
 import { ID_PLACEHOLDER, named, StatementCache, toCompiled, withId, type CompiledStatement } from './statement-cache.ts'
 
-/** A page of a list, its data still the JSON text PostgreSQL wrote. */
 /** The caller as a reader: replicas serve them only once past their own last write. */
 const readerOf = (principal: Principal): Reader => ({ subject: principal.subject })
 
+/** A page of a list, its data still the JSON text PostgreSQL wrote. */
 export interface ListPage {
   /** undefined when a huge-volume entity was not counted (entities in the tenant setting hugeVolumeEntities are counted only with forceCount). */
   readonly total: number | undefined

@@ -1,8 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm'
 import { AppError } from '../../kernel/errors.ts'
-import type { EntityDef, EntityRegistry, FieldType, Viewer } from '../../kernel/model/index.ts'
+import type { EntityDef, EntityRegistry, FieldType } from '../../kernel/model/index.ts'
 import { instantText, textArray, wireValue } from '../../kernel/model/json.ts'
-import { sellerRestriction } from '../../kernel/model/row-security.ts'
 import { EXPANDED_COLLECTION_LIMIT, truncatedKey } from './query.model.ts'
 import type {
   AggregateExpr,
@@ -20,16 +19,12 @@ import type {
   SortKey,
   Value,
 } from './query.model.ts'
+import { rowRestriction, type RowReader } from './row-security.ts'
 
-export interface CompileOptions {
+/** How a statement is compiled, and for whom: the reader's sellers and viewer decide the rows it sees. */
+export interface CompileOptions extends RowReader {
   /** The tenant time zone: a calendar day in a filter stands for its start there. */
   readonly timeZone: string
-  /** Row-level security: the seller codes the caller may see; null when unrestricted. */
-  readonly sellerCodes: readonly string[] | null
-  /** The caller, for entities that declare a row policy (saved queries' visibility). */
-  readonly viewer?: Viewer | undefined
-  /** Set when a row policy read the viewer: the statement is then the viewer's own. */
-  readonly trace?: { viewerUsed: boolean } | undefined
   /** Elements written per expanded collection (default EXPANDED_COLLECTION_LIMIT). */
   readonly collectionLimit?: number | undefined
 }
@@ -400,7 +395,7 @@ class Compiler {
     for (const name of entities) {
       const entity = this.registry.get(name)
       // The alias is never written: only whether a restriction exists matters here.
-      if (this.restrictionOf(entity, 'x', () => 'x') !== undefined)
+      if (rowRestriction(this.registry, entity, 'x', this.options, () => 'x') !== undefined)
         throw new AppError(
           'FORBIDDEN',
           `The filter ${key} reads ${entity.name}, whose rows are restricted for this caller: a raw SQL fragment may read only entities whose rows it sees whole`,
@@ -408,18 +403,9 @@ class Compiler {
     }
   }
 
-  /** Row-level security: a business entity's rows are visible when its seller path ends at one of the caller's sellers. */
+  /** The rows of `entity` the caller may see (row-security.ts: seller scoping and row policies); undefined: all. */
   restriction(entity: EntityDef, alias: string): SQL | undefined {
-    return this.restrictionOf(entity, alias, (hint) => this.alias(hint))
-  }
-
-  private restrictionOf(entity: EntityDef, alias: string, newAlias: (hint: string) => string): SQL | undefined {
-    const viewer = this.options.viewer
-    if (entity.rowPolicy && viewer && this.options.trace) this.options.trace.viewerUsed = true
-    const policy = entity.rowPolicy && viewer ? entity.rowPolicy(sql`${ident(alias)}`, viewer) : undefined
-    const sellers = sellerRestriction(this.registry, entity, alias, this.options.sellerCodes, newAlias)
-    if (!sellers) return policy
-    return policy ? sql`(${sellers} and ${policy})` : sellers
+    return rowRestriction(this.registry, entity, alias, this.options, (hint) => this.alias(hint))
   }
 
   /**

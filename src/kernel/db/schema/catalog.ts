@@ -44,10 +44,6 @@ export const attributes = pgTable(
   (t) => [check('attribute_unit_nb_decimal_range', sql`${t.unitNbDecimal} between 0 and 12`)],
 )
 
-/**
- * Charges (one table, discriminated by `charge_type`): RECURRING (needs a calendar), USAGE and ONESHOT (with its
- * one-shot type). DRAFT until its first pricing version is published, then ACTIVE.
- */
 /** Free units per calendar period: a USAGE charge naming one takes its units from the counter before the wallet. */
 export const counterTemplates = pgTable(
   'counter_template',
@@ -67,6 +63,10 @@ export const counterTemplates = pgTable(
   ],
 )
 
+/**
+ * Charges (one table, discriminated by `charge_type`): RECURRING (needs a calendar), USAGE and ONESHOT (with its
+ * one-shot type). DRAFT until its first pricing version is published, then ACTIVE.
+ */
 export const chargeTemplates = pgTable(
   'charge_template',
   {
