@@ -12,7 +12,7 @@ export const OFFER_STATUSES = [
 export type OfferStatus = (typeof OFFER_STATUSES)[number]
 
 export const DRAFT_STATUSES: readonly OfferStatus[] = ['IN_STUDY', 'IN_DESIGN', 'IN_TEST']
-/** Where a new offer may start (DECISIONS "Offers"); IN_DESIGN when none is given. */
+/** Where a new offer may start: a draft status, ACTIVE or LAUNCHED; IN_DESIGN when none is given. */
 export const INITIAL_STATUSES: readonly OfferStatus[] = [...DRAFT_STATUSES, 'ACTIVE', 'LAUNCHED']
 export const DEFAULT_STATUS: OfferStatus = 'IN_DESIGN'
 /** Orders need an offer in one of these. */
@@ -30,7 +30,10 @@ export const PORTAL_STATUS: Readonly<Record<OfferStatus, 'draft' | 'ready' | 'li
   REJECTED: 'retired',
 }
 
-/** The forward path and the extra moves of DECISIONS "Offer status transitions". */
+/**
+ * The moves allowed after the draft statuses: the forward path IN_TEST → ACTIVE → LAUNCHED → RETIRED → OBSOLETE, and
+ * ACTIVE → RETIRED.
+ */
 const MOVES: ReadonlySet<string> = new Set([
   'IN_TEST>ACTIVE',
   'ACTIVE>LAUNCHED',

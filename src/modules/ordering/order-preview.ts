@@ -74,8 +74,8 @@ class Sums {
 }
 
 /**
- * The preview of a rated order (catalog document §2.7 and rule 7; DECISIONS "chargeItems", "overridden"): per offer,
- * each billed line followed by its discounts (negative, tagged with their plan); recurring lines carry their first
+ * The preview of a rated order, rated by the same engine as placement (so a preview equals what placing it writes):
+ * per offer, each billed line followed by its discounts (negative, tagged with their plan); recurring lines carry their first
  * service period in epoch milliseconds (tenant time zone); usage lines have null amounts, and an offer with one has
  * no totals, nor has the order. Totals are net of discounts; a discount counts in the total of the line it discounts.
  * Every amount, quantity and unit price is written from its decimal text.

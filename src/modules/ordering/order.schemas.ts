@@ -59,7 +59,10 @@ const orderOffer = object({
   orderProducts: Type.Optional(Type.Array(orderProduct, { maxItems: 500 })),
 })
 
-/** The order of the catalog document §2.6 (and DECISIONS "Orders"): create and preview take the same body. */
+/**
+ * An order: seller, billing and user account, offers with their products, attributes, quantities and discount plans.
+ * Create and preview take the same body.
+ */
 export const orderBody = object({
   code: Type.Optional(newCode),
   description: Type.Optional(Type.String({ maxLength: 2000 })),
@@ -93,7 +96,10 @@ const totals = {
   totalWithTax: decimalOut,
 }
 
-/** The preview of §2.7: totals are absent when a line has no amount (usage). Written by `previewOf`. */
+/**
+ * An order's preview: rated lines per offer and their discounts; totals are absent when a line has no amount (usage).
+ * Written by `previewOf`.
+ */
 export const previewResponse = Type.Unsafe<OrderPreview>({
   type: 'object',
   required: ['currency', 'offers', 'chargeItems'],
