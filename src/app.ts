@@ -7,6 +7,7 @@ import type { Database } from './kernel/db/database.ts'
 import type { Clock } from './kernel/clock.ts'
 import { installErrorHandling } from './kernel/http/error-handler.ts'
 import { validatorCompiler } from './kernel/http/validation.ts'
+import { lazySerializers } from './kernel/http/serialization.ts'
 import { documentDecimals } from './kernel/decimal-json.ts'
 import { installJsonBodyParser } from './kernel/http/json-body.ts'
 import { installTextGuard } from './kernel/http/text-guard.ts'
@@ -84,6 +85,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     http: { maxHeaderSize: 128 * 1024 },
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true },
+    // Response serializers compiled by each operation's first response (kernel/http/serialization.ts).
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers } },
     // A hop count trusts that many proxies in front of Obol (as Fastify does with a number).
     trustProxy: typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust,
   })

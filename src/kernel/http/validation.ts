@@ -1,4 +1,4 @@
-import { Ajv, type Options } from 'ajv'
+import { Ajv, type Options, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import type { FastifySchemaCompiler } from 'fastify'
 import type { ErrorDetail } from '../errors.ts'
@@ -25,13 +25,31 @@ export function withoutIds(schema: unknown): unknown {
 /**
  * Bodies are validated strictly (a string is never coerced into a number); query strings and path
  * parameters are text by nature, so they are coerced.
+ *
+ * Each route's validator is compiled by the first request that needs it, not when the server starts: compiling the
+ * schemas of every operation at start-up kept their generated source and code in the heap of every instance, called
+ * or not (docs/performance.md, Memory). Fastify reads a failed validation's problems from the function's `errors`,
+ * so the stand-in carries those of the compiled validator.
  */
 export function validatorCompiler(): FastifySchemaCompiler<unknown> {
-  const strict = addFormats(new Ajv({ ...common, coerceTypes: false }))
-  const coercing = addFormats(new Ajv({ ...common, coerceTypes: 'array' }))
+  let strict: Ajv | undefined
+  let coercing: Ajv | undefined
   return ({ schema, httpPart }) => {
-    const ajv = httpPart === 'body' ? strict : coercing
-    return ajv.compile(withoutIds(schema) as object) as ReturnType<FastifySchemaCompiler<unknown>>
+    let compiled: ValidateFunction | undefined
+    const validate = (data: unknown): boolean => {
+      if (!compiled) {
+        const ajv =
+          httpPart === 'body'
+            ? (strict ??= addFormats(new Ajv({ ...common, coerceTypes: false })))
+            : (coercing ??= addFormats(new Ajv({ ...common, coerceTypes: 'array' })))
+        compiled = ajv.compile(withoutIds(schema) as object)
+      }
+      const valid = compiled(data)
+      validate.errors = compiled.errors
+      return valid
+    }
+    validate.errors = undefined as ValidateFunction['errors']
+    return validate
   }
 }
 
