@@ -14,7 +14,8 @@
  *
  *   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), BENCH_DURATION_SEC (default 15),
  *   BENCH_CONNECTIONS (default 50), BENCH_ROUNDS (default 6), BENCH_PGLITE=1 (also measure on embedded PGlite),
- *   BENCH_BASELINE=0 (skip the `sources` run), BENCH_FLAGS (candidate node options to compare, separated by `;`)
+ *   BENCH_BASELINE=0 (skip the `sources` run), BENCH_FLAGS (candidate node options to compare, separated by `;`,
+ *   each optionally led by environment variables: `MALLOC_ARENA_MAX=2 --max-semi-space-size=8`)
  */
 import assert from 'node:assert/strict'
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
@@ -33,12 +34,19 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const SECRET = 'bench-admin-secret-0123456789'
 const MB = 1024 * 1024
 
-/** The node options of `npm start`, read from package.json so the benchmark measures what operators run. */
-function startScriptFlags(): string[] {
+/**
+ * The environment (`NAME=value` before `node`) and node options of `npm start`, read from package.json so the
+ * benchmark measures what operators run.
+ */
+function startScript(): { env: Record<string, string>; nodeFlags: string[] } {
   const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }
   const words = pkg.scripts.start.split(/\s+/)
-  assert.equal(words[0], 'node', 'the start script runs node')
-  return words.slice(1, words.indexOf('bin/obol.js')).filter((w) => w.startsWith('--'))
+  const node = words.indexOf('node')
+  assert.ok(node >= 0, 'the start script runs node')
+  const env = Object.fromEntries(
+    words.slice(0, node).map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]),
+  )
+  return { env, nodeFlags: words.slice(node + 1, words.indexOf('bin/obol.js')).filter((w) => w.startsWith('--')) }
 }
 
 interface Configuration {
@@ -242,7 +250,7 @@ async function main(): Promise<void> {
   // The built server, fresh: `npm start` would build it the same way.
   const built = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'build.js')], { stdio: 'inherit' })
   assert.equal(built.status, 0, 'bin/build.js failed')
-  const configurations: Configuration[] = [{ name: 'npm start', nodeFlags: startScriptFlags(), env: {} }]
+  const configurations: Configuration[] = [{ name: 'npm start', ...startScript() }]
   if (process.env.BENCH_BASELINE !== '0') {
     configurations.push({ name: 'sources', nodeFlags: [], env: { OBOL_FROM_SOURCES: '1' } })
   }
@@ -251,7 +259,12 @@ async function main(): Promise<void> {
     .split(';')
     .filter((f) => f.trim() !== '')
     .entries()) {
-    configurations.push({ name: `candidate ${i + 1}`, nodeFlags: flags.trim().split(/\s+/), env: {} })
+    // Leading NAME=value words are the candidate's environment (MALLOC_ARENA_MAX=2 --max-semi-space-size=8).
+    const words = flags.trim().split(/\s+/)
+    const env = Object.fromEntries(
+      words.filter((w) => /^[A-Z_]+=/.test(w)).map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]),
+    )
+    configurations.push({ name: `candidate ${i + 1}`, nodeFlags: words.filter((w) => !/^[A-Z_]+=/.test(w)), env })
     process.stdout.write(`candidate ${i + 1}: ${flags.trim()}\n`)
   }
   const admin = new pg.Client({ connectionString: serverUrl })

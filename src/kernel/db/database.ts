@@ -1,7 +1,6 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import { PGlite } from '@electric-sql/pglite'
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
+import type { PGlite } from '@electric-sql/pglite'
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
@@ -111,6 +110,11 @@ export interface Database {
 
 export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob } = {}): Promise<Database> {
   if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true })
+  // Loaded here, not with this module: a server on PostgreSQL never holds PGlite's code (docs/performance.md, Memory).
+  const [{ PGlite }, { pg_trgm }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('@electric-sql/pglite/contrib/pg_trgm'),
+  ])
   const pglite = await PGlite.create({
     // Trigram indexes serve fullTextFilter on huge entities (migrations/0015_opencell.sql).
     extensions: { pg_trgm },
