@@ -21,7 +21,9 @@ if (major < 22 || (major === 22 && minor < 12)) {
  * in under 0.1 s all the same. V8 reads the flag once, at process start (NODE_OPTIONS and v8.setFlagsFromString do
  * not take it), so the process replaces itself with the same command plus the flag (process.execve, Node 23.11+;
  * without it, it runs as it is). Not on embedded PGlite, WebAssembly too, whose queries run 1.4 to 2.2 times slower
- * on baseline code. OBOL_WASM_TIER_UP=1 keeps V8's default.
+ * on baseline code. OBOL_WASM_TIER_UP=1 keeps V8's default. The new process also gets glibc's mmap threshold fixed at
+ * 1 MiB unless the environment sets one (as `npm start` does): scrypt's 16 MB blocks are then given back after each
+ * password or secret hash instead of kept by malloc (docs/decisions.md, Memory and the built server).
  */
 function baselineWasmOnPostgres() {
   const [command] = process.argv.slice(2)
@@ -30,7 +32,7 @@ function baselineWasmOnPostgres() {
   process.execve(
     process.execPath,
     [process.execPath, ...process.execArgv, '--liftoff-only', ...process.argv.slice(1)],
-    process.env,
+    { MALLOC_MMAP_THRESHOLD_: '1048576', ...process.env },
   )
 }
 
