@@ -16,6 +16,7 @@ export { seedOrderingDemo } from './demo-data.ts'
 export { dayIn } from '../../kernel/time-zone.ts'
 /** The rating glue shared with prepaid usage reservations. */
 export {
+  giveBackPlanStates,
   planInstanceKey,
   RatingCatalog,
   savePlanStates,

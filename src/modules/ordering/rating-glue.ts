@@ -11,6 +11,7 @@ import {
   type DiscountItem,
   type DiscountLevel,
   type DiscountState,
+  giveBackDiscountState,
   type PricingSnapshot,
   type ServicePeriod,
   type TaxMapping,
@@ -168,6 +169,44 @@ export async function savePlanStates(
     from (select unnest(${textArray(states.map((s) => String(s.id)))}::bigint[]) as id,
       unnest(${textArray(states.map((s) => JSON.stringify(s.state)))}) as state) v
     where dpi.id = v.id`)
+}
+
+/**
+ * Gives back what held ratings took from discount plan instances (`taken`: instance id → what one took, see
+ * `discountStateTaken`), any number of them: the orders of the instances are locked first, in id order, as every
+ * rating changing an order's plan states does, and the states are re-read inside the lock before the subtraction.
+ */
+export async function giveBackPlanStates(
+  db: Db,
+  taken: readonly Readonly<Record<string, DiscountState>>[],
+  actor: string,
+): Promise<void> {
+  const ids = [...new Set(taken.flatMap((t) => Object.keys(t)))]
+  if (ids.length === 0) return
+  // An instance's order never changes: read without a lock, then lock the orders.
+  await db.execute(sql`select id from customer_order where id in (select order_id from discount_plan_instance
+      where id = any(${textArray(ids)}::bigint[])) order by id for no key update`)
+  const current = await rows<{ id: unknown; state: string }>(
+    db,
+    sql`select id, state::text as state from discount_plan_instance where id = any(${textArray(ids)}::bigint[])`,
+  )
+  const states = new Map(
+    current.map((r) => {
+      const state = JSON.parse(r.state) as Partial<DiscountState>
+      return [String(r.id), { applied: state.applied ?? {}, fixedUsed: state.fixedUsed ?? {} }]
+    }),
+  )
+  for (const held of taken) {
+    for (const [id, state] of Object.entries(held)) {
+      const before = states.get(id)
+      if (before) states.set(id, giveBackDiscountState(before, state))
+    }
+  }
+  await savePlanStates(
+    db,
+    [...states].map(([id, state]) => ({ id: Number(id), state })),
+    actor,
+  )
 }
 
 /**

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm'
 import { one, rows, type Db } from '../../kernel/db/database.ts'
 import { instantText, textArray } from '../../kernel/model/json.ts'
 import type { BillingParties } from '../ordering/index.ts'
+import type { DiscountState } from '../rating/index.ts'
 
 const num = (value: unknown) => Number(value)
 const ids = (values: readonly number[]) => textArray(values.map(String))
@@ -372,6 +373,8 @@ export interface ReservationRow {
   readonly amountWithoutTax: string
   readonly amountWithTax: string
   readonly counterPeriodValues: Record<string, string>
+  /** What its rating took from discount plan instances, by instance id (see `discountStateTaken`). */
+  readonly discountTaken: Record<string, DiscountState>
   readonly usageDate: Date | null
   readonly usageDay: string | null
   readonly param1: string | null
@@ -384,7 +387,7 @@ export interface ReservationRow {
 const reservationColumns = sql`id, reservation_type, status, seller_id, user_account_id, subscription_id, wallet_id,
   charge_instance_id, offer_template_id, quantity::text as quantity, free_quantity::text as free_quantity,
   amount_without_tax::text as amount_without_tax, amount_with_tax::text as amount_with_tax,
-  counter_period_values::text as counter_period_values, usage_date,
+  counter_period_values::text as counter_period_values, discount_taken, usage_date,
   param1, credit_limit::text as credit_limit, to_char(subscription_date, 'YYYY-MM-DD') as subscription_date,
   subscription_code, expiry_date`
 
@@ -409,6 +412,10 @@ function reservationOf(r: Record<string, unknown>, timeZoneDay: (d: Date) => str
     counterPeriodValues: JSON.parse(r.counter_period_values as string, (_key, value, context?: { source?: string }) =>
       typeof value === 'number' ? context?.source : (value as unknown),
     ) as Record<string, string>,
+    discountTaken: (typeof r.discount_taken === 'string' ? JSON.parse(r.discount_taken) : r.discount_taken) as Record<
+      string,
+      DiscountState
+    >,
     usageDate,
     usageDay: usageDate && timeZoneDay(usageDate),
     param1: r.param1 as string | null,
@@ -466,6 +473,7 @@ export async function insertReservation(
     amountWithoutTax: string
     amountWithTax: string
     counterPeriodValues: Record<string, string>
+    discountTaken: Record<string, DiscountState>
     usageDate: Date | null
     param1: string | null
     param2: string | null
@@ -481,12 +489,13 @@ export async function insertReservation(
     db,
     sql`insert into reservation (reservation_type, seller_id, user_account_id, subscription_id, wallet_id,
         charge_instance_id, offer_template_id, quantity, free_quantity, amount_without_tax, amount_with_tax,
-        counter_period_values, usage_date, param1, param2, credit_limit, subscription_date, subscription_code,
+        counter_period_values, discount_taken, usage_date, param1, param2, credit_limit, subscription_date, subscription_code,
         reservation_date, expiry_date, creator)
       values (${values.type}, ${values.sellerId}, ${values.userAccountId}, ${values.subscriptionId}, ${values.walletId},
         ${values.chargeInstanceId}, ${values.offerTemplateId}, ${values.quantity}::numeric,
         ${values.freeQuantity}::numeric, ${values.amountWithoutTax}::numeric, ${values.amountWithTax}::numeric,
-        ${unitsJson(values.counterPeriodValues)}::jsonb, ${values.usageDate?.toISOString() ?? null}::timestamptz,
+        ${unitsJson(values.counterPeriodValues)}::jsonb, ${JSON.stringify(values.discountTaken)}::jsonb,
+        ${values.usageDate?.toISOString() ?? null}::timestamptz,
         ${values.param1}, ${values.param2}, ${values.creditLimit}::numeric, ${values.subscriptionDate}::date,
         ${values.subscriptionCode}, ${values.reservationDate.toISOString()}::timestamptz,
         ${values.expiryDate.toISOString()}::timestamptz, ${actor})

@@ -12,6 +12,7 @@ import {
   chargeOperation,
   dayIn,
   discountOperation,
+  giveBackPlanStates,
   planInstanceKey,
   savePlanStates,
   storedPlanInstances,
@@ -24,7 +25,14 @@ import {
   storedOperationOwner,
   type StoredCharge,
 } from '../ordering/index.ts'
-import { applyDiscounts, rateCharge } from '../rating/index.ts'
+import {
+  applyDiscounts,
+  discountStateTaken,
+  EMPTY_DISCOUNT_STATE,
+  isEmptyDiscountState,
+  rateCharge,
+  type DiscountState,
+} from '../rating/index.ts'
 import * as repo from './prepaid.repository.ts'
 import { availableQuantity, insufficientBalance, splitConsumption, takeFreeUnits } from './reservation.model.ts'
 import { parseUsageLine } from './usage-line.model.ts'
@@ -137,8 +145,9 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
   }
 
   /**
-   * Gives back everything an OPEN reservation (locked by the caller) holds — counter units and the held amount —
-   * and closes it as CANCELLED or EXPIRED. Counter periods and wallets are locked here, in the lock order.
+   * Gives back everything an OPEN reservation (locked by the caller) holds — discount plan applications, counter
+   * units and the held amount — and closes it as CANCELLED or EXPIRED. Orders, counter periods and wallets are locked
+   * here, in the lock order.
    */
   async function releaseAll(
     tx: Db,
@@ -146,6 +155,11 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
     status: 'CANCELLED' | 'EXPIRED',
     actor: string,
   ): Promise<void> {
+    await giveBackPlanStates(
+      tx,
+      reservations.map((r) => r.discountTaken),
+      actor,
+    )
     const periodIds = [...new Set(reservations.flatMap((r) => Object.keys(r.counterPeriodValues).map(Number)))]
     await repo.lockCounterPeriods(
       tx,
@@ -252,13 +266,21 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
             ),
           )
         }
+        // Discount plan states are figures a rating uses up (a plan's applications, a FIXED item's amount), held by
+        // the reservation like counter units: read again under the order's lock, which every rating changing them
+        // takes first (lock order: reservation, order, counter periods, wallet), so two reservations cannot both
+        // count on a plan's last application.
+        let instances = sub.orderId === null ? [] : await storedPlanInstances(tx, [sub.orderId])
+        if (sub.orderId !== null && instances.length > 0) {
+          await repo.lockOrderForRating(tx, sub.orderId)
+          instances = await storedPlanInstances(tx, [sub.orderId])
+        }
         const values = await repo.lockCounterPeriods(tx, periodIds)
         const take = takeFreeUnits(
           periodIds.map((periodId) => ({ periodId, value: money(values.get(periodId) ?? '0') })),
           line.quantity,
         )
-        const instances = sub.orderId === null ? [] : await storedPlanInstances(tx, [sub.orderId])
-        const { rated, total } = await rateUsage(
+        const { rated, total, discounts } = await rateUsage(
           tx,
           sub,
           charge,
@@ -267,6 +289,14 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
           settings.pricesIncludeTax,
           instances,
         )
+        const discountTaken: Record<string, DiscountState> = {}
+        for (const instance of instances) {
+          const taken = discountStateTaken(
+            instance.state,
+            discounts.states.get(planInstanceKey(instance)) ?? EMPTY_DISCOUNT_STATE,
+          )
+          if (!isEmptyDiscountState(taken)) discountTaken[String(instance.id)] = taken
+        }
         const wallet = await repo.lockPrepaidWalletOf(tx, sub.userAccountId)
         const walletId = wallet?.id
         const available = wallet ? money(wallet.balance).minus(wallet.reserved) : money(0)
@@ -291,6 +321,7 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
             amountWithoutTax: total.withoutTax.toFixed(),
             amountWithTax: total.withTax.toFixed(),
             counterPeriodValues: take.taken,
+            discountTaken,
             usageDate: line.usageDate,
             param1: line.param1,
             param2: line.param2,
@@ -318,6 +349,13 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
           })
         }
         await repo.applyLedger(tx, entries, caller.username)
+        await savePlanStates(
+          tx,
+          instances.flatMap((i) =>
+            discountTaken[String(i.id)] ? [{ id: i.id, state: discounts.states.get(planInstanceKey(i))! }] : [],
+          ),
+          caller.username,
+        )
         const freeLeft = periodIds.reduce(
           (sum, id) => sum.plus(money(values.get(id) ?? '0')).minus(take.taken[String(id)] ?? '0'),
           money(0),
@@ -356,6 +394,9 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
         // wallet operation's foreign key share-locks its wallet, which a later FOR UPDATE would have to upgrade).
         let charged = money(0)
         let write: (() => Promise<void>) | undefined
+        // What the reserve's rating took from discount plans goes back first (under the order's lock); the consumed
+        // part is then rated from there, as a placed order's usage would be.
+        await giveBackPlanStates(tx, [r.discountTaken], caller.username)
         if (split.paidConsumed.gt(0)) {
           const sub = (await repo.subscriptionById(tx, r.subscriptionId!))!
           const charge = await repo.usageChargeById(tx, r.chargeInstanceId!)
