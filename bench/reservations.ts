@@ -13,6 +13,8 @@
  */
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
+import { writeFile } from 'node:fs/promises'
+import inspector from 'node:inspector/promises'
 import type { AddressInfo } from 'node:net'
 import { promisify } from 'node:util'
 import pg from 'pg'
@@ -120,6 +122,19 @@ async function pgbench(name: string): Promise<number> {
   return Number(tps[1])
 }
 
+/** A CPU profile of this process from now until the returned function writes it (`BENCH_CPU_PROFILE=<file>`). */
+async function startProfile(): Promise<(file: string) => Promise<void>> {
+  const session = new inspector.Session()
+  session.connect()
+  await session.post('Profiler.enable')
+  await session.post('Profiler.start')
+  return async (file) => {
+    const { profile } = await session.post('Profiler.stop')
+    await writeFile(file, JSON.stringify(profile))
+    session.disconnect()
+  }
+}
+
 async function main(): Promise<void> {
   const name = `obol_bench_reservations_${process.pid}`
   const pgbenchName = `obol_bench_pgbench_${process.pid}`
@@ -213,7 +228,36 @@ async function main(): Promise<void> {
       }
     }
     await pairs(() => 1 + Math.floor(Math.random() * walletCount), 2) // warm-up, not counted
+    if (process.env.BENCH_STATEMENTS === '1') {
+      // Statements per request: one reserve and one confirm alone, every query the pool's clients send counted.
+      const sent: string[] = []
+      const query = Reflect.get(pg.Client.prototype, 'query') as (...a: unknown[]) => unknown
+      pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+        const first = args[0]
+        sent.push(
+          (typeof first === 'string' ? first : (first as { text: string }).text).replace(/\s+/g, ' ').slice(0, 110),
+        )
+        return query.apply(this, args)
+      } as typeof pg.Client.prototype.query
+      const reserved = await fetch(`${base}/api/rest/billing/mediation/reserveCdr`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'text/plain' },
+        body: `${usageTime};BSUB_7;1;U;bench`,
+      })
+      const { reservationId } = (await reserved.json()) as { reservationId: number }
+      process.stdout.write(`reserve: ${sent.length} statements\n  ${sent.join('\n  ')}\n`)
+      sent.length = 0
+      await fetch(`${base}/api/rest/billing/mediation/confirmReservation`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ reservationId }),
+      })
+      process.stdout.write(`confirm: ${sent.length} statements\n  ${sent.join('\n  ')}\n`)
+      pg.Client.prototype.query = query as typeof pg.Client.prototype.query
+    }
+    const profile = process.env.BENCH_CPU_PROFILE ? await startProfile() : undefined
     const many = await pairs(() => 1 + Math.floor(Math.random() * walletCount))
+    if (profile && process.env.BENCH_CPU_PROFILE) await profile(process.env.BENCH_CPU_PROFILE)
     const hot = await pairs(() => 1)
     await app.server.close()
     const tps = await pgbench(pgbenchName)
