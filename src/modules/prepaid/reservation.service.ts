@@ -227,8 +227,10 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
       const line = parseUsageLine(text, settings.timeZone)
       const now = clock.now()
       return inTransaction(db, async (tx) => {
-        const sub = await repo.subscriptionByCode(tx, line.subscriptionCode)
-        if (!sub || !(await sellerVisible(tx, sub.parties.sellerId, caller.sellerCodes))) {
+        // The subscription, the usage charge, its counter and the period open on the day: one statement.
+        const context = await repo.usageContext(tx, line.subscriptionCode, line.param1, line.usageDay)
+        const sub = context?.subscription
+        if (!context || !sub || !(await sellerVisible(tx, sub.parties.sellerId, caller.sellerCodes))) {
           throw new AppError(
             'INVALID_USAGE_RECORD',
             `Invalid usage record: subscription ${line.subscriptionCode} not found`,
@@ -246,32 +248,34 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
             },
           )
         }
-        const charge = await repo.usageChargeFor(tx, sub.id, line.param1)
+        const { charge, counter } = context
         if (!charge) {
           throw new AppError(
             'CHARGE_NOT_FOUND',
             `Subscription ${sub.code} has no active usage charge matching param1 '${line.param1}'`,
           )
         }
-        // Counter periods are created before any lock is taken (creation does not change a figure).
+        // Counter periods are created before any lock is taken (creation does not change a figure). The period the
+        // calendar gives for the day is the one read with the context, unless it was never opened.
         const periodIds: number[] = []
-        if (charge.counterTemplateId !== null) {
-          const counter = await repo.counterTemplateById(tx, charge.counterTemplateId)
+        if (counter) {
           const period = periodContaining(counter.calendar, line.usageDay)
           periodIds.push(
-            await repo.ensureCounterPeriod(
-              tx,
-              { subscriptionId: sub.id, templateId: counter.id, ...period, ceiling: counter.ceiling },
-              caller.username,
-            ),
+            context.period?.start === period.start
+              ? context.period.id
+              : await repo.ensureCounterPeriod(
+                  tx,
+                  { subscriptionId: sub.id, templateId: counter.id, ...period, ceiling: counter.ceiling },
+                  caller.username,
+                ),
           )
         }
         // Discount plan states are figures a rating uses up (a plan's applications, a FIXED item's amount), held by
         // the reservation like counter units: read again under the order's lock, which every rating changing them
         // takes first (lock order: reservation, order, counter periods, wallet), so two reservations cannot both
         // count on a plan's last application.
-        let instances = sub.orderId === null ? [] : await storedPlanInstances(tx, [sub.orderId])
-        if (sub.orderId !== null && instances.length > 0) {
+        let instances: PlanInstanceRow[] = []
+        if (sub.orderId !== null && context.hasPlans) {
           await repo.lockOrderForRating(tx, sub.orderId)
           instances = await storedPlanInstances(tx, [sub.orderId])
         }
