@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm'
+import { sql, type SQL } from 'drizzle-orm'
 import { one, rows, type Db } from '../../kernel/db/database.ts'
 import { instantText, textArray } from '../../kernel/model/json.ts'
 import type { BillingParties } from '../ordering/index.ts'
@@ -369,12 +369,19 @@ export interface LedgerEntry {
  */
 export async function applyLedger(db: Db, entries: readonly LedgerEntry[], actor: string): Promise<void> {
   if (entries.length === 0) return
+  await db.execute(sql`with ${ledgerQueries(entries, actor, null)} select (select count(*) from ledger) as entries`)
+}
+
+/**
+ * The WITH queries writing ledger entries and applying them (see `applyLedger`): the rows, then each wallet and
+ * counter period changed by the sum of its rows (data-modifying WITH queries all run, once, whether the final select
+ * reads them or not). `reservationId`, when given, is the reservation of every entry (an expression).
+ */
+function ledgerQueries(entries: readonly LedgerEntry[], actor: string, reservationId: SQL | null): SQL {
   const column = (pick: (e: LedgerEntry) => string | null | undefined) =>
     nullableTextArray(entries.map((e) => pick(e) ?? null))
   const id = (value: number | null | undefined) => (value === undefined || value === null ? null : String(value))
-  // One statement: the rows, then each wallet and counter period changed by the sum of its rows (data-modifying
-  // WITH queries all run, once, whether the final select reads them or not).
-  await db.execute(sql`with entries as (
+  return sql`entries as (
       select * from unnest(${column((e) => e.type)}::text[], ${column((e) => id(e.walletId))}::bigint[],
         ${column((e) => id(e.counterPeriodId))}::bigint[], ${column((e) => id(e.reservationId))}::bigint[],
         ${column((e) => e.balanceDelta)}::numeric[], ${column((e) => e.reservedDelta ?? '0')}::numeric[],
@@ -382,7 +389,7 @@ export async function applyLedger(db: Db, entries: readonly LedgerEntry[], actor
     ), ledger as (
       insert into balance_ledger (entry_type, wallet_id, counter_period_id, reservation_id, balance_delta,
         reserved_delta, reference, creator)
-      select t, w, c, r, b, d, ref, ${actor} from entries returning id
+      select t, w, c, ${reservationId ?? sql`r`}, b, d, ref, ${actor} from entries returning id
     ), wallets as (
       update wallet set balance = balance + s.b, reserved = reserved + s.d, updated = now(), updater = ${actor}
       from (select w, sum(b) as b, sum(d) as d from entries where w is not null group by w) s
@@ -391,8 +398,7 @@ export async function applyLedger(db: Db, entries: readonly LedgerEntry[], actor
       update counter_period set value = value + s.b, updated = now(), updater = ${actor}
       from (select c, sum(b) as b from entries where c is not null group by c) s
       where counter_period.id = s.c returning counter_period.id
-    )
-    select (select count(*) from ledger) as entries`)
+    )`
 }
 
 /** Counter period id → units as a JSON object whose values are numbers written exactly (decimal text). */
@@ -527,10 +533,9 @@ export async function insertReservation(
     expiryDate: Date
   },
   actor: string,
+  holds: readonly LedgerEntry[] = [],
 ): Promise<number> {
-  const created = await one<{ id: unknown }>(
-    db,
-    sql`insert into reservation (reservation_type, seller_id, user_account_id, subscription_id, wallet_id,
+  const insert = sql`insert into reservation (reservation_type, seller_id, user_account_id, subscription_id, wallet_id,
         charge_instance_id, offer_template_id, quantity, free_quantity, amount_without_tax, amount_with_tax,
         counter_period_values, discount_taken, usage_date, param1, param2, credit_limit, subscription_date, subscription_code,
         reservation_date, expiry_date, creator)
@@ -542,7 +547,15 @@ export async function insertReservation(
         ${values.param1}, ${values.param2}, ${values.creditLimit}::numeric, ${values.subscriptionDate}::date,
         ${values.subscriptionCode}, ${values.reservationDate.toISOString()}::timestamptz,
         ${values.expiryDate.toISOString()}::timestamptz, ${actor})
-      returning id`,
+      returning id`
+  // With holds: one statement inserts the reservation and writes and applies its ledger rows (wallets and counter
+  // periods locked by the caller).
+  const created = await one<{ id: unknown }>(
+    db,
+    holds.length === 0
+      ? insert
+      : sql`with created as (${insert}), ${ledgerQueries(holds, actor, sql`(select id from created)`)}
+          select (select id from created) as id, (select count(*) from ledger) as entries`,
   )
   return num(created!.id)
 }

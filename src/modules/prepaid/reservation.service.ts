@@ -310,6 +310,15 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
             insufficientBalance(total.withTax, available, sub.parties.currencyCode),
           )
         }
+        // The holds: counter units taken, the amount with tax against the wallet; written with the reservation.
+        const holds: repo.LedgerEntry[] = Object.entries(take.taken).map(([periodId, units]) => ({
+          type: 'HOLD',
+          counterPeriodId: Number(periodId),
+          balanceDelta: money(units).neg().toFixed(),
+        }))
+        if (walletId !== undefined && total.withTax.gt(0)) {
+          holds.push({ type: 'HOLD', walletId, balanceDelta: '0', reservedDelta: total.withTax.toFixed() })
+        }
         const reservationId = await repo.insertReservation(
           tx,
           {
@@ -336,23 +345,8 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
             expiryDate: new Date(now.getTime() + settings.prepaidReservationExpirationDelayMs),
           },
           caller.username,
+          holds,
         )
-        const entries: repo.LedgerEntry[] = Object.entries(take.taken).map(([periodId, units]) => ({
-          type: 'HOLD',
-          counterPeriodId: Number(periodId),
-          reservationId,
-          balanceDelta: money(units).neg().toFixed(),
-        }))
-        if (walletId !== undefined && total.withTax.gt(0)) {
-          entries.push({
-            type: 'HOLD',
-            walletId,
-            reservationId,
-            balanceDelta: '0',
-            reservedDelta: total.withTax.toFixed(),
-          })
-        }
-        await repo.applyLedger(tx, entries, caller.username)
         await savePlanStates(
           tx,
           instances.flatMap((i) =>
