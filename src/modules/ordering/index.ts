@@ -28,6 +28,7 @@ export {
   type PlanInstanceRow,
   type StoredCharge,
 } from './rating-glue.ts'
+export { cachedCatalog, type CatalogLookups } from './cached-catalog.ts'
 export { chargeOperation, discountOperation } from './wallet-operation.model.ts'
 export { insertWalletOperations, reserveWalletOperationIds } from './wallet-operation.repository.ts'
 

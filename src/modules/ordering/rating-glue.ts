@@ -22,6 +22,7 @@ import { taxClassCodes, taxMappingsOf, type CalendarShape } from '../accounts/in
 import { chargesById, type ChargeRow } from '../catalog/index.ts'
 import { discountPlansOf, type DiscountItemRow, type DiscountPlanRow } from '../discounts/index.ts'
 import { pricingOn } from '../pricing/index.ts'
+import type { CatalogLookups } from './cached-catalog.ts'
 
 /**
  * The glue between stored subscriptions and the pure rating engine, shared by order placement, recurring rating and
@@ -220,6 +221,7 @@ export class RatingCatalog {
   readonly plans = new Map<number, DiscountPlanRow>()
   private readonly classCodes = new Map<number, string>()
 
+  /** Loads what is wanted and not loaded yet; through `lookups` (the catalog cache of a request) when given. */
   async load(
     db: Db,
     wanted: {
@@ -227,26 +229,37 @@ export class RatingCatalog {
       prices?: readonly { chargeId: number; day: string }[]
       planIds?: readonly number[]
     },
+    lookups?: CatalogLookups,
   ): Promise<void> {
+    const reads: Pick<
+      CatalogLookups,
+      'chargesById' | 'pricingOn' | 'discountPlansOf' | 'taxMappingsOf' | 'taxClassCodes'
+    > = lookups ?? {
+      chargesById: (ids) => chargesById(db, ids),
+      pricingOn: (prices) => pricingOn(db, prices),
+      discountPlansOf: (select) => discountPlansOf(db, select),
+      taxMappingsOf: (ids) => taxMappingsOf(db, ids),
+      taxClassCodes: (ids) => taxClassCodes(db, ids),
+    }
     const newCharges = [...new Set(wanted.chargeIds ?? [])].filter((id) => !this.charges.has(id))
-    for (const [id, charge] of await chargesById(db, newCharges)) this.charges.set(id, charge)
+    for (const [id, charge] of await reads.chargesById(newCharges)) this.charges.set(id, charge)
     const newPrices = (wanted.prices ?? []).filter((p) => !this.pricing.has(`${p.chargeId}@${p.day}`))
-    const found = await pricingOn(db, newPrices)
+    const found = await reads.pricingOn(newPrices)
     for (const p of newPrices) this.pricing.set(`${p.chargeId}@${p.day}`, found.get(`${p.chargeId}@${p.day}`) ?? null)
     const newPlans = [...new Set(wanted.planIds ?? [])].filter((id) => !this.plans.has(id))
-    for (const plan of await discountPlansOf(db, { ids: newPlans })) this.plans.set(plan.id, plan)
+    for (const plan of await reads.discountPlansOf({ ids: newPlans })) this.plans.set(plan.id, plan)
     const classes = [
       ...[...this.charges.values()].map((c) => c.taxClassId),
       ...[...this.plans.values()].flatMap((p) => p.items.flatMap((i) => articleOf(i)?.taxClassId ?? [])),
     ].filter((id) => !this.mappings.has(id))
-    const mappings = await taxMappingsOf(db, classes)
+    const mappings = await reads.taxMappingsOf(classes)
     for (const id of new Set(classes)) {
       this.mappings.set(
         id,
         mappings.filter((m) => m.taxClassId === id),
       )
     }
-    for (const [id, code] of await taxClassCodes(db, classes)) this.classCodes.set(id, code)
+    for (const [id, code] of await reads.taxClassCodes(classes)) this.classCodes.set(id, code)
   }
 
   charge(id: number): ChargeRow {

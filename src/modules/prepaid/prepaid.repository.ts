@@ -3,6 +3,7 @@ import { one, rows, type Db } from '../../kernel/db/database.ts'
 import { instantText, textArray } from '../../kernel/model/json.ts'
 import type { BillingParties } from '../ordering/index.ts'
 import type { DiscountState } from '../rating/index.ts'
+import { catalogGenerationSql } from '../catalog/index.ts'
 
 const num = (value: unknown) => Number(value)
 const ids = (values: readonly number[]) => textArray(values.map(String))
@@ -159,6 +160,8 @@ export interface UsageContext {
   readonly period: { readonly id: number; readonly start: string } | undefined
   /** Whether the subscription's order has ACTIVE discount plan instances. */
   readonly hasPlans: boolean
+  /** The catalog generation, read before any catalog row (the catalog cache's reads are at it). */
+  readonly catalogGeneration: bigint
 }
 
 /**
@@ -182,7 +185,8 @@ export async function usageContext(
         u.product_instance_id as ci_product_instance_id, u.quantity as ci_quantity,
         u.unit_price_override as ci_unit_price_override, u.attributes as ci_attributes,
         u.product_code as ci_product_code, u.counter_template_id as ci_counter_template_id,
-        ${counterTemplateColumns}, per.id as period_id, per.start as period_start
+        ${counterTemplateColumns}, per.id as period_id, per.start as period_start,
+        ${catalogGenerationSql} as catalog_generation
       from subscription s
       join offer_template ot on ot.id = s.offer_template_id
       join seller se on se.id = s.seller_id
@@ -213,6 +217,7 @@ export async function usageContext(
     counter: found.ct_id === null ? undefined : counterTemplateOf(found),
     period: found.period_id === null ? undefined : { id: num(found.period_id), start: found.period_start as string },
     hasPlans: found.has_plans === true,
+    catalogGeneration: BigInt(found.catalog_generation as string),
   }
 }
 

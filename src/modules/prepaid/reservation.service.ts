@@ -8,7 +8,10 @@ import { formatDecimal, money } from '../../kernel/money.ts'
 import type { SellerCodes } from '../../kernel/model/row-security.ts'
 import { cachedTenantSettings } from '../../kernel/settings.ts'
 import { periodContaining } from '../accounts/index.ts'
+import type { CatalogCache } from '../catalog/index.ts'
 import {
+  cachedCatalog,
+  type CatalogLookups,
   chargeOperation,
   dayIn,
   discountOperation,
@@ -81,8 +84,8 @@ export async function sellerVisible(db: Db, sellerId: number, sellerCodes: Selle
  * the reservation, then its counter periods by id, then its wallet — and re-reads the figures inside the lock, so
  * two requests (or instances) racing on one wallet, counter or reservation serialize and each sees the other's result.
  */
-export function createReservationService(deps: { db: Db; clock: Clock }) {
-  const { db, clock } = deps
+export function createReservationService(deps: { db: Db; clock: Clock; catalogCache?: CatalogCache }) {
+  const { db, clock, catalogCache } = deps
 
   /**
    * Rates `quantity` units of a reservation's usage charge at its usage day, as a placed order's usage would be: the
@@ -96,13 +99,18 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
     quantity: Decimal,
     pricesIncludeTax: boolean,
     instances: readonly PlanInstanceRow[],
+    lookups?: CatalogLookups,
   ) {
     const catalog = new RatingCatalog()
-    await catalog.load(tx, {
-      chargeIds: [charge.chargeId],
-      prices: [{ chargeId: charge.chargeId, day: usageDay }],
-      planIds: instances.map((i) => i.discountPlanId),
-    })
+    await catalog.load(
+      tx,
+      {
+        chargeIds: [charge.chargeId],
+        prices: [{ chargeId: charge.chargeId, day: usageDay }],
+        planIds: instances.map((i) => i.discountPlanId),
+      },
+      lookups,
+    )
     const row = catalog.charge(charge.chargeId)
     const pricing = catalog.priceOn(row, usageDay, sub.parties)
     const tax = catalog.tax(row.taxClassId, sub.parties, `charge ${row.code}`)
@@ -292,6 +300,9 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
           take.paid,
           settings.pricesIncludeTax,
           instances,
+          // Catalog rows (charge, price, tax mappings, plans) from this instance's catalog cache, at the generation
+          // read with the context: published rows a reserve never changes.
+          catalogCache && cachedCatalog(tx, catalogCache.readsAt(context.catalogGeneration)),
         )
         const discountTaken: Record<string, DiscountState> = {}
         for (const instance of instances) {
