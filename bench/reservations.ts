@@ -8,13 +8,16 @@
  *   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), BENCH_DURATION_SEC (default 10),
  *   BENCH_CONNECTIONS (default 32), BENCH_WALLETS (default 1000)
  *
- * The clients run in the server's process (32 async loops using fetch): the ratio to pgbench understates Obol a
- * little, as the load generator shares its event loop.
+ * The clients run in a worker thread of the server's process (32 async loops using fetch, `reservations-clients.ts`):
+ * the server's event loop is its own, but the two share the machine's cores as pgbench's clients share its server's.
  */
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
+import { writeFile } from 'node:fs/promises'
+import inspector from 'node:inspector/promises'
 import type { AddressInfo } from 'node:net'
 import { promisify } from 'node:util'
+import { Worker } from 'node:worker_threads'
 import pg from 'pg'
 import pino from 'pino'
 import { sql } from 'drizzle-orm'
@@ -27,6 +30,7 @@ import { JobRuntime } from '../src/kernel/jobs/job-runtime.ts'
 import { seedAccountsDemo } from '../src/modules/accounts/demo-data.ts'
 import { createCatalogModule } from '../src/modules/catalog/index.ts'
 import { seedCatalogDemo } from '../src/modules/catalog/demo-data.ts'
+import type { ClientsResult, ClientsTask } from './reservations-clients.ts'
 
 const run = promisify(execFile)
 const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
@@ -120,6 +124,19 @@ async function pgbench(name: string): Promise<number> {
   return Number(tps[1])
 }
 
+/** A CPU profile of this process from now until the returned function writes it (`BENCH_CPU_PROFILE=<file>`). */
+async function startProfile(): Promise<(file: string) => Promise<void>> {
+  const session = new inspector.Session()
+  session.connect()
+  await session.post('Profiler.enable')
+  await session.post('Profiler.start')
+  return async (file) => {
+    const { profile } = await session.post('Profiler.stop')
+    await writeFile(file, JSON.stringify(profile))
+    session.disconnect()
+  }
+}
+
 async function main(): Promise<void> {
   const name = `obol_bench_reservations_${process.pid}`
   const pgbenchName = `obol_bench_pgbench_${process.pid}`
@@ -179,46 +196,61 @@ async function main(): Promise<void> {
     await cloneAccounts(database.db, 'BENCH_TEMPLATE', walletCount)
 
     const usageTime = new Date().toISOString().slice(0, 19)
-    /** 32 loops of reserve + confirm for `durationSec`; `pick` chooses the subscription of each pair. */
-    const pairs = async (pick: () => number, seconds = durationSec) => {
-      let done = 0
-      const latencies: number[] = []
-      const deadline = performance.now() + seconds * 1000
-      const loop = async () => {
-        while (performance.now() < deadline) {
-          const at = performance.now()
-          const reserved = await fetch(`${base}/api/rest/billing/mediation/reserveCdr`, {
-            method: 'POST',
-            headers: { ...auth, 'content-type': 'text/plain' },
-            body: `${usageTime};BSUB_${pick()};1;U;bench`,
-          })
-          const answer = (await reserved.json()) as { reservationId: number }
-          assert.equal(reserved.status, 200, JSON.stringify(answer))
-          const confirmed = await fetch(`${base}/api/rest/billing/mediation/confirmReservation`, {
-            method: 'POST',
-            headers: { ...auth, 'content-type': 'application/json' },
-            body: JSON.stringify({ reservationId: answer.reservationId }),
-          })
-          assert.equal(confirmed.status, 200, await confirmed.text())
-          latencies.push(performance.now() - at)
-          done++
-        }
-      }
-      await Promise.all(Array.from({ length: connections }, loop))
-      latencies.sort((a, b) => a - b)
+    /** 32 loops of reserve + confirm for `seconds`, in a worker thread (`reservations-clients.ts`). */
+    const pairs = async (mode: ClientsTask['mode'], seconds = durationSec) => {
+      const task: ClientsTask = { base, token, usageTime, connections, seconds, wallets: walletCount, mode }
+      const cpuBefore = process.cpuUsage()
+      const result = await new Promise<ClientsResult>((resolve, reject) => {
+        const worker = new Worker(new URL('./reservations-clients.ts', import.meta.url), { workerData: task })
+        worker.once('message', resolve)
+        worker.once('error', reject)
+      })
+      const cpu = process.cpuUsage(cpuBefore)
+      const latencies = [...result.latencies].sort((a, b) => a - b)
       return {
-        perSec: done / seconds,
+        perSec: result.pairs / seconds,
         p50: latencies[Math.floor(latencies.length / 2)] ?? 0,
         p99: latencies[Math.floor(latencies.length * 0.99)] ?? 0,
+        // The process's CPU (server and client threads) per pair.
+        cpuMsPerPair: (cpu.user + cpu.system) / 1000 / Math.max(1, result.pairs),
       }
     }
-    await pairs(() => 1 + Math.floor(Math.random() * walletCount), 2) // warm-up, not counted
-    const many = await pairs(() => 1 + Math.floor(Math.random() * walletCount))
-    const hot = await pairs(() => 1)
+    await pairs('many', 2) // warm-up, not counted
+    if (process.env.BENCH_STATEMENTS === '1') {
+      // Statements per request: one reserve and one confirm alone, every query the pool's clients send counted.
+      const sent: string[] = []
+      const query = Reflect.get(pg.Client.prototype, 'query') as (...a: unknown[]) => unknown
+      pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+        const first = args[0]
+        sent.push(
+          (typeof first === 'string' ? first : (first as { text: string }).text).replace(/\s+/g, ' ').slice(0, 110),
+        )
+        return query.apply(this, args)
+      } as typeof pg.Client.prototype.query
+      const reserved = await fetch(`${base}/api/rest/billing/mediation/reserveCdr`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'text/plain' },
+        body: `${usageTime};BSUB_7;1;U;bench`,
+      })
+      const { reservationId } = (await reserved.json()) as { reservationId: number }
+      process.stdout.write(`reserve: ${sent.length} statements\n  ${sent.join('\n  ')}\n`)
+      sent.length = 0
+      await fetch(`${base}/api/rest/billing/mediation/confirmReservation`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ reservationId }),
+      })
+      process.stdout.write(`confirm: ${sent.length} statements\n  ${sent.join('\n  ')}\n`)
+      pg.Client.prototype.query = query as typeof pg.Client.prototype.query
+    }
+    const profile = process.env.BENCH_CPU_PROFILE ? await startProfile() : undefined
+    const many = await pairs('many')
+    if (profile && process.env.BENCH_CPU_PROFILE) await profile(process.env.BENCH_CPU_PROFILE)
+    const hot = await pairs('hot')
     await app.server.close()
     const tps = await pgbench(pgbenchName)
-    const row = (label: string, r: { perSec: number; p50: number; p99: number }) =>
-      `  ${label.padEnd(30)} ${r.perSec.toFixed(0).padStart(6)} pairs/s  p50 ${r.p50.toFixed(1).padStart(6)} ms  p99 ${r.p99.toFixed(1).padStart(6)} ms`
+    const row = (label: string, r: { perSec: number; p50: number; p99: number; cpuMsPerPair: number }) =>
+      `  ${label.padEnd(30)} ${r.perSec.toFixed(0).padStart(6)} pairs/s  p50 ${r.p50.toFixed(1).padStart(6)} ms  p99 ${r.p99.toFixed(1).padStart(6)} ms  CPU ${r.cpuMsPerPair.toFixed(1)} ms/pair`
     const lines = [
       '',
       `Prepaid reservations, ${durationSec} s per run, ${connections} connections (PostgreSQL, HTTP on loopback):`,

@@ -171,6 +171,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     clock: deps.clock,
     actorOf,
     log: server.log.child({ component: 'reservation-expiry' }),
+    catalogCache,
   })
   prepaid.routes(server)
   const query = createQueryModule({ database: deps.database })

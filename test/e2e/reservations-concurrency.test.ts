@@ -9,8 +9,15 @@ import { money } from '../../src/kernel/money.ts'
 import { testAppDeps, useTestApp } from '../support/test-app.ts'
 import { onPostgres } from '../support/test-database.ts'
 import { created } from './catalog-fixtures.ts'
-import { orderOf, place } from './order-fixtures.ts'
-import { credit, expectLedgerConsistent, ledgerCheck, MEDIATION, seedPrepaid, wallet } from './reservations-fixtures.ts'
+import {
+  credit,
+  expectLedgerConsistent,
+  ledgerCheck,
+  MEDIATION,
+  placePrepaid,
+  seedPrepaid,
+  wallet,
+} from './reservations-fixtures.ts'
 
 const clock = new FakeClock('2026-03-10T12:00:00.000Z')
 const t = useTestApp({ clock })
@@ -28,20 +35,10 @@ const RUN_MS = Number(process.env.RESERVATION_SOAK_SEC ?? 15) * 1000
 beforeAll(async () => {
   await seedPrepaid(t, ['SUB_A', 'SUB_R'])
   for (const [account, subscription] of ACCOUNTS.slice(1)) {
-    await place(
-      t,
-      orderOf(
-        [
-          {
-            subscriptionCode: subscription,
-            offerTemplateCode: 'OF_PREPAID',
-            subscriptionDate: '2026-01-01',
-            orderProducts: [{ productCode: 'PR_PREPAID' }],
-          },
-        ],
-        { userAccountCode: account, billingAccountCode: account === 'UA_2' ? 'BA_2' : 'BA_1' },
-      ),
-    )
+    await placePrepaid(t, subscription, {
+      userAccountCode: account,
+      billingAccountCode: account === 'UA_2' ? 'BA_2' : 'BA_1',
+    })
     await created(t, 'POST', `/api/v1/userAccounts/${account}/wallets`, { code: 'PP', walletType: 'PREPAID' })
   }
 })
@@ -105,6 +102,57 @@ describe('reservations racing on one instance', () => {
     )
     expect(status).toEqual([{ status: 'EXPIRED' }])
     expect(await wallet(t)).toMatchObject({ balance: (before.balance as number) + 0.6, reserved: 0 })
+    expectLedgerConsistent(await ledgerCheck(t))
+  })
+})
+
+describe('reservations racing on a discount plan’s last application', () => {
+  it('one reservation gets it, the others hold the full amount; cancelled, it goes to the next; confirms charge what was held', async () => {
+    // DP_ONCE: 50 % off one usage line per subscription (applicationLimit 1), on SUB_ONCE's order.
+    await created(t, 'POST', '/api/v1/discountPlans', { code: 'DP_ONCE', description: 'once', applicationLimit: 1 })
+    await created(t, 'POST', '/api/v1/discountPlans/DP_ONCE/items', {
+      code: 'ONCE50',
+      description: '50 % off',
+      discountPlanItemType: 'PERCENTAGE',
+      discountValue: 50,
+      accountingArticle: 'ART_DISCOUNT',
+    })
+    await created(t, 'PUT', '/api/v1/discountPlans/DP_ONCE/activate', undefined, 200)
+    await placePrepaid(t, 'SUB_ONCE', { discountPlanCodes: ['DP_ONCE'] })
+    await credit(t, 10)
+    const before = await wallet(t)
+    const planState = async () =>
+      (
+        await rows<{ state: { applied: Record<string, number> } }>(
+          t.db.current.db,
+          sql`select dpi.state from discount_plan_instance dpi join discount_plan dp on dp.id = dpi.discount_plan_id
+            where dp.code = 'DP_ONCE'`,
+        )
+      )[0]!.state.applied
+    // 5 SMS × 0.10 = 0.50: with the discount 0.25 + 20 % = 0.30, without 0.60.
+    const line = '2026-03-10T09:00:00;SUB_ONCE;5;SMS;x'
+    const held = await Promise.all([1, 2, 3, 4].map(() => reserveOn(t.app, line)))
+    expect(held.map((h) => h.status)).toEqual([200, 200, 200, 200])
+    expect(held.map((h) => h.body.amountWithTax as number).sort()).toEqual([0.3, 0.6, 0.6, 0.6])
+    expect(await planState()).toEqual({ SUB_ONCE: 1 })
+
+    // Cancelled, the discounted reservation gives its application back: the next reservation gets it.
+    const discounted = held.find((h) => h.body.amountWithTax === 0.3)!.body.reservationId as number
+    expect((await cancelOn(t.app, discounted)).status).toBe(200)
+    expect(await planState()).toEqual({})
+    const [next, after] = await Promise.all([reserveOn(t.app, line), reserveOn(t.app, line)])
+    expect([next.body.amountWithTax, after.body.amountWithTax].sort()).toEqual([0.3, 0.6])
+
+    // Confirmed (racing), each is charged exactly what it held: 0.30 + 4 × 0.60 in all, nothing left reserved.
+    const open = [...held.filter((h) => h.body.reservationId !== discounted), next, after]
+    const confirmed = await Promise.all(open.map((h) => confirmOn(t.app, h.body.reservationId)))
+    expect(confirmed.map((c) => c.status)).toEqual([200, 200, 200, 200, 200])
+    expect(confirmed.map((c) => c.body.message as string).filter((m) => m.endsWith(' 0.3 charged'))).toHaveLength(1)
+    expect(await planState()).toEqual({ SUB_ONCE: 1 })
+    expect(await wallet(t)).toMatchObject({
+      balance: Number(((before.balance as number) - 2.7).toFixed(2)),
+      reserved: before.reserved,
+    })
     expectLedgerConsistent(await ledgerCheck(t))
   })
 })

@@ -45,20 +45,30 @@ export async function seedPrepaid(t: TestApp, subscriptions: readonly string[]):
     lifeCycleStatus: 'ACTIVE',
     offerComponents: [{ productCode: 'PR_PREPAID' }],
   })
-  for (const subscriptionCode of subscriptions) {
-    await place(
-      t,
-      orderOf([
+  for (const subscriptionCode of subscriptions) await placePrepaid(t, subscriptionCode)
+  await post('userAccounts/UA_1/wallets', { code: 'PP', walletType: 'PREPAID' })
+}
+
+/** Places an order of OF_PREPAID (PR_PREPAID) from 2026-01-01 for a subscription; `extra` adds order fields. */
+export async function placePrepaid(
+  t: TestApp,
+  subscriptionCode: string,
+  extra: Record<string, unknown> = {},
+): Promise<void> {
+  await place(
+    t,
+    orderOf(
+      [
         {
           subscriptionCode,
           offerTemplateCode: 'OF_PREPAID',
           subscriptionDate: '2026-01-01',
           orderProducts: [{ productCode: 'PR_PREPAID' }],
         },
-      ]),
-    )
-  }
-  await post('userAccounts/UA_1/wallets', { code: 'PP', walletType: 'PREPAID' })
+      ],
+      extra,
+    ),
+  )
 }
 
 export async function credit(t: TestApp, amount: number | string, wallet = 'PP', account = 'UA_1'): Promise<any> {

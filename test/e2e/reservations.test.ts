@@ -1,12 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { FakeClock } from '../../src/kernel/clock.ts'
 import { useTestApp } from '../support/test-app.ts'
-import { orderOf, place, walletOperationsOf } from './order-fixtures.ts'
+import { walletOperationsOf } from './order-fixtures.ts'
 import {
   credit,
   expectLedgerConsistent,
   ledgerCheck,
   MEDIATION,
+  placePrepaid,
   reserve,
   reserveAs,
   seedPrepaid,
@@ -267,20 +268,7 @@ describe('access', () => {
 
 describe('usage of a subscription with discount plans', () => {
   it('holds and charges the usage with its order’s discounts, as wallet operations of a placed order would be', async () => {
-    await place(
-      t,
-      orderOf(
-        [
-          {
-            subscriptionCode: 'SUB_DISC',
-            offerTemplateCode: 'OF_PREPAID',
-            subscriptionDate: '2026-01-01',
-            orderProducts: [{ productCode: 'PR_PREPAID' }],
-          },
-        ],
-        { discountPlanCodes: ['DP_ORDER_20'] },
-      ),
-    )
+    await placePrepaid(t, 'SUB_DISC', { discountPlanCodes: ['DP_ORDER_20'] })
     const before = await wallet(t)
     // 5 SMS × 0.10 = 0.50, 20 % off = 0.40, + 20 % tax = 0.48.
     const held = await reserve(t, '2026-03-10T09:00:00;SUB_DISC;5;SMS;x')

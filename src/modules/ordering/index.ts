@@ -16,6 +16,7 @@ export { seedOrderingDemo } from './demo-data.ts'
 export { dayIn } from '../../kernel/time-zone.ts'
 /** The rating glue shared with prepaid usage reservations. */
 export {
+  giveBackPlanStates,
   planInstanceKey,
   RatingCatalog,
   savePlanStates,
@@ -27,6 +28,7 @@ export {
   type PlanInstanceRow,
   type StoredCharge,
 } from './rating-glue.ts'
+export { cachedCatalog, type CatalogLookups } from './cached-catalog.ts'
 export { chargeOperation, discountOperation } from './wallet-operation.model.ts'
 export { insertWalletOperations, reserveWalletOperationIds } from './wallet-operation.repository.ts'
 

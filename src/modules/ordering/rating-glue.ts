@@ -11,6 +11,7 @@ import {
   type DiscountItem,
   type DiscountLevel,
   type DiscountState,
+  giveBackDiscountState,
   type PricingSnapshot,
   type ServicePeriod,
   type TaxMapping,
@@ -21,6 +22,7 @@ import { taxClassCodes, taxMappingsOf, type CalendarShape } from '../accounts/in
 import { chargesById, type ChargeRow } from '../catalog/index.ts'
 import { discountPlansOf, type DiscountItemRow, type DiscountPlanRow } from '../discounts/index.ts'
 import { pricingOn } from '../pricing/index.ts'
+import type { CatalogLookups } from './cached-catalog.ts'
 
 /**
  * The glue between stored subscriptions and the pure rating engine, shared by order placement, recurring rating and
@@ -171,6 +173,44 @@ export async function savePlanStates(
 }
 
 /**
+ * Gives back what held ratings took from discount plan instances (`taken`: instance id → what one took, see
+ * `discountStateTaken`), any number of them: the orders of the instances are locked first, in id order, as every
+ * rating changing an order's plan states does, and the states are re-read inside the lock before the subtraction.
+ */
+export async function giveBackPlanStates(
+  db: Db,
+  taken: readonly Readonly<Record<string, DiscountState>>[],
+  actor: string,
+): Promise<void> {
+  const ids = [...new Set(taken.flatMap((t) => Object.keys(t)))]
+  if (ids.length === 0) return
+  // An instance's order never changes: read without a lock, then lock the orders.
+  await db.execute(sql`select id from customer_order where id in (select order_id from discount_plan_instance
+      where id = any(${textArray(ids)}::bigint[])) order by id for no key update`)
+  const current = await rows<{ id: unknown; state: string }>(
+    db,
+    sql`select id, state::text as state from discount_plan_instance where id = any(${textArray(ids)}::bigint[])`,
+  )
+  const states = new Map(
+    current.map((r) => {
+      const state = JSON.parse(r.state) as Partial<DiscountState>
+      return [String(r.id), { applied: state.applied ?? {}, fixedUsed: state.fixedUsed ?? {} }]
+    }),
+  )
+  for (const held of taken) {
+    for (const [id, state] of Object.entries(held)) {
+      const before = states.get(id)
+      if (before) states.set(id, giveBackDiscountState(before, state))
+    }
+  }
+  await savePlanStates(
+    db,
+    [...states].map(([id, state]) => ({ id: Number(id), state })),
+    actor,
+  )
+}
+
+/**
  * Catalog reads for ratings, batched and kept for a run: charges, published prices by day (the version valid on the
  * day, see `pricingOn`), tax mappings of the classes met, discount plans.
  */
@@ -181,6 +221,7 @@ export class RatingCatalog {
   readonly plans = new Map<number, DiscountPlanRow>()
   private readonly classCodes = new Map<number, string>()
 
+  /** Loads what is wanted and not loaded yet; through `lookups` (the catalog cache of a request) when given. */
   async load(
     db: Db,
     wanted: {
@@ -188,26 +229,37 @@ export class RatingCatalog {
       prices?: readonly { chargeId: number; day: string }[]
       planIds?: readonly number[]
     },
+    lookups?: CatalogLookups,
   ): Promise<void> {
+    const reads: Pick<
+      CatalogLookups,
+      'chargesById' | 'pricingOn' | 'discountPlansOf' | 'taxMappingsOf' | 'taxClassCodes'
+    > = lookups ?? {
+      chargesById: (ids) => chargesById(db, ids),
+      pricingOn: (prices) => pricingOn(db, prices),
+      discountPlansOf: (select) => discountPlansOf(db, select),
+      taxMappingsOf: (ids) => taxMappingsOf(db, ids),
+      taxClassCodes: (ids) => taxClassCodes(db, ids),
+    }
     const newCharges = [...new Set(wanted.chargeIds ?? [])].filter((id) => !this.charges.has(id))
-    for (const [id, charge] of await chargesById(db, newCharges)) this.charges.set(id, charge)
+    for (const [id, charge] of await reads.chargesById(newCharges)) this.charges.set(id, charge)
     const newPrices = (wanted.prices ?? []).filter((p) => !this.pricing.has(`${p.chargeId}@${p.day}`))
-    const found = await pricingOn(db, newPrices)
+    const found = await reads.pricingOn(newPrices)
     for (const p of newPrices) this.pricing.set(`${p.chargeId}@${p.day}`, found.get(`${p.chargeId}@${p.day}`) ?? null)
     const newPlans = [...new Set(wanted.planIds ?? [])].filter((id) => !this.plans.has(id))
-    for (const plan of await discountPlansOf(db, { ids: newPlans })) this.plans.set(plan.id, plan)
+    for (const plan of await reads.discountPlansOf({ ids: newPlans })) this.plans.set(plan.id, plan)
     const classes = [
       ...[...this.charges.values()].map((c) => c.taxClassId),
       ...[...this.plans.values()].flatMap((p) => p.items.flatMap((i) => articleOf(i)?.taxClassId ?? [])),
     ].filter((id) => !this.mappings.has(id))
-    const mappings = await taxMappingsOf(db, classes)
+    const mappings = await reads.taxMappingsOf(classes)
     for (const id of new Set(classes)) {
       this.mappings.set(
         id,
         mappings.filter((m) => m.taxClassId === id),
       )
     }
-    for (const [id, code] of await taxClassCodes(db, classes)) this.classCodes.set(id, code)
+    for (const [id, code] of await reads.taxClassCodes(classes)) this.classCodes.set(id, code)
   }
 
   charge(id: number): ChargeRow {

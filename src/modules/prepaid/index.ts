@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Clock } from '../../kernel/clock.ts'
 import type { Db } from '../../kernel/db/database.ts'
+import type { CatalogCache } from '../catalog/index.ts'
 import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
 import { registerPrepaidRoutes } from './prepaid.routes.ts'
 import { ReservationExpiryTimer, type WarningLog } from './reservation-expiry.timer.ts'
@@ -15,8 +16,18 @@ export type { ReservationService } from './reservation.service.ts'
  * Prepaid wallets, counters and usage reservations. The expiry timer is not started here: processes that run jobs
  * start it (`main`), HTTP-only ones leave it stopped; closing the app stops it.
  */
-export function createPrepaidModule(deps: { db: Db; clock: Clock; actorOf: ActorOf; log: WarningLog }) {
-  const reservations = createReservationService({ db: deps.db, clock: deps.clock })
+export function createPrepaidModule(deps: {
+  db: Db
+  clock: Clock
+  actorOf: ActorOf
+  log: WarningLog
+  catalogCache?: CatalogCache
+}) {
+  const reservations = createReservationService({
+    db: deps.db,
+    clock: deps.clock,
+    ...(deps.catalogCache ? { catalogCache: deps.catalogCache } : {}),
+  })
   const wallets = createWalletService({ db: deps.db })
   const offerReservations = createOfferReservationService({ db: deps.db, clock: deps.clock, reservations })
   const expiry = new ReservationExpiryTimer({ db: deps.db, service: reservations, log: deps.log })

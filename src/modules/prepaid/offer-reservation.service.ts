@@ -106,6 +106,7 @@ export function createOfferReservationService(deps: { db: Db; clock: Clock; rese
             amountWithoutTax: withoutTax.toFixed(),
             amountWithTax: amount.toFixed(),
             counterPeriodValues: {},
+            discountTaken: {},
             usageDate: null,
             param1: null,
             param2: null,

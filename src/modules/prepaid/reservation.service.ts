@@ -8,10 +8,14 @@ import { formatDecimal, money } from '../../kernel/money.ts'
 import type { SellerCodes } from '../../kernel/model/row-security.ts'
 import { cachedTenantSettings } from '../../kernel/settings.ts'
 import { periodContaining } from '../accounts/index.ts'
+import type { CatalogCache } from '../catalog/index.ts'
 import {
+  cachedCatalog,
+  type CatalogLookups,
   chargeOperation,
   dayIn,
   discountOperation,
+  giveBackPlanStates,
   planInstanceKey,
   savePlanStates,
   storedPlanInstances,
@@ -24,7 +28,14 @@ import {
   storedOperationOwner,
   type StoredCharge,
 } from '../ordering/index.ts'
-import { applyDiscounts, rateCharge } from '../rating/index.ts'
+import {
+  applyDiscounts,
+  discountStateTaken,
+  EMPTY_DISCOUNT_STATE,
+  isEmptyDiscountState,
+  rateCharge,
+  type DiscountState,
+} from '../rating/index.ts'
 import * as repo from './prepaid.repository.ts'
 import { availableQuantity, insufficientBalance, splitConsumption, takeFreeUnits } from './reservation.model.ts'
 import { parseUsageLine } from './usage-line.model.ts'
@@ -73,8 +84,8 @@ export async function sellerVisible(db: Db, sellerId: number, sellerCodes: Selle
  * the reservation, then its counter periods by id, then its wallet — and re-reads the figures inside the lock, so
  * two requests (or instances) racing on one wallet, counter or reservation serialize and each sees the other's result.
  */
-export function createReservationService(deps: { db: Db; clock: Clock }) {
-  const { db, clock } = deps
+export function createReservationService(deps: { db: Db; clock: Clock; catalogCache?: CatalogCache }) {
+  const { db, clock, catalogCache } = deps
 
   /**
    * Rates `quantity` units of a reservation's usage charge at its usage day, as a placed order's usage would be: the
@@ -88,13 +99,18 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
     quantity: Decimal,
     pricesIncludeTax: boolean,
     instances: readonly PlanInstanceRow[],
+    lookups?: CatalogLookups,
   ) {
     const catalog = new RatingCatalog()
-    await catalog.load(tx, {
-      chargeIds: [charge.chargeId],
-      prices: [{ chargeId: charge.chargeId, day: usageDay }],
-      planIds: instances.map((i) => i.discountPlanId),
-    })
+    await catalog.load(
+      tx,
+      {
+        chargeIds: [charge.chargeId],
+        prices: [{ chargeId: charge.chargeId, day: usageDay }],
+        planIds: instances.map((i) => i.discountPlanId),
+      },
+      lookups,
+    )
     const row = catalog.charge(charge.chargeId)
     const pricing = catalog.priceOn(row, usageDay, sub.parties)
     const tax = catalog.tax(row.taxClassId, sub.parties, `charge ${row.code}`)
@@ -137,8 +153,9 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
   }
 
   /**
-   * Gives back everything an OPEN reservation (locked by the caller) holds — counter units and the held amount —
-   * and closes it as CANCELLED or EXPIRED. Counter periods and wallets are locked here, in the lock order.
+   * Gives back everything an OPEN reservation (locked by the caller) holds — discount plan applications, counter
+   * units and the held amount — and closes it as CANCELLED or EXPIRED. Orders, counter periods and wallets are locked
+   * here, in the lock order.
    */
   async function releaseAll(
     tx: Db,
@@ -146,6 +163,11 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
     status: 'CANCELLED' | 'EXPIRED',
     actor: string,
   ): Promise<void> {
+    await giveBackPlanStates(
+      tx,
+      reservations.map((r) => r.discountTaken),
+      actor,
+    )
     const periodIds = [...new Set(reservations.flatMap((r) => Object.keys(r.counterPeriodValues).map(Number)))]
     await repo.lockCounterPeriods(
       tx,
@@ -213,8 +235,10 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
       const line = parseUsageLine(text, settings.timeZone)
       const now = clock.now()
       return inTransaction(db, async (tx) => {
-        const sub = await repo.subscriptionByCode(tx, line.subscriptionCode)
-        if (!sub || !(await sellerVisible(tx, sub.parties.sellerId, caller.sellerCodes))) {
+        // The subscription, the usage charge, its counter and the period open on the day: one statement.
+        const context = await repo.usageContext(tx, line.subscriptionCode, line.param1, line.usageDay)
+        const sub = context?.subscription
+        if (!context || !sub || !(await sellerVisible(tx, sub.parties.sellerId, caller.sellerCodes))) {
           throw new AppError(
             'INVALID_USAGE_RECORD',
             `Invalid usage record: subscription ${line.subscriptionCode} not found`,
@@ -232,33 +256,43 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
             },
           )
         }
-        const charge = await repo.usageChargeFor(tx, sub.id, line.param1)
+        const { charge, counter } = context
         if (!charge) {
           throw new AppError(
             'CHARGE_NOT_FOUND',
             `Subscription ${sub.code} has no active usage charge matching param1 '${line.param1}'`,
           )
         }
-        // Counter periods are created before any lock is taken (creation does not change a figure).
+        // Counter periods are created before any lock is taken (creation does not change a figure). The period the
+        // calendar gives for the day is the one read with the context, unless it was never opened.
         const periodIds: number[] = []
-        if (charge.counterTemplateId !== null) {
-          const counter = await repo.counterTemplateById(tx, charge.counterTemplateId)
+        if (counter) {
           const period = periodContaining(counter.calendar, line.usageDay)
           periodIds.push(
-            await repo.ensureCounterPeriod(
-              tx,
-              { subscriptionId: sub.id, templateId: counter.id, ...period, ceiling: counter.ceiling },
-              caller.username,
-            ),
+            context.period?.start === period.start
+              ? context.period.id
+              : await repo.ensureCounterPeriod(
+                  tx,
+                  { subscriptionId: sub.id, templateId: counter.id, ...period, ceiling: counter.ceiling },
+                  caller.username,
+                ),
           )
+        }
+        // Discount plan states are figures a rating uses up (a plan's applications, a FIXED item's amount), held by
+        // the reservation like counter units: read again under the order's lock, which every rating changing them
+        // takes first (lock order: reservation, order, counter periods, wallet), so two reservations cannot both
+        // count on a plan's last application.
+        let instances: PlanInstanceRow[] = []
+        if (sub.orderId !== null && context.hasPlans) {
+          await repo.lockOrderForRating(tx, sub.orderId)
+          instances = await storedPlanInstances(tx, [sub.orderId])
         }
         const values = await repo.lockCounterPeriods(tx, periodIds)
         const take = takeFreeUnits(
           periodIds.map((periodId) => ({ periodId, value: money(values.get(periodId) ?? '0') })),
           line.quantity,
         )
-        const instances = sub.orderId === null ? [] : await storedPlanInstances(tx, [sub.orderId])
-        const { rated, total } = await rateUsage(
+        const { rated, total, discounts } = await rateUsage(
           tx,
           sub,
           charge,
@@ -266,7 +300,18 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
           take.paid,
           settings.pricesIncludeTax,
           instances,
+          // Catalog rows (charge, price, tax mappings, plans) from this instance's catalog cache, at the generation
+          // read with the context: published rows a reserve never changes.
+          catalogCache && cachedCatalog(tx, catalogCache.readsAt(context.catalogGeneration)),
         )
+        const discountTaken: Record<string, DiscountState> = {}
+        for (const instance of instances) {
+          const taken = discountStateTaken(
+            instance.state,
+            discounts.states.get(planInstanceKey(instance)) ?? EMPTY_DISCOUNT_STATE,
+          )
+          if (!isEmptyDiscountState(taken)) discountTaken[String(instance.id)] = taken
+        }
         const wallet = await repo.lockPrepaidWalletOf(tx, sub.userAccountId)
         const walletId = wallet?.id
         const available = wallet ? money(wallet.balance).minus(wallet.reserved) : money(0)
@@ -275,6 +320,15 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
             'INSUFFICIENT_BALANCE',
             insufficientBalance(total.withTax, available, sub.parties.currencyCode),
           )
+        }
+        // The holds: counter units taken, the amount with tax against the wallet; written with the reservation.
+        const holds: repo.LedgerEntry[] = Object.entries(take.taken).map(([periodId, units]) => ({
+          type: 'HOLD',
+          counterPeriodId: Number(periodId),
+          balanceDelta: money(units).neg().toFixed(),
+        }))
+        if (walletId !== undefined && total.withTax.gt(0)) {
+          holds.push({ type: 'HOLD', walletId, balanceDelta: '0', reservedDelta: total.withTax.toFixed() })
         }
         const reservationId = await repo.insertReservation(
           tx,
@@ -291,6 +345,7 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
             amountWithoutTax: total.withoutTax.toFixed(),
             amountWithTax: total.withTax.toFixed(),
             counterPeriodValues: take.taken,
+            discountTaken,
             usageDate: line.usageDate,
             param1: line.param1,
             param2: line.param2,
@@ -301,23 +356,15 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
             expiryDate: new Date(now.getTime() + settings.prepaidReservationExpirationDelayMs),
           },
           caller.username,
+          holds,
         )
-        const entries: repo.LedgerEntry[] = Object.entries(take.taken).map(([periodId, units]) => ({
-          type: 'HOLD',
-          counterPeriodId: Number(periodId),
-          reservationId,
-          balanceDelta: money(units).neg().toFixed(),
-        }))
-        if (walletId !== undefined && total.withTax.gt(0)) {
-          entries.push({
-            type: 'HOLD',
-            walletId,
-            reservationId,
-            balanceDelta: '0',
-            reservedDelta: total.withTax.toFixed(),
-          })
-        }
-        await repo.applyLedger(tx, entries, caller.username)
+        await savePlanStates(
+          tx,
+          instances.flatMap((i) =>
+            discountTaken[String(i.id)] ? [{ id: i.id, state: discounts.states.get(planInstanceKey(i))! }] : [],
+          ),
+          caller.username,
+        )
         const freeLeft = periodIds.reduce(
           (sum, id) => sum.plus(money(values.get(id) ?? '0')).minus(take.taken[String(id)] ?? '0'),
           money(0),
@@ -356,6 +403,9 @@ export function createReservationService(deps: { db: Db; clock: Clock }) {
         // wallet operation's foreign key share-locks its wallet, which a later FOR UPDATE would have to upgrade).
         let charged = money(0)
         let write: (() => Promise<void>) | undefined
+        // What the reserve's rating took from discount plans goes back first (under the order's lock); the consumed
+        // part is then rated from there, as a placed order's usage would be.
+        await giveBackPlanStates(tx, [r.discountTaken], caller.username)
         if (split.paidConsumed.gt(0)) {
           const sub = (await repo.subscriptionById(tx, r.subscriptionId!))!
           const charge = await repo.usageChargeById(tx, r.chargeInstanceId!)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { money } from '../../kernel/money.ts'
-import { applyDiscounts, cascadeOrder } from './discounts.ts'
+import { applyDiscounts, cascadeOrder, discountStateTaken, giveBackDiscountState } from './discounts.ts'
 import type { DiscountableLine, DiscountInstance, DiscountItem, DiscountLevel, DiscountState } from './rating.model.ts'
 
 const TAX_20 = { id: 1, code: 'TAX_20', percent: money(20) }
@@ -176,6 +176,33 @@ describe(applyDiscounts.name, () => {
     expect(amounts([MONTHLY], [fixed, limited], first.states)).toEqual([
       ['monthly', 'DP60', 'F60', '-15.01', '-3', '-18.01'],
     ])
+  })
+
+  it('gives back what a held rating took, so the next rating discounts as if it had not run', () => {
+    const limited = plan('DP10', 'OFFER', [item('I10', 'PERCENTAGE', '10')], { applicationLimit: 1 })
+    const fixed = plan('DP60', 'PRODUCT', [item('F60', 'FIXED', '60')], { sequence: 1 })
+    const first = applyDiscounts([SETUP], [fixed, limited], new Map(), NET)
+    const held = applyDiscounts([MONTHLY], [fixed, limited], first.states, NET)
+    const taken = new Map(
+      [fixed.key, limited.key].map((key) => [key, discountStateTaken(first.states.get(key)!, held.states.get(key)!)]),
+    )
+    expect(taken.get(fixed.key)).toEqual({ applied: { S1: 1 }, fixedUsed: { F60: '15.01' } })
+    expect(taken.get(limited.key)).toEqual({ applied: {}, fixedUsed: {} })
+    const given = new Map(
+      [fixed.key, limited.key].map((key) => [key, giveBackDiscountState(held.states.get(key)!, taken.get(key)!)]),
+    )
+    expect(given).toEqual(first.states)
+    expect(amounts([MONTHLY], [fixed, limited], given)).toEqual(amounts([MONTHLY], [fixed, limited], first.states))
+    // Never below nothing, and an entry brought to nothing is dropped.
+    expect(
+      giveBackDiscountState(
+        { applied: { S1: 1 }, fixedUsed: { F: '2' } },
+        { applied: { S1: 3 }, fixedUsed: { F: '5' } },
+      ),
+    ).toEqual({
+      applied: {},
+      fixedUsed: {},
+    })
   })
 
   it('gives the same lines in one rating as in two (one-shot lines, then recurring ones)', () => {

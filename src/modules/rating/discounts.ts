@@ -116,3 +116,41 @@ export function applyDiscounts(
   }
   return { discounts, states, netAmounts: net }
 }
+
+/**
+ * What a rating took from an instance's state: the lines it discounted per subscription and the FIXED amounts it
+ * granted per item, `after` minus `before` (entries where nothing was taken left out). States only grow, so what a
+ * held rating took can be given back later with `giveBackDiscountState`, whatever other ratings did meanwhile.
+ */
+export function discountStateTaken(before: DiscountState, after: DiscountState): DiscountState {
+  const applied: Record<string, number> = {}
+  for (const [subscription, count] of Object.entries(after.applied)) {
+    const taken = count - (before.applied[subscription] ?? 0)
+    if (taken !== 0) applied[subscription] = taken
+  }
+  const fixedUsed: Record<string, string> = {}
+  for (const [item, used] of Object.entries(after.fixedUsed)) {
+    const taken = new Money(used).minus(before.fixedUsed[item] ?? 0)
+    if (!taken.isZero()) fixedUsed[item] = formatDecimal(taken)
+  }
+  return { applied, fixedUsed }
+}
+
+/** Whether a state (as taken by a rating) is empty: nothing discounted, nothing granted. */
+export const isEmptyDiscountState = (state: DiscountState): boolean =>
+  Object.keys(state.applied).length === 0 && Object.keys(state.fixedUsed).length === 0
+
+/** An instance's state once what a held rating took (`discountStateTaken`) is given back; never below nothing. */
+export function giveBackDiscountState(state: DiscountState, taken: DiscountState): DiscountState {
+  const applied: Record<string, number> = {}
+  for (const [subscription, count] of Object.entries(state.applied)) {
+    const left = Math.max(0, count - (taken.applied[subscription] ?? 0))
+    if (left > 0) applied[subscription] = left
+  }
+  const fixedUsed: Record<string, string> = {}
+  for (const [item, used] of Object.entries(state.fixedUsed)) {
+    const left = Money.max(ZERO, new Money(used).minus(taken.fixedUsed[item] ?? 0))
+    if (!left.isZero()) fixedUsed[item] = formatDecimal(left)
+  }
+  return { applied, fixedUsed }
+}

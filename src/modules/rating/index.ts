@@ -5,7 +5,15 @@
  */
 export type * from './rating.model.ts'
 export { rateCharge } from './charge-rating.ts'
-export { applyDiscounts, cascadeOrder, EMPTY_DISCOUNT_STATE, type AppliedDiscounts } from './discounts.ts'
+export {
+  applyDiscounts,
+  cascadeOrder,
+  discountStateTaken,
+  EMPTY_DISCOUNT_STATE,
+  giveBackDiscountState,
+  isEmptyDiscountState,
+  type AppliedDiscounts,
+} from './discounts.ts'
 export { daysBetween, firstServicePeriod, nextServicePeriod, servicePeriodFrom } from './service-period.ts'
 export {
   includedTaxOf,

@@ -73,6 +73,14 @@ export const reservations = pgTable(
     /** The amount held against the wallet (or the credit limit). */
     amountWithTax: decimal('amount_with_tax').notNull().default('0'),
     counterPeriodValues: jsonb('counter_period_values').$type<Record<string, string>>().notNull().default({}),
+    /**
+     * What the reservation's rating took from its order's discount plan instances, by instance id (lines discounted
+     * per subscription, FIXED amounts granted per item): held until it is confirmed, cancelled or expires.
+     */
+    discountTaken: jsonb('discount_taken')
+      .$type<Record<string, { applied: Record<string, number>; fixedUsed: Record<string, string> }>>()
+      .notNull()
+      .default({}),
     consumedQuantity: decimal('consumed_quantity'),
     usageDate: instant('usage_date'),
     param1: text('param1'),
