@@ -137,6 +137,37 @@ describe('the web UI', () => {
     await screenshots(page, 'order-preview-refused')
   })
 
+  it('order preview: discount plans picked for the offer and the product give discount lines and new totals', async () => {
+    const page = await loggedIn('order')
+    await page.getByLabel('Billing account').selectOption('BA_002')
+    await page.getByLabel('Offer').selectOption('OF_INTERNET')
+    await page.getByLabel('Service tier').selectOption('GOLD')
+    await page.getByLabel('Region').selectOption('EU')
+    const rated = page.getByRole('region', { name: 'Rated lines' })
+    await expect
+      .poll(() => rated.locator('tr', { hasText: 'Internet access, monthly' }).textContent())
+      .toContain('71.99')
+    const discounts = () => rated.locator('tr.discount').allTextContents()
+    await page.getByRole('checkbox', { name: 'Welcome: 10 % off' }).check()
+    // The rated discount lines as the API returns them: 10 % of 49.99 and of 59.99, rounded to the cent.
+    await expect
+      .poll(discounts)
+      .toEqual([
+        '10 % off · discount DP_WELCOME_10ONE_SHOT_SUBSCRIPTION-5-6',
+        '10 % off · discount DP_WELCOME_10RECURRING-6-7.2',
+      ])
+    await page.getByRole('checkbox', { name: 'Loyalty: 5 EUR off' }).check()
+    await expect
+      .poll(discounts)
+      .toEqual([
+        '10 % off · discount DP_WELCOME_10ONE_SHOT_SUBSCRIPTION-5-6',
+        '5 EUR off · discount DP_LOYALTY_5ONE_SHOT_SUBSCRIPTION-5-6',
+        '10 % off · discount DP_WELCOME_10RECURRING-6-7.2',
+      ])
+    await screenshots(page, 'order-preview-discounts')
+    expect(ui.problems).toEqual([])
+  })
+
   it('order preview: places the order shown, validated at once, once per form', async () => {
     const page = await loggedIn('order')
     await page.getByLabel('Billing account').selectOption('BA_003')
