@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
 import { TEST_ADMIN } from '../support/test-app.ts'
 import { screenshots } from './browser.ts'
 import { useUiApp } from './ui-app.ts'
@@ -9,6 +10,39 @@ const app = useUiApp()
 const { ui, t } = app
 const loggedIn = (screen: string) => app.loggedIn(screen)
 const problems400 = (count: number) => app.expectRefused(count)
+
+interface Stop {
+  body: boolean
+  id: string
+  name: string
+  visible: boolean
+  editor: boolean
+}
+/**
+ * The focused element: its accessible name (roughly), whether its focus is drawn, whether it is an editor. Sent as
+ * text: it runs in the page, whose DOM this Node file has no types for.
+ */
+const FOCUSED = `(() => {
+  const el = document.activeElement
+  if (!el || el === document.body) return { body: true, id: 'body', name: '', visible: true, editor: false }
+  const labelled = el.getAttribute('aria-labelledby')
+  const name = (
+    el.getAttribute('aria-label') ??
+    (labelled ? document.getElementById(labelled)?.textContent : undefined) ??
+    el.labels?.[0]?.textContent ??
+    el.textContent ??
+    el.getAttribute('title') ??
+    ''
+  ).trim()
+  // An editor's focus is drawn on its box (styles.css), around CodeMirror's content element that holds it.
+  const style = getComputedStyle(el.closest('.editor') ?? el)
+  const visible = (style.outlineStyle !== 'none' && style.outlineWidth !== '0px') || style.boxShadow !== 'none'
+  const path = []
+  for (let node = el; node && node !== document.body; node = node.parentElement)
+    path.unshift(node.tagName + [...(node.parentElement?.children ?? [])].indexOf(node))
+  return { body: false, id: path.join('>'), name, visible, editor: el.classList.contains('cm-content') }
+})()`
+const focusedStop = (page: Page): Promise<Stop> => page.evaluate<Stop>(FOCUSED)
 
 describe('the web UI', () => {
   it('serves the bundle compressed with cache headers; / leads to /ui/', async () => {
@@ -42,6 +76,59 @@ describe('the web UI', () => {
     await page.getByRole('button', { name: 'Log out' }).click()
     await expect.poll(() => page.getByRole('status').textContent()).toContain('You have logged out')
     expect(ui.problems).toEqual([])
+  })
+
+  it('keyboard only: logs in, reaches the workbench editor with Tab (and leaves it), runs with Ctrl+Enter', async () => {
+    const page = await ui.page()
+    await page.goto(`${app.base}/`)
+    await page.getByLabel('Username').waitFor()
+    await page.keyboard.press('Tab')
+    await page.keyboard.type(TEST_ADMIN.username)
+    await page.keyboard.press('Tab')
+    await page.keyboard.type(TEST_ADMIN.password)
+    await page.keyboard.press('Enter')
+    await expect.poll(() => page.getByTestId('user').textContent()).toBe(TEST_ADMIN.username)
+    // Tab from the top of the page until the editor has the focus: every stop on the way is named and shows it.
+    const stops: string[] = []
+    for (let i = 0; i < 40; i++) {
+      await page.keyboard.press('Tab')
+      const stop = await focusedStop(page)
+      stops.push(stop.name)
+      expect(stop.name, `tab stop ${i}`).not.toBe('')
+      expect(stop.visible, `focus shown on ${stop.name}`).toBe(true)
+      if (stop.editor) break
+    }
+    expect(stops.at(-1)).toBe('HQL query')
+    expect(stops).toContain('Log out')
+    // Tab is not kept by the editor: it moves on to Run, and Shift+Tab comes back.
+    await page.keyboard.press('Tab')
+    expect((await focusedStop(page)).name).toBe('Run')
+    await page.keyboard.press('Shift+Tab')
+    expect((await focusedStop(page)).editor).toBe(true)
+    await page.keyboard.press('Control+a')
+    await page.keyboard.type('select c.code from Customer c order by c.code')
+    await page.keyboard.press('Control+Enter')
+    await expect.poll(() => page.getByTestId('row-count').textContent()).toBe('50 rows')
+    expect(ui.problems).toEqual([])
+  })
+
+  it('keyboard only: every Tab stop of each screen has a name and a visible focus', async () => {
+    const page = await loggedIn('workbench')
+    const missing: string[] = []
+    for (const screen of ['workbench', 'expert', 'reports', 'catalog', 'order', 'prepaid', 'groups']) {
+      await page.goto(`${app.base}/ui/#/${screen}`)
+      await page.getByRole('heading', { level: 1 }).first().waitFor()
+      await page.locator('body').focus()
+      const seen = new Set<string>()
+      for (let i = 0; i < 60; i++) {
+        await page.keyboard.press('Tab')
+        const stop = await focusedStop(page)
+        if (stop.body || seen.has(stop.id)) break
+        seen.add(stop.id)
+        if (stop.name === '' || !stop.visible) missing.push(`${screen}: ${stop.id} ${stop.name || '(no name)'}`)
+      }
+    }
+    expect(missing).toEqual([])
   })
 
   it('sends a user whose session expired back to the login screen with a message', async () => {
