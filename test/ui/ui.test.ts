@@ -141,6 +141,24 @@ describe('the web UI', () => {
     ui.problems.length = 0 // the refused token request is the point of this test
   })
 
+  it('sends a user back to login with a message when the session ends while a screen is open (no reload)', async () => {
+    const page = await loggedIn('workbench')
+    await page.getByLabel('HQL query').waitFor()
+    // The page's clock, injected: the bearer token it holds runs out an hour later, and it asks the session again.
+    await page.clock.install()
+    await t.db.current.db.execute(sql`delete from obol_secrets.portal_session`)
+    await page.clock.fastForward('01:00:00')
+    await page.getByRole('button', { name: 'Run', exact: true }).click()
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('Your session has expired; log in again.')
+    await expect.poll(() => page.getByLabel('Username').isVisible()).toBe(true)
+    // Logging in again comes back to the screen that was open.
+    await page.getByLabel('Username').fill(TEST_ADMIN.username)
+    await page.getByLabel('Password').fill(TEST_ADMIN.password)
+    await page.getByRole('button', { name: 'Log in' }).click()
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).first().textContent()).toContain('Deep')
+    ui.problems.length = 0 // the refused token request is the point of this test
+  })
+
   it('workbench: runs a Deep query with Ctrl+Enter into a paged grid, shows an error with line and column, saves and reopens', async () => {
     const page = await loggedIn('workbench')
     const editor = page.getByLabel('HQL query')
