@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm'
 import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { FakeClock } from '../../src/kernel/clock.ts'
+import { rows as dbRows } from '../../src/kernel/db/database.ts'
 import { forgetTenantSettings } from '../../src/kernel/settings.ts'
 import { seedDemo } from '../../src/seed.ts'
 import { useTestApp } from '../support/test-app.ts'
@@ -349,6 +350,34 @@ describe('schema endpoints', () => {
     const unknown = await t.requestAs(analyst, 'GET', '/api/v1/workbench/schema/entities/Nowhere')
     expect(unknown.status).toBe(404)
     expect(unknown.body.errorCode).toBe('ENTITY_NOT_FOUND')
+  })
+})
+
+describe('Expert schema endpoint', () => {
+  it('lists exactly the tables the Expert role may read, with their columns, and no platform record', async () => {
+    const expert = await t.tokenWithRoles(['queryUser', 'queryExpert'])
+    const res = await t.requestAs(expert, 'GET', '/api/v1/workbench/expert/schema/tables')
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    const tables = res.body.tables as { name: string; columns: unknown[] }[]
+    const names = tables.map((table) => table.name)
+    const granted = await dbRows<{ table_name: string }>(
+      t.db.current.db,
+      sql`select distinct table_name from information_schema.role_table_grants
+          where grantee = 'obol_expert' and privilege_type = 'SELECT' order by table_name`,
+    )
+    expect(names).toEqual(granted.map((row) => row.table_name))
+    expect(names).toContain('customer')
+    for (const platform of ['obol_user', 'report_query', 'query_execution', 'job'])
+      expect(names).not.toContain(platform)
+    const customer = tables.find((table) => table.name === 'customer')!
+    expect(customer.columns).toEqual(
+      expect.arrayContaining([
+        { name: 'code', type: 'string', references: null },
+        { name: 'seller_id', type: 'long', references: 'seller' },
+      ]),
+    )
+    // Deep users without queryExpert are refused.
+    expect((await t.requestAs(analyst, 'GET', '/api/v1/workbench/expert/schema/tables')).status).toBe(403)
   })
 })
 

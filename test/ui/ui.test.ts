@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
 import { TEST_ADMIN } from '../support/test-app.ts'
 import { screenshots } from './browser.ts'
 import { useUiApp } from './ui-app.ts'
@@ -9,6 +10,39 @@ const app = useUiApp()
 const { ui, t } = app
 const loggedIn = (screen: string) => app.loggedIn(screen)
 const problems400 = (count: number) => app.expectRefused(count)
+
+interface Stop {
+  body: boolean
+  id: string
+  name: string
+  visible: boolean
+  editor: boolean
+}
+/**
+ * The focused element: its accessible name (roughly), whether its focus is drawn, whether it is an editor. Sent as
+ * text: it runs in the page, whose DOM this Node file has no types for.
+ */
+const FOCUSED = `(() => {
+  const el = document.activeElement
+  if (!el || el === document.body) return { body: true, id: 'body', name: '', visible: true, editor: false }
+  const labelled = el.getAttribute('aria-labelledby')
+  const name = (
+    el.getAttribute('aria-label') ??
+    (labelled ? document.getElementById(labelled)?.textContent : undefined) ??
+    el.labels?.[0]?.textContent ??
+    el.textContent ??
+    el.getAttribute('title') ??
+    ''
+  ).trim()
+  // An editor's focus is drawn on its box (styles.css), around CodeMirror's content element that holds it.
+  const style = getComputedStyle(el.closest('.editor') ?? el)
+  const visible = (style.outlineStyle !== 'none' && style.outlineWidth !== '0px') || style.boxShadow !== 'none'
+  const path = []
+  for (let node = el; node && node !== document.body; node = node.parentElement)
+    path.unshift(node.tagName + [...(node.parentElement?.children ?? [])].indexOf(node))
+  return { body: false, id: path.join('>'), name, visible, editor: el.classList.contains('cm-content') }
+})()`
+const focusedStop = (page: Page): Promise<Stop> => page.evaluate<Stop>(FOCUSED)
 
 describe('the web UI', () => {
   it('serves the bundle compressed with cache headers; / leads to /ui/', async () => {
@@ -44,6 +78,59 @@ describe('the web UI', () => {
     expect(ui.problems).toEqual([])
   })
 
+  it('keyboard only: logs in, reaches the workbench editor with Tab (and leaves it), runs with Ctrl+Enter', async () => {
+    const page = await ui.page()
+    await page.goto(`${app.base}/`)
+    await page.getByLabel('Username').waitFor()
+    await page.keyboard.press('Tab')
+    await page.keyboard.type(TEST_ADMIN.username)
+    await page.keyboard.press('Tab')
+    await page.keyboard.type(TEST_ADMIN.password)
+    await page.keyboard.press('Enter')
+    await expect.poll(() => page.getByTestId('user').textContent()).toBe(TEST_ADMIN.username)
+    // Tab from the top of the page until the editor has the focus: every stop on the way is named and shows it.
+    const stops: string[] = []
+    for (let i = 0; i < 40; i++) {
+      await page.keyboard.press('Tab')
+      const stop = await focusedStop(page)
+      stops.push(stop.name)
+      expect(stop.name, `tab stop ${i}`).not.toBe('')
+      expect(stop.visible, `focus shown on ${stop.name}`).toBe(true)
+      if (stop.editor) break
+    }
+    expect(stops.at(-1)).toBe('HQL query')
+    expect(stops).toContain('Log out')
+    // Tab is not kept by the editor: it moves on to Run, and Shift+Tab comes back.
+    await page.keyboard.press('Tab')
+    expect((await focusedStop(page)).name).toBe('Run')
+    await page.keyboard.press('Shift+Tab')
+    expect((await focusedStop(page)).editor).toBe(true)
+    await page.keyboard.press('Control+a')
+    await page.keyboard.type('select c.code from Customer c order by c.code')
+    await page.keyboard.press('Control+Enter')
+    await expect.poll(() => page.getByTestId('row-count').textContent()).toBe('50 rows')
+    expect(ui.problems).toEqual([])
+  })
+
+  it('keyboard only: every Tab stop of each screen has a name and a visible focus', async () => {
+    const page = await loggedIn('workbench')
+    const missing: string[] = []
+    for (const screen of ['workbench', 'expert', 'reports', 'catalog', 'order', 'prepaid', 'groups']) {
+      await page.goto(`${app.base}/ui/#/${screen}`)
+      await page.getByRole('heading', { level: 1 }).first().waitFor()
+      await page.locator('body').focus()
+      const seen = new Set<string>()
+      for (let i = 0; i < 60; i++) {
+        await page.keyboard.press('Tab')
+        const stop = await focusedStop(page)
+        if (stop.body || seen.has(stop.id)) break
+        seen.add(stop.id)
+        if (stop.name === '' || !stop.visible) missing.push(`${screen}: ${stop.id} ${stop.name || '(no name)'}`)
+      }
+    }
+    expect(missing).toEqual([])
+  })
+
   it('sends a user whose session expired back to the login screen with a message', async () => {
     const page = await loggedIn('groups')
     await page.getByRole('heading', { name: 'Built-in groups' }).waitFor()
@@ -51,6 +138,24 @@ describe('the web UI', () => {
     await page.reload()
     await expect.poll(() => page.getByRole('status').textContent()).toContain('Your session has expired')
     await screenshots(page, 'session-expired')
+    ui.problems.length = 0 // the refused token request is the point of this test
+  })
+
+  it('sends a user back to login with a message when the session ends while a screen is open (no reload)', async () => {
+    const page = await loggedIn('workbench')
+    await page.getByLabel('HQL query').waitFor()
+    // The page's clock, injected: the bearer token it holds runs out an hour later, and it asks the session again.
+    await page.clock.install()
+    await t.db.current.db.execute(sql`delete from obol_secrets.portal_session`)
+    await page.clock.fastForward('01:00:00')
+    await page.getByRole('button', { name: 'Run', exact: true }).click()
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('Your session has expired; log in again.')
+    await expect.poll(() => page.getByLabel('Username').isVisible()).toBe(true)
+    // Logging in again comes back to the screen that was open.
+    await page.getByLabel('Username').fill(TEST_ADMIN.username)
+    await page.getByLabel('Password').fill(TEST_ADMIN.password)
+    await page.getByRole('button', { name: 'Log in' }).click()
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).first().textContent()).toContain('Deep')
     ui.problems.length = 0 // the refused token request is the point of this test
   })
 
@@ -135,6 +240,37 @@ describe('the web UI', () => {
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('quantities from 1 to 1')
     problems400(1)
     await screenshots(page, 'order-preview-refused')
+  })
+
+  it('order preview: discount plans picked for the offer and the product add the API's discount lines', async () => {
+    const page = await loggedIn('order')
+    await page.getByLabel('Billing account').selectOption('BA_002')
+    await page.getByLabel('Offer').selectOption('OF_INTERNET')
+    await page.getByLabel('Service tier').selectOption('GOLD')
+    await page.getByLabel('Region').selectOption('EU')
+    const rated = page.getByRole('region', { name: 'Rated lines' })
+    await expect
+      .poll(() => rated.locator('tr', { hasText: 'Internet access, monthly' }).textContent())
+      .toContain('71.99')
+    const discounts = () => rated.locator('tr.discount').allTextContents()
+    await page.getByRole('checkbox', { name: 'Welcome: 10 % off' }).check()
+    // The rated discount lines as the API returns them: 10 % of 49.99 and of 59.99, rounded to the cent.
+    await expect
+      .poll(discounts)
+      .toEqual([
+        '10 % off · discount DP_WELCOME_10ONE_SHOT_SUBSCRIPTION-5-6',
+        '10 % off · discount DP_WELCOME_10RECURRING-6-7.2',
+      ])
+    await page.getByRole('checkbox', { name: 'Loyalty: 5 EUR off' }).check()
+    await expect
+      .poll(discounts)
+      .toEqual([
+        '10 % off · discount DP_WELCOME_10ONE_SHOT_SUBSCRIPTION-5-6',
+        '5 EUR off · discount DP_LOYALTY_5ONE_SHOT_SUBSCRIPTION-5-6',
+        '10 % off · discount DP_WELCOME_10RECURRING-6-7.2',
+      ])
+    await screenshots(page, 'order-preview-discounts')
+    expect(ui.problems).toEqual([])
   })
 
   it('order preview: places the order shown, validated at once, once per form', async () => {

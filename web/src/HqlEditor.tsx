@@ -1,8 +1,8 @@
 import { useEffect, useRef } from 'react'
 import { basicSetup, EditorView } from 'codemirror'
 import { keymap } from '@codemirror/view'
-import { Prec } from '@codemirror/state'
-import { sql } from '@codemirror/lang-sql'
+import { Compartment, Prec } from '@codemirror/state'
+import { sql, type SQLNamespace } from '@codemirror/lang-sql'
 import { closeCompletion, type CompletionContext, type CompletionResult } from '@codemirror/autocomplete'
 import { ApiError, describeEntity, schemaEntities, type EntityDescription } from './api.ts'
 
@@ -77,7 +77,10 @@ export function errorMark(error: unknown): { line: number; column: number } | un
     : undefined
 }
 
-/** CodeMirror 6 with SQL highlighting, schema completion (HQL), and Ctrl+Enter (Cmd+Enter) to run. */
+/**
+ * CodeMirror 6 with SQL highlighting, completion (HQL: from the workbench schema; native SQL: from the tables given),
+ * and Ctrl+Enter (Cmd+Enter) to run.
+ */
 export function HqlEditor({
   value,
   onChange,
@@ -85,6 +88,7 @@ export function HqlEditor({
   label,
   mark,
   schemaCompletion = true,
+  sqlSchema,
 }: {
   value: string
   onChange: (text: string) => void
@@ -94,9 +98,13 @@ export function HqlEditor({
   mark?: { line: number; column: number }
   /** Completion from the workbench schema (HQL entities and fields); off for native SQL, whose names are tables. */
   schemaCompletion?: boolean
+  /** Native SQL: the tables and their columns to complete (table names, then columns after `table.` or an alias). */
+  sqlSchema?: SQLNamespace
 }) {
   const host = useRef<HTMLDivElement>(null)
   const view = useRef<EditorView>(undefined)
+  // The SQL language is reconfigured when the tables arrive (they are fetched after the editor is made).
+  const language = useRef(new Compartment())
   const latest = useRef({ onChange, onRun })
   latest.current = { onChange, onRun }
 
@@ -119,7 +127,7 @@ export function HqlEditor({
           ]),
         ),
         basicSetup,
-        sql(),
+        language.current.of(sql()),
         schemaCompletion ? sql().language.data.of({ autocomplete: complete }) : [],
         EditorView.lineWrapping,
         EditorView.contentAttributes.of({ 'aria-label': label }),
@@ -132,6 +140,11 @@ export function HqlEditor({
     return () => editor.destroy()
     // The editor is created once; `value` is pushed in below when it changes from outside.
   }, [])
+
+  useEffect(() => {
+    const editor = view.current
+    if (editor && sqlSchema) editor.dispatch({ effects: language.current.reconfigure(sql({ schema: sqlSchema })) })
+  }, [sqlSchema])
 
   useEffect(() => {
     const editor = view.current

@@ -3264,6 +3264,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/workbench/expert/schema/tables": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tables and columns Expert SQL can read (editor completion): billing data, no platform records
+         * @description Required role: `queryExpert`.
+         *
+         *     Required role: `queryExpert`.
+         */
+        get: operations["listExpertTables"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/workbench/queries": {
         parameters: {
             query?: never;
@@ -29538,6 +29560,83 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listExpertTables: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tables: {
+                            /** @description The table, as written in Expert SQL */
+                            name: string;
+                            columns: {
+                                name: string;
+                                /** @description The field type the query layer gives the column (string, decimal, …) */
+                                type: string;
+                                /** @description The readable table a foreign key column points to */
+                                references: string | null;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

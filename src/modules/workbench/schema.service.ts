@@ -14,6 +14,36 @@ export function createSchemaService(engine: QueryEngine) {
       return { entities: engine.entities(principal, {}).entities as string[] }
     },
 
+    /**
+     * The tables Expert SQL can read, with their columns, for its editor: exactly those its database role is granted
+     * (the queryable entities less the platform's own records, `registry.expertReadable()`), so completion never
+     * offers a table the run would be refused. Entities sharing a table (subclasses) give it once, columns merged.
+     */
+    expertTables() {
+      type Column = { name: string; type: string; references: string | null }
+      const tables = new Map<string, Map<string, Column>>()
+      for (const entity of registry.expertReadable()) {
+        const columns = tables.get(entity.tableName) ?? new Map<string, Column>()
+        tables.set(entity.tableName, columns)
+        for (const f of entity.fields.values())
+          columns.set(f.column, { name: f.column, type: f.type, references: null })
+        for (const r of entity.relations.values()) {
+          if (r.kind !== 'manyToOne') continue
+          const target = registry.get(r.target)
+          // A key to a table Expert cannot read is still a column of this one; it names no table then.
+          const references = target.queryable && !target.platform ? target.tableName : null
+          // A foreign key has the type of the id it holds.
+          const type = target.fields.get('id')?.type ?? 'long'
+          columns.set(r.column!, { name: r.column!, type, references })
+        }
+      }
+      return {
+        tables: [...tables.entries()]
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([name, columns]) => ({ name, columns: [...columns.values()] })),
+      }
+    },
+
     describe(principal: Principal, token: string) {
       const { entity, restriction } = engine.resolveEntity(token)
       requireEntityReadable(principal, entity)

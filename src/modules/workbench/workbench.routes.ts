@@ -21,6 +21,7 @@ import {
   ExpertExecution,
   ExpertExecutionList,
   ExpertSchedule,
+  ExpertTables,
   ExpertScheduleBody,
   PageQuerystring,
   WorkbenchQuery,
@@ -98,6 +99,20 @@ export function registerWorkbenchRoutes(
       },
     },
     async (request) => services.schema.describe(principalOf(request), request.params.entity),
+  )
+
+  app.get(
+    '/api/v1/workbench/expert/schema/tables',
+    {
+      config: queryExpert,
+      schema: {
+        operationId: 'listExpertTables',
+        tags,
+        summary: 'Tables and columns Expert SQL can read (editor completion): billing data, no platform records',
+        response: { 200: ExpertTables },
+      },
+    },
+    async () => services.schema.expertTables(),
   )
 
   app.post(

@@ -51,6 +51,23 @@ export const EntityDescription = Type.Object({
   }),
 })
 
+export const ExpertTables = Type.Object({
+  tables: Type.Array(
+    Type.Object({
+      name: Type.String({ description: 'The table, as written in Expert SQL' }),
+      columns: Type.Array(
+        Type.Object({
+          name: Type.String(),
+          type: Type.String({ description: 'The field type the query layer gives the column (string, decimal, …)' }),
+          references: Type.Union([Type.String(), Type.Null()], {
+            description: 'The readable table a foreign key column points to',
+          }),
+        }),
+      ),
+    }),
+  ),
+})
+
 const Visibility = Type.Union([Type.Literal('PUBLIC'), Type.Literal('PROTECTED'), Type.Literal('PRIVATE')])
 
 export const WorkbenchQueryBody = Type.Object(

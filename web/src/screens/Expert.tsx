@@ -3,6 +3,7 @@ import { api, ok, type Got } from '../client.ts'
 import { ErrorMessage, Notice } from '../components.tsx'
 import { SavedQueries } from '../SavedQueries.tsx'
 import { errorMark, HqlEditor } from '../HqlEditor.tsx'
+import type { SQLNamespace } from '@codemirror/lang-sql'
 
 type Execution = Got<'/api/v1/workbench/expert/executions/{id}'>
 
@@ -63,6 +64,27 @@ export function Expert() {
     [],
   )
   useEffect(() => void refresh(), [refresh])
+
+  // Completion offers only the tables the Expert role can read (the API lists them), columns after `table.`.
+  const [tables, setTables] = useState<SQLNamespace>()
+  useEffect(() => {
+    ok(api.GET('/api/v1/workbench/expert/schema/tables')).then(
+      (answer) =>
+        setTables(
+          Object.fromEntries(
+            answer.tables.map((table) => [
+              table.name,
+              table.columns.map((c) => ({
+                label: c.name,
+                type: 'property',
+                detail: c.references ? `→ ${c.references}` : c.type,
+              })),
+            ]),
+          ),
+        ),
+      setError,
+    )
+  }, [])
 
   const running = current !== undefined && current.status === null
   // While the run has no status: its record every 2 s, and the elapsed time every second in between.
@@ -128,6 +150,7 @@ export function Expert() {
         onRun={submit}
         mark={mark}
         schemaCompletion={false}
+        sqlSchema={tables}
       />
       <div className="toolbar">
         <button type="button" className="primary" onClick={submit} disabled={submitting}>

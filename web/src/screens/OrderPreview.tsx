@@ -30,6 +30,50 @@ interface ProductForm {
   range: string
   attributes: Attribute[]
   values: Record<string, string>
+  /** Discount plans linked to the product, and those picked. */
+  plans: string[]
+  picked: string[]
+}
+/** A plan applies only ACTIVE or IN_USE (the API refuses the others): only those are offered. */
+const USABLE = new Set(['ACTIVE', 'IN_USE'])
+type Plans = Map<string, { description: string | null; automatic: boolean }>
+
+/** Checkboxes of the usable plans among `codes`; an automatic plan applies without being picked. */
+function PlanPicker({
+  legend,
+  codes,
+  plans,
+  picked,
+  onChange,
+}: {
+  legend: string
+  codes: string[]
+  plans: Plans
+  picked: string[]
+  onChange: (picked: string[]) => void
+}) {
+  const usable = codes.filter((c) => plans.has(c))
+  if (usable.length === 0) return null
+  return (
+    <fieldset className="plans">
+      <legend>{legend}</legend>
+      {usable.map((code) => {
+        const plan = plans.get(code)!
+        return (
+          <label key={code} className="check plain">
+            <input
+              type="checkbox"
+              checked={picked.includes(code)}
+              disabled={plan.automatic}
+              onChange={(e) => onChange(e.target.checked ? [...picked, code] : picked.filter((c) => c !== code))}
+            />
+            {plan.description ?? code}
+            {plan.automatic && <span className="hint"> (applied automatically)</span>}
+          </label>
+        )
+      })}
+    </fieldset>
+  )
 }
 
 const components = (offer: Listed | undefined) =>
@@ -112,11 +156,24 @@ export function OrderPreview() {
   const [offerCode, setOfferCode] = useState('')
   const [products, setProducts] = useState<ProductForm[]>([])
   const [preview, setPreview] = useState<Preview>()
+  const [plans, setPlans] = useState<Plans>(new Map())
+  const [offerPlans, setOfferPlans] = useState<string[]>([])
 
   useEffect(() => {
     Promise.all([billingAccounts(), userAccounts(), customerAccounts(), customers(), offerTemplates()]).then(
       ([billing, users, cas, custs, offers]) =>
         setParties({ billing, users, customerAccounts: cas, customers: custs, offers }),
+      setError,
+    )
+    ok(api.GET('/api/v1/discountPlans', { params: { query: { limit: 1000, sortBy: 'code' } } })).then(
+      (page) =>
+        setPlans(
+          new Map(
+            page.data
+              .filter((p) => USABLE.has(p.status))
+              .map((p) => [p.code, { description: p.description, automatic: p.automaticApplication }]),
+          ),
+        ),
       setError,
     )
   }, [])
@@ -139,9 +196,15 @@ export function OrderPreview() {
     setOfferCode(code)
     const offer = parties?.offers.find((o) => o.code === code)
     const chosen = components(offer)
-    setProducts(chosen.map((p) => ({ ...p, attributes: [], values: {} })))
-    Promise.all(chosen.map((p) => attributesOf(p.code))).then(
-      (lists) => setProducts(chosen.map((p, i) => ({ ...p, attributes: lists[i]!, values: {} }))),
+    setOfferPlans([])
+    setProducts(chosen.map((p) => ({ ...p, attributes: [], values: {}, plans: [], picked: [] })))
+    const linked = (code: string) =>
+      ok(api.GET('/api/v1/products/{code}/discountPlans', { params: { path: { code } } })).then((l) => l.discountPlans)
+    Promise.all(chosen.map((p) => Promise.all([attributesOf(p.code), linked(p.code)]))).then(
+      (lists) =>
+        setProducts(
+          chosen.map((p, i) => ({ ...p, attributes: lists[i]![0], values: {}, plans: lists[i]![1], picked: [] })),
+        ),
       setError,
     )
   }
@@ -157,9 +220,11 @@ export function OrderPreview() {
       orderOffers: [
         {
           offerTemplateCode: offerCode,
+          ...(offerPlans.length > 0 ? { discountPlanCodes: offerPlans } : {}),
           orderProducts: products.map((p) => ({
             productCode: p.code,
             quantity: p.quantity,
+            ...(p.picked.length > 0 ? { discountPlanCodes: p.picked } : {}),
             orderAttributes: Object.entries(p.values)
               .filter(([, v]) => v !== '')
               .map(([attributeCode, value]) => {
@@ -172,7 +237,7 @@ export function OrderPreview() {
         },
       ],
     }
-  }, [billingCode, userCode, offerCode, sellerCode, products])
+  }, [billingCode, userCode, offerCode, sellerCode, products, offerPlans])
 
   // The preview follows the form: asked again a moment after the last change.
   useEffect(() => {
@@ -235,6 +300,13 @@ export function OrderPreview() {
               ))}
             </select>
           </label>
+          <PlanPicker
+            legend="Offer discount plans"
+            codes={(parties.offers.find((o) => o.code === offerCode)?.discountPlans as string[] | undefined) ?? []}
+            plans={plans}
+            picked={offerPlans}
+            onChange={setOfferPlans}
+          />
           {products.map((p, index) => (
             <fieldset key={p.code}>
               <legend>Product {p.code}</legend>
@@ -267,6 +339,13 @@ export function OrderPreview() {
                   )}
                 </label>
               ))}
+              <PlanPicker
+                legend={`Discount plans of ${p.code}`}
+                codes={p.plans}
+                plans={plans}
+                picked={p.picked}
+                onChange={(picked) => changeProduct(index, { picked })}
+              />
             </fieldset>
           ))}
         </form>
@@ -290,8 +369,11 @@ export function OrderPreview() {
                   </thead>
                   <tbody>
                     {o.lines.map((l, i) => (
-                      <tr key={i}>
-                        <td>{l.label || l.chargeCode}</td>
+                      <tr key={i} className={l.discountPlanCode ? 'discount' : undefined}>
+                        <td>
+                          {l.label || l.chargeCode}
+                          {l.discountPlanCode && <span className="hint"> · discount {l.discountPlanCode}</span>}
+                        </td>
                         <td>{l.chargeType}</td>
                         <td className="number">{shown(l.amountWithoutTax)}</td>
                         <td className="number">{shown(l.amountWithTax)}</td>
