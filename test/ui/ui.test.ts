@@ -242,7 +242,7 @@ describe('the web UI', () => {
     await screenshots(page, 'order-preview-refused')
   })
 
-  it('order preview: discount plans picked for the offer and the product add the API's discount lines', async () => {
+  it("order preview: discount plans picked for the offer and the product add the API's discount lines", async () => {
     const page = await loggedIn('order')
     await page.getByLabel('Billing account').selectOption('BA_002')
     await page.getByLabel('Offer').selectOption('OF_INTERNET')
