@@ -213,6 +213,9 @@ export function OrderPreview() {
 
   const order: OrderInput | undefined = useMemo(() => {
     if (!billingCode || !userCode || !offerCode || !sellerCode || products.length === 0) return undefined
+    // Previewed once every attribute of the products has a value: before, the API can only refuse the order (a
+    // price matrix matches no row without them), and the form would ask for a refusal at each step of filling it in.
+    if (products.some((p) => p.attributes.some((a) => (p.values[a.code] ?? '') === ''))) return undefined
     return {
       sellerCode,
       billingAccountCode: billingCode,
@@ -351,7 +354,9 @@ export function OrderPreview() {
         </form>
         <section className="preview" aria-label="Rated lines" aria-live="polite">
           <ErrorMessage error={error} />
-          {!preview && !error && <p className="muted">Choose a billing account and an offer to see the rated lines.</p>}
+          {!preview && !error && (
+            <p className="muted">Choose a billing account, an offer and its attribute values to see the rated lines.</p>
+          )}
           {preview?.offers.map((o) => (
             <div key={o.offerCode}>
               <h2>
