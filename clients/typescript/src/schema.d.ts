@@ -5097,6 +5097,67 @@ export interface components {
             response_types_supported: string[];
             subject_types_supported: string[];
         };
+        /** Order */
+        Order: {
+            id: number;
+            code: string;
+            description?: string;
+            externalReference?: string;
+            /** @enum {string} */
+            orderType?: "NEW";
+            sellerCode: string;
+            billingAccountCode: string;
+            userAccountCode: string;
+            discountPlanCodes?: string[];
+            /** @description `DRAFT` or `VALIDATED` */
+            status: string;
+            orderOffers: {
+                /** @description as sent, else `<order code>-<n>` */
+                subscriptionCode: string;
+                /** @enum {string} */
+                orderLineType?: "CREATE";
+                offerTemplateCode: string;
+                /** @description the date the offer was rated at (ISO-8601), fixed at creation */
+                subscriptionDate: string;
+                discountPlanCodes?: string[];
+                orderProducts?: {
+                    productCode: string;
+                    /** @enum {string} */
+                    productActionType?: "CREATE";
+                    /**
+                     * Format: decimal
+                     * @description a decimal number, written exactly
+                     */
+                    quantity?: number;
+                    productVersion?: number;
+                    orderAttributes?: {
+                        attributeCode: string;
+                        stringValue?: string | null;
+                        /**
+                         * Format: decimal
+                         * @description a decimal number, written exactly
+                         */
+                        doubleValue?: number | null;
+                        booleanValue?: boolean | null;
+                        dateValue?: string | null;
+                    }[];
+                    discountPlanCodes?: string[];
+                    chargeOverrides?: {
+                        chargeCode: string;
+                        /**
+                         * Format: decimal
+                         * @description a decimal number, written exactly
+                         */
+                        unitPrice: number;
+                    }[];
+                }[];
+                subscription: {
+                    code: string | null;
+                    /** @description `CREATED` while the order is a draft, then `ACTIVE` */
+                    status: string | null;
+                };
+            }[];
+        };
         /** PortalSession */
         PortalSession: {
             username: string;
@@ -21892,9 +21953,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Order"];
                 };
             };
             /** @description Bad request: a field is missing or invalid (the body names it) */
@@ -22215,9 +22274,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Order"];
                 };
             };
             /** @description Bad request: a field is missing or invalid (the body names it) */
@@ -22320,9 +22377,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Order"];
                 };
             };
             /** @description Bad request: a field is missing or invalid (the body names it) */
