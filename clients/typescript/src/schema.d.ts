@@ -4822,33 +4822,71 @@ export interface components {
             /** @description code of the InvoiceCategory */
             invoiceCategory?: string;
         };
-        /**
-         * Job
-         * @description A job instance: its type, parameters, timer, next fire time and last execution
-         */
+        /** Job */
         Job: {
-            [key: string]: unknown;
+            code: string;
+            description: string | null;
+            /** @description one of the `jobTypes` of the list */
+            jobType: string;
+            /** @description the job type’s parameters */
+            parameters: {
+                [key: string]: unknown;
+            };
+            /** @description EJB ScheduleExpression fields, evaluated in the tenant time zone */
+            timer: {
+                second?: string;
+                minute?: string;
+                hour?: string;
+                dayOfMonth?: string;
+                month?: string;
+                dayOfWeek?: string;
+                year?: string;
+            } | null;
+            active: boolean;
+            /** @description the timer’s next firing; null without an active timer */
+            nextFireAt: string | null;
+            /** @description the last firing of the timer */
+            lastFireAt: string | null;
         };
-        /**
-         * JobExecution
-         * @description One execution of a job: status, start, end, counts, error
-         */
+        /** JobExecution */
         JobExecution: {
-            [key: string]: unknown;
+            id: number;
+            jobCode: string;
+            /** @description `QUEUED`, `RUNNING`, `SUCCESS` or `FAILED` */
+            status: string;
+            /** @description `TIMER` or `MANUAL` */
+            trigger: string;
+            /** @description the timer’s due time it ran for; null for a manual run */
+            fireTime: string | null;
+            /** Format: date-time */
+            queuedAt: string;
+            /** @description null while queued */
+            startedAt: string | null;
+            /** @description null until it ends */
+            endedAt: string | null;
+            processedCount: number;
+            failedCount: number;
+            error: string | null;
+            /** @description the process that ran it */
+            instance: string | null;
         };
-        /**
-         * JobExecutionPage
-         * @description `{ total, offset, limit, data: JobExecution[] }`
-         */
+        /** JobExecutionPage */
         JobExecutionPage: {
-            [key: string]: unknown;
+            /** @description records in the whole list */
+            total: number;
+            offset: number;
+            limit: number;
+            data: components["schemas"]["JobExecution"][];
         };
-        /**
-         * JobList
-         * @description `{ total, data: Job[], jobTypes: [{ name, description }] }`
-         */
+        /** JobList */
         JobList: {
-            [key: string]: unknown;
+            total: number;
+            data: components["schemas"]["Job"][];
+            /** @description the job types this version provides */
+            jobTypes: {
+                name: string;
+                description: string;
+            }[];
         };
         /** JsonWebKeySet */
         JsonWebKeySet: {
@@ -5771,12 +5809,33 @@ export interface components {
             /** @description decimal, as a JSON number or a decimal string */
             percent?: number | string;
         };
-        /**
-         * TenantSettings
-         * @description timeZone, roundingMode, pricesIncludeTax, list and query limits, workbench governor, auditable
-         */
+        /** TenantSettings */
         TenantSettings: {
-            [key: string]: unknown;
+            /** @description IANA time zone */
+            timeZone: string;
+            /** @description `HALF_UP` */
+            roundingMode: string;
+            pricesIncludeTax: boolean;
+            /** @description registry entity names */
+            hugeVolumeEntities: string[];
+            /** @description registry entity names */
+            extractListEntities: string[];
+            queryStatementTimeoutMs: number;
+            defaultListLimit: number;
+            prepaidReservationExpirationDelayinMillisec: number;
+            reservationSweepIntervalMs: number;
+            workbench: {
+                governor: {
+                    maxRowsSync: number;
+                    maxRowsAsync: number;
+                    maxQueryDurationSyncSec: number;
+                    maxQueryDurationAsyncSec: number;
+                    maxConcurrentAsyncPerUser: number;
+                    maxQueriesPerMinutePerUser: number;
+                };
+                exportRetentionDays: number;
+            };
+            auditable: components["schemas"]["Auditable"];
         };
         /** TokenRequest */
         TokenRequest: {
@@ -15759,7 +15818,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description timeZone, roundingMode, pricesIncludeTax, list and query limits, workbench governor, auditable */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -15850,7 +15909,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description timeZone, roundingMode, pricesIncludeTax, list and query limits, workbench governor, auditable */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -24166,7 +24225,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `{ total, data: Job[], jobTypes: [{ name, description }] }` */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -24233,7 +24292,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A job instance: its type, parameters, timer, next fire time and last execution */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -24329,7 +24388,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A job instance: its type, parameters, timer, next fire time and last execution */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -24432,7 +24491,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One execution of a job: status, start, end, counts, error */
+            /** @description Accepted: running in the background */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -24538,7 +24597,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `{ total, offset, limit, data: JobExecution[] }` */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -104,9 +104,7 @@ const echoedProduct = object({
   productVersion: Type.Optional(Type.Integer()),
   orderAttributes: Type.Optional(Type.Array(echoedAttribute)),
   discountPlanCodes: Type.Optional(Type.Array(Type.String())),
-  chargeOverrides: Type.Optional(
-    Type.Array(object({ chargeCode: Type.String(), unitPrice: echoedDecimal })),
-  ),
+  chargeOverrides: Type.Optional(Type.Array(object({ chargeCode: Type.String(), unitPrice: echoedDecimal }))),
 })
 
 const echoedOffer = object({
