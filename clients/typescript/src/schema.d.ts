@@ -8004,7 +8004,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -8438,7 +8438,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -8872,7 +8872,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -9306,7 +9306,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -9740,7 +9740,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -10174,7 +10174,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -10608,7 +10608,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -11042,7 +11042,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -11476,7 +11476,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -11910,7 +11910,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -12344,7 +12344,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -12778,7 +12778,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -13212,7 +13212,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -13646,7 +13646,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -14080,7 +14080,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -14514,7 +14514,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -14948,7 +14948,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -15382,7 +15382,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -15999,7 +15999,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -16433,7 +16433,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -16867,7 +16867,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -17301,7 +17301,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -17735,7 +17735,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -19951,7 +19951,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -20403,7 +20403,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -20837,7 +20837,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
