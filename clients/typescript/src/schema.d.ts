@@ -4822,33 +4822,71 @@ export interface components {
             /** @description code of the InvoiceCategory */
             invoiceCategory?: string;
         };
-        /**
-         * Job
-         * @description A job instance: its type, parameters, timer, next fire time and last execution
-         */
+        /** Job */
         Job: {
-            [key: string]: unknown;
+            code: string;
+            description: string | null;
+            /** @description one of the `jobTypes` of the list */
+            jobType: string;
+            /** @description the job type’s parameters */
+            parameters: {
+                [key: string]: unknown;
+            };
+            /** @description EJB ScheduleExpression fields, evaluated in the tenant time zone */
+            timer: {
+                second?: string;
+                minute?: string;
+                hour?: string;
+                dayOfMonth?: string;
+                month?: string;
+                dayOfWeek?: string;
+                year?: string;
+            } | null;
+            active: boolean;
+            /** @description the timer’s next firing; null without an active timer */
+            nextFireAt: string | null;
+            /** @description the last firing of the timer */
+            lastFireAt: string | null;
         };
-        /**
-         * JobExecution
-         * @description One execution of a job: status, start, end, counts, error
-         */
+        /** JobExecution */
         JobExecution: {
-            [key: string]: unknown;
+            id: number;
+            jobCode: string;
+            /** @description `QUEUED`, `RUNNING`, `SUCCESS` or `FAILED` */
+            status: string;
+            /** @description `TIMER` or `MANUAL` */
+            trigger: string;
+            /** @description the timer’s due time it ran for; null for a manual run */
+            fireTime: string | null;
+            /** Format: date-time */
+            queuedAt: string;
+            /** @description null while queued */
+            startedAt: string | null;
+            /** @description null until it ends */
+            endedAt: string | null;
+            processedCount: number;
+            failedCount: number;
+            error: string | null;
+            /** @description the process that ran it */
+            instance: string | null;
         };
-        /**
-         * JobExecutionPage
-         * @description `{ total, offset, limit, data: JobExecution[] }`
-         */
+        /** JobExecutionPage */
         JobExecutionPage: {
-            [key: string]: unknown;
+            /** @description records in the whole list */
+            total: number;
+            offset: number;
+            limit: number;
+            data: components["schemas"]["JobExecution"][];
         };
-        /**
-         * JobList
-         * @description `{ total, data: Job[], jobTypes: [{ name, description }] }`
-         */
+        /** JobList */
         JobList: {
-            [key: string]: unknown;
+            total: number;
+            data: components["schemas"]["Job"][];
+            /** @description the job types this version provides */
+            jobTypes: {
+                name: string;
+                description: string;
+            }[];
         };
         /** JsonWebKeySet */
         JsonWebKeySet: {
@@ -5096,6 +5134,67 @@ export interface components {
             id_token_signing_alg_values_supported: string[];
             response_types_supported: string[];
             subject_types_supported: string[];
+        };
+        /** Order */
+        Order: {
+            id: number;
+            code: string;
+            description?: string;
+            externalReference?: string;
+            /** @enum {string} */
+            orderType?: "NEW";
+            sellerCode: string;
+            billingAccountCode: string;
+            userAccountCode: string;
+            discountPlanCodes?: string[];
+            /** @description `DRAFT` or `VALIDATED` */
+            status: string;
+            orderOffers: {
+                /** @description as sent, else `<order code>-<n>` */
+                subscriptionCode: string;
+                /** @enum {string} */
+                orderLineType?: "CREATE";
+                offerTemplateCode: string;
+                /** @description the date the offer was rated at (ISO-8601), fixed at creation */
+                subscriptionDate: string;
+                discountPlanCodes?: string[];
+                orderProducts?: {
+                    productCode: string;
+                    /** @enum {string} */
+                    productActionType?: "CREATE";
+                    /**
+                     * Format: decimal
+                     * @description a decimal number, written exactly
+                     */
+                    quantity?: number;
+                    productVersion?: number;
+                    orderAttributes?: {
+                        attributeCode: string;
+                        stringValue?: string | null;
+                        /**
+                         * Format: decimal
+                         * @description a decimal number, written exactly
+                         */
+                        doubleValue?: number | null;
+                        booleanValue?: boolean | null;
+                        dateValue?: string | null;
+                    }[];
+                    discountPlanCodes?: string[];
+                    chargeOverrides?: {
+                        chargeCode: string;
+                        /**
+                         * Format: decimal
+                         * @description a decimal number, written exactly
+                         */
+                        unitPrice: number;
+                    }[];
+                }[];
+                subscription: {
+                    code: string | null;
+                    /** @description `CREATED` while the order is a draft, then `ACTIVE` */
+                    status: string | null;
+                };
+            }[];
         };
         /** PortalSession */
         PortalSession: {
@@ -5710,12 +5809,33 @@ export interface components {
             /** @description decimal, as a JSON number or a decimal string */
             percent?: number | string;
         };
-        /**
-         * TenantSettings
-         * @description timeZone, roundingMode, pricesIncludeTax, list and query limits, workbench governor, auditable
-         */
+        /** TenantSettings */
         TenantSettings: {
-            [key: string]: unknown;
+            /** @description IANA time zone */
+            timeZone: string;
+            /** @description `HALF_UP` */
+            roundingMode: string;
+            pricesIncludeTax: boolean;
+            /** @description registry entity names */
+            hugeVolumeEntities: string[];
+            /** @description registry entity names */
+            extractListEntities: string[];
+            queryStatementTimeoutMs: number;
+            defaultListLimit: number;
+            prepaidReservationExpirationDelayinMillisec: number;
+            reservationSweepIntervalMs: number;
+            workbench: {
+                governor: {
+                    maxRowsSync: number;
+                    maxRowsAsync: number;
+                    maxQueryDurationSyncSec: number;
+                    maxQueryDurationAsyncSec: number;
+                    maxConcurrentAsyncPerUser: number;
+                    maxQueriesPerMinutePerUser: number;
+                };
+                exportRetentionDays: number;
+            };
+            auditable: components["schemas"]["Auditable"];
         };
         /** TokenRequest */
         TokenRequest: {
@@ -7884,7 +8004,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -8318,7 +8438,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -8752,7 +8872,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -9186,7 +9306,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -9620,7 +9740,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -10054,7 +10174,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -10488,7 +10608,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -10922,7 +11042,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -11356,7 +11476,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -11790,7 +11910,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -12224,7 +12344,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -12658,7 +12778,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -13092,7 +13212,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -13526,7 +13646,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -13960,7 +14080,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -14394,7 +14514,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -14828,7 +14948,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -15262,7 +15382,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -15698,7 +15818,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description timeZone, roundingMode, pricesIncludeTax, list and query limits, workbench governor, auditable */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -15789,7 +15909,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description timeZone, roundingMode, pricesIncludeTax, list and query limits, workbench governor, auditable */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -15879,7 +15999,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -16313,7 +16433,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -16747,7 +16867,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -17181,7 +17301,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -17615,7 +17735,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -19831,7 +19951,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -20283,7 +20403,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -20717,7 +20837,7 @@ export interface operations {
                 limit?: number;
                 /** @description a field of the record */
                 sortBy?: string;
-                /** @description `ASCENDING` or `DESCENDING` (also `asc`, `desc`) */
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
             };
             header?: never;
@@ -21892,9 +22012,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Order"];
                 };
             };
             /** @description Bad request: a field is missing or invalid (the body names it) */
@@ -22215,9 +22333,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Order"];
                 };
             };
             /** @description Bad request: a field is missing or invalid (the body names it) */
@@ -22320,9 +22436,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Order"];
                 };
             };
             /** @description Bad request: a field is missing or invalid (the body names it) */
@@ -24111,7 +24225,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `{ total, data: Job[], jobTypes: [{ name, description }] }` */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -24178,7 +24292,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A job instance: its type, parameters, timer, next fire time and last execution */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -24274,7 +24388,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A job instance: its type, parameters, timer, next fire time and last execution */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -24377,7 +24491,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One execution of a job: status, start, end, counts, error */
+            /** @description Accepted: running in the background */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -24483,7 +24597,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `{ total, offset, limit, data: JobExecution[] }` */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -104,14 +104,22 @@ export const NoContent = Type.Null({ description: 'No content' })
 /** `:code` path parameter of a record. */
 export const CodeParams = Type.Object({ code: Type.String({ minLength: 1, maxLength: 255 }) })
 
+/** A regular expression matching a word in any case (`asc` → `[Aa][Ss][Cc]`): JSON Schema patterns have no flags. */
+const anyCase = (word: string) => Array.from(word, (c) => `[${c.toUpperCase()}${c.toLowerCase()}]`).join('')
+
 /** Paging and sorting of a plain resource list. */
 export const ListQuery = Type.Object(
   {
     offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
     limit: Type.Optional(Type.Integer({ minimum: 1 })),
     sortBy: Type.Optional(Type.String({ maxLength: 100, description: 'a field of the record' })),
+    // The resource service takes these four words in any case (`asc`, `Desc`…) and refuses any other: the pattern
+    // says the same, case by case, so a client is refused what the server refuses and nothing it accepts.
     sortOrder: Type.Optional(
-      Type.String({ maxLength: 20, description: '`ASCENDING` or `DESCENDING` (also `asc`, `desc`)' }),
+      Type.String({
+        pattern: `^(${['ASC', 'DESC', 'ASCENDING', 'DESCENDING'].map(anyCase).join('|')})$`,
+        description: '`ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…)',
+      }),
     ),
   },
   { additionalProperties: false },

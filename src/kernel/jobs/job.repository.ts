@@ -4,7 +4,17 @@ import { one, rows, type Db } from '../db/database.ts'
 import type { ScheduleExpression } from './schedule-expression.ts'
 
 /** A job instance as the API shows it. */
-export type JobRecord = Record<string, unknown>
+/** A job instance as answered: what `jobColumns` selects, instants as UTC ISO text. */
+export interface JobRecord {
+  code: string
+  description: string | null
+  jobType: string
+  parameters: Record<string, unknown>
+  timer: ScheduleExpression | null
+  active: boolean
+  nextFireAt: string | null
+  lastFireAt: string | null
+}
 
 const jobColumns = sql`code, description, job_type as "jobType", parameters, timer, active,
   ${instantText(sql`next_fire_at`)} as "nextFireAt",

@@ -5,7 +5,7 @@ import type { ActorOf } from '../resources/resource.routes.ts'
 import type { JobRuntime } from './job-runtime.ts'
 import type { JobService } from './job.service.ts'
 import { SCHEDULE_FIELDS, type ScheduleExpression } from './schedule-expression.ts'
-import { CodeParams, OpenObject } from '../http/schemas.ts'
+import { CodeParams, PageOf } from '../http/schemas.ts'
 
 const PageQuery = Type.Object(
   {
@@ -31,10 +31,53 @@ const JobUpdate = Type.Object(
   { additionalProperties: false },
 )
 
-const Job = OpenObject('Job', 'A job instance: its type, parameters, timer, next fire time and last execution')
-const JobList = OpenObject('JobList', '`{ total, data: Job[], jobTypes: [{ name, description }] }`')
-const JobExecution = OpenObject('JobExecution', 'One execution of a job: status, start, end, counts, error')
-const JobExecutionPage = OpenObject('JobExecutionPage', '`{ total, offset, limit, data: JobExecution[] }`')
+const instant = (description: string) =>
+  Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description })
+
+/** A job instance: its type, parameters, timer and fire times (`JobRecord`). */
+const Job = Type.Object(
+  {
+    code: Type.String(),
+    description: Type.Union([Type.String(), Type.Null()]),
+    jobType: Type.String({ description: 'one of the `jobTypes` of the list' }),
+    parameters: Type.Object({}, { additionalProperties: true, description: 'the job type’s parameters' }),
+    timer: Timer,
+    active: Type.Boolean(),
+    nextFireAt: instant('the timer’s next firing; null without an active timer'),
+    lastFireAt: instant('the last firing of the timer'),
+  },
+  { $id: 'Job', title: 'Job', additionalProperties: false },
+)
+const JobList = Type.Object(
+  {
+    total: Type.Integer({ minimum: 0 }),
+    data: Type.Array(Job),
+    jobTypes: Type.Array(
+      Type.Object({ name: Type.String(), description: Type.String() }, { additionalProperties: false }),
+      { description: 'the job types this version provides' },
+    ),
+  },
+  { $id: 'JobList', title: 'JobList', additionalProperties: false },
+)
+/** One execution of a job (`ExecutionView`). */
+const JobExecution = Type.Object(
+  {
+    id: Type.Integer(),
+    jobCode: Type.String(),
+    status: Type.String({ description: '`QUEUED`, `RUNNING`, `SUCCESS` or `FAILED`' }),
+    trigger: Type.String({ description: '`TIMER` or `MANUAL`' }),
+    fireTime: instant('the timer’s due time it ran for; null for a manual run'),
+    queuedAt: Type.String({ format: 'date-time' }),
+    startedAt: instant('null while queued'),
+    endedAt: instant('null until it ends'),
+    processedCount: Type.Integer({ minimum: 0 }),
+    failedCount: Type.Integer({ minimum: 0 }),
+    error: Type.Union([Type.String(), Type.Null()]),
+    instance: Type.Union([Type.String(), Type.Null()], { description: 'the process that ran it' }),
+  },
+  { $id: 'JobExecution', title: 'JobExecution', additionalProperties: false },
+)
+const JobExecutionPage = PageOf(JobExecution, 'JobExecutionPage')
 
 /** Job instances: read and change them (the service), run them and read their executions (the runtime). */
 export function registerJobRoutes(

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import { OpenObject } from '../../kernel/http/schemas.ts'
+import { Auditable } from '../../kernel/http/schemas.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
 import { readTenantSettings, type TimeZoneListener } from '../../kernel/settings.ts'
@@ -38,10 +38,37 @@ const settingsBody = {
   },
 }
 
-// Open: modules add settings of their own; every field settingsToWire writes is sent.
-const SettingsResponse = OpenObject(
-  'TenantSettings',
-  'timeZone, roundingMode, pricesIncludeTax, list and query limits, workbench governor, auditable',
+const count = Type.Integer({ minimum: 1 })
+const entities = Type.Array(Type.String(), { description: 'registry entity names' })
+
+/** The tenant settings as answered (`settingsToWire`): every field, always sent. */
+const SettingsResponse = Type.Object(
+  {
+    timeZone: Type.String({ description: 'IANA time zone' }),
+    roundingMode: Type.String({ description: '`HALF_UP`' }),
+    pricesIncludeTax: Type.Boolean(),
+    hugeVolumeEntities: entities,
+    extractListEntities: entities,
+    queryStatementTimeoutMs: count,
+    defaultListLimit: count,
+    prepaidReservationExpirationDelayinMillisec: count,
+    reservationSweepIntervalMs: count,
+    workbench: Type.Object(
+      {
+        governor: Type.Object(
+          Object.fromEntries(Object.keys(GOVERNOR_KEYS).map((k) => [k, count])) as Record<
+            keyof typeof GOVERNOR_KEYS,
+            typeof count
+          >,
+          { additionalProperties: false },
+        ),
+        exportRetentionDays: count,
+      },
+      { additionalProperties: false },
+    ),
+    auditable: Auditable,
+  },
+  { $id: 'TenantSettings', title: 'TenantSettings', additionalProperties: false },
 )
 
 /** Tenant settings: one record, read and partially updated (tenant-settings.service.ts). */

@@ -48,7 +48,10 @@ export function settingsToWire(s: TenantSettings) {
     prepaidReservationExpirationDelayinMillisec: s.prepaidReservationExpirationDelayMs,
     reservationSweepIntervalMs: s.reservationSweepIntervalMs,
     workbench: {
-      governor: Object.fromEntries(Object.entries(GOVERNOR_KEYS).map(([wire, key]) => [wire, s[key]])),
+      governor: Object.fromEntries(Object.entries(GOVERNOR_KEYS).map(([wire, key]) => [wire, s[key]])) as Record<
+        keyof typeof GOVERNOR_KEYS,
+        number
+      >,
       exportRetentionDays: s.workbenchExportRetentionDays,
     },
     auditable: {

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { principalOf } from '../../kernel/http/principal.ts'
 import { CodeParams } from '../../kernel/http/schemas.ts'
 import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
-import { createQuery, openObject, orderBody, previewResponse } from './order.schemas.ts'
+import { createQuery, Order, orderBody, previewResponse } from './order.schemas.ts'
 import type { Caller, OrderService } from './order.service.ts'
 
 /** Orders (ordering.orders.*): create, validate, read, and preview (view role: it creates nothing). */
@@ -32,7 +32,7 @@ export function registerOrderRoutes(server: FastifyInstance, orders: OrderServic
           'subscription charges billed; otherwise it is a DRAFT (subscriptions CREATED) until validation.',
         querystring: createQuery,
         body: orderBody,
-        response: { 201: openObject },
+        response: { 201: Order },
       },
     },
     async (request, reply) =>
@@ -60,7 +60,7 @@ export function registerOrderRoutes(server: FastifyInstance, orders: OrderServic
         tags,
         summary: 'Validate a draft order: bills its full stored discount selection',
         params: CodeParams,
-        response: { 200: openObject },
+        response: { 200: Order },
       },
     },
     async (request) => orders.validate(request.params.code, caller(request)),
@@ -69,7 +69,7 @@ export function registerOrderRoutes(server: FastifyInstance, orders: OrderServic
     '/api/v1/orders/:code',
     {
       config: view,
-      schema: { tags, summary: 'Get an order', params: CodeParams, response: { 200: openObject } },
+      schema: { tags, summary: 'Get an order', params: CodeParams, response: { 200: Order } },
     },
     async (request) => orders.get(request.params.code, caller(request)),
   )

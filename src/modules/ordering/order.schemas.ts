@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from 'typebox'
-import { decimalOut, nullableDecimalOut } from '../../kernel/decimal-json.ts'
+import { decimalOut, nullableDecimalOut, type DecimalJson } from '../../kernel/decimal-json.ts'
 import { decimalSchema } from '../pricing/index.ts'
 import type { OrderPreview } from './order-preview.ts'
 
@@ -86,7 +86,61 @@ export const createQuery = object({
   autoValidate: Type.Optional(Type.Boolean({ default: false, description: 'validate at once (subscriptions ACTIVE)' })),
 })
 
-export const openObject = { type: 'object', additionalProperties: true }
+/** A decimal echoed from the request: written from its text (`DecimalJson`), typed as the handler holds it. */
+const echoedDecimal = Type.Unsafe<DecimalJson | number | string>(decimalOut)
+
+const echoedAttribute = object({
+  attributeCode: Type.String(),
+  stringValue: Type.Optional(nullable<string>('string')),
+  doubleValue: Type.Optional(Type.Unsafe<DecimalJson | number | string | null>(nullableDecimalOut)),
+  booleanValue: Type.Optional(nullable<boolean>('boolean')),
+  dateValue: Type.Optional(nullable<string>('string')),
+})
+
+const echoedProduct = object({
+  productCode: Type.String(),
+  productActionType: Type.Optional(oneOf('CREATE')),
+  quantity: Type.Optional(echoedDecimal),
+  productVersion: Type.Optional(Type.Integer()),
+  orderAttributes: Type.Optional(Type.Array(echoedAttribute)),
+  discountPlanCodes: Type.Optional(Type.Array(Type.String())),
+  chargeOverrides: Type.Optional(Type.Array(object({ chargeCode: Type.String(), unitPrice: echoedDecimal }))),
+})
+
+const echoedOffer = object({
+  subscriptionCode: Type.String({ description: 'as sent, else `<order code>-<n>`' }),
+  orderLineType: Type.Optional(oneOf('CREATE')),
+  offerTemplateCode: Type.String(),
+  subscriptionDate: Type.String({ description: 'the date the offer was rated at (ISO-8601), fixed at creation' }),
+  discountPlanCodes: Type.Optional(Type.Array(Type.String())),
+  orderProducts: Type.Optional(Type.Array(echoedProduct)),
+  subscription: object({
+    code: nullable<string>('string'),
+    status: nullable<string>('string', { description: '`CREATED` while the order is a draft, then `ACTIVE`' }),
+  }),
+})
+
+/**
+ * An order as answered by creation, validation and reading (`orderWire`): the request echoed as kept (optional fields
+ * only when sent; subscription codes and dates always, as creation fixes them), with id, status and each offer's
+ * subscription. Decimals are written from the text kept.
+ */
+export const Order = Type.Object(
+  {
+    id: Type.Integer(),
+    code: Type.String(),
+    description: Type.Optional(Type.String()),
+    externalReference: Type.Optional(Type.String()),
+    orderType: Type.Optional(oneOf('NEW')),
+    sellerCode: Type.String(),
+    billingAccountCode: Type.String(),
+    userAccountCode: Type.String(),
+    discountPlanCodes: Type.Optional(Type.Array(Type.String())),
+    status: Type.String({ description: '`DRAFT` or `VALIDATED`' }),
+    orderOffers: Type.Array(echoedOffer),
+  },
+  { $id: 'Order', title: 'Order', additionalProperties: false },
+)
 
 const amount = nullableDecimalOut
 const totals = {
