@@ -1,4 +1,5 @@
 import { Type, type TSchema } from 'typebox'
+import { describePattern } from './validation.ts'
 
 /**
  * Schemas shared by routes, and the helpers that name them in the OpenAPI document.
@@ -107,6 +108,16 @@ export const CodeParams = Type.Object({ code: Type.String({ minLength: 1, maxLen
 /** A regular expression matching a word in any case (`asc` → `[Aa][Ss][Cc]`): JSON Schema patterns have no flags. */
 const anyCase = (word: string) => Array.from(word, (c) => `[${c.toUpperCase()}${c.toLowerCase()}]`).join('')
 
+/**
+ * A string that is one of `words` in any case. Its pattern is registered with the validator's wording, so a refusal
+ * reads "expected one of ASC, DESC… (in any case)" rather than the regular expression.
+ */
+export function anyCaseWord(words: readonly string[], description: string) {
+  const pattern = `^(${words.map(anyCase).join('|')})$`
+  describePattern(pattern, `expected one of ${words.join(', ')} (in any case)`)
+  return Type.String({ pattern, description })
+}
+
 /** Paging and sorting of a plain resource list. */
 export const ListQuery = Type.Object(
   {
@@ -116,10 +127,10 @@ export const ListQuery = Type.Object(
     // The resource service takes these four words in any case (`asc`, `Desc`…) and refuses any other: the pattern
     // says the same, case by case, so a client is refused what the server refuses and nothing it accepts.
     sortOrder: Type.Optional(
-      Type.String({
-        pattern: `^(${['ASC', 'DESC', 'ASCENDING', 'DESCENDING'].map(anyCase).join('|')})$`,
-        description: '`ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…)',
-      }),
+      anyCaseWord(
+        ['ASC', 'DESC', 'ASCENDING', 'DESCENDING'],
+        '`ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…)',
+      ),
     ),
   },
   { additionalProperties: false },

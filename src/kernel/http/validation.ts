@@ -3,6 +3,14 @@ import addFormatsModule from 'ajv-formats'
 import type { FastifySchemaCompiler } from 'fastify'
 import type { ErrorDetail } from '../errors.ts'
 
+/** How a refusal by a pattern is worded, for patterns that stand for a list of words (see `describePattern`). */
+const PATTERN_WORDS = new Map<string, string>()
+
+/** Registers the wording of a refusal by `pattern` ("expected one of …"), used instead of the regular expression. */
+export function describePattern(pattern: string, words: string): void {
+  PATTERN_WORDS.set(pattern, words)
+}
+
 // ajv-formats ships CommonJS with a default export object.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
 
@@ -131,7 +139,9 @@ function keywordMessage(e: AjvError, typesAt: ReadonlyMap<string, string[]>): st
     case 'format':
       return `expected a valid ${String(e.params.format)}`
     case 'pattern':
-      return `does not have the expected form (${String(e.params.pattern)})`
+      return (
+        PATTERN_WORDS.get(String(e.params.pattern)) ?? `does not have the expected form (${String(e.params.pattern)})`
+      )
     case 'anyOf':
     case 'oneOf': {
       const types = typesAt.get(e.instancePath)
