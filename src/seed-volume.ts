@@ -12,10 +12,11 @@ import type { Clock } from './kernel/clock.ts'
  * fills) and then attached: PostgreSQL builds its indexes in one pass and checks each foreign key with one query over
  * the whole month instead of one lookup per row and key, the bulk of the cost of a row inserted into an existing
  * partition. A month whose partition exists (the demo's months, the current one, a second run) takes the rows through
- * the partitioned table, `batch` at a time. Either way every foreign key holds when the transaction commits.
+ * the partitioned table, `batch` per statement. One transaction per month; either way every foreign key holds when it
+ * commits.
  */
 
-/** Wallet operations per transaction in a month that already has its partition (progress reported after each). */
+/** Wallet operations per statement in a month that already has its partition (progress reported after each). */
 export const VOLUME_BATCH = 50_000
 /** Wallet operations per generated subscription, about. */
 const OPERATIONS_PER_SUBSCRIPTION = 100
@@ -73,24 +74,25 @@ export async function seedVolume(
   for (const month of months) {
     daysBefore += month.days
     const end = Math.round((options.count * daysBefore) / totalDays)
-    let offset = written
-    const fresh = end > offset && (await db.transaction(async (tx) => buildMonth(tx, month, offset, end - offset, range)))
-    if (fresh) {
-      written = end
-      options.onProgress?.({ written, total: options.count })
-      continue
-    }
-    while (offset < end) {
-      const size = Math.min(batchSize, end - offset)
-      const at = offset
-      await db.transaction(async (tx) => {
-        await tx.execute(sql`set local jit = off`)
-        await tx.execute(operations(sql`wallet_operation`, month, at, size, await pairs(tx, range)))
-      })
-      offset += size
-      written = offset
-      options.onProgress?.({ written, total: options.count })
-    }
+    if (end <= written) continue
+    const from = written
+    // One transaction per month: its partition built and attached whole, or its rows through the partitioned table
+    // `batch` per statement, the pairs computed once.
+    await db.transaction(async (tx) => {
+      if (await buildMonth(tx, month, from, end - from, range)) {
+        written = end
+        options.onProgress?.({ written, total: options.count })
+        return
+      }
+      await tx.execute(sql`set local jit = off`)
+      const pairCount = await pairs(tx, range)
+      for (let offset = from; offset < end; offset += batchSize) {
+        const size = Math.min(batchSize, end - offset)
+        await tx.execute(operations(sql`wallet_operation`, month, offset, size, pairCount))
+        written = offset + size
+        options.onProgress?.({ written, total: options.count })
+      }
+    })
   }
   return { walletOperations: written, subscriptions }
 }
@@ -244,7 +246,10 @@ async function buildMonth(
   }
   const table = sql`${sql.identifier(month.partition)}`
   await tx.execute(sql`create table ${table} (like wallet_operation including defaults including constraints)`)
+  // This transaction's own settings: no JIT compilation of the generating statement, and room for the index builds
+  // of the ATTACH (the trigram indexes sort every trigram of the month's codes and descriptions).
   await tx.execute(sql`set local jit = off`)
+  await tx.execute(sql`set local maintenance_work_mem = '256MB'`)
   await tx.execute(operations(table, month, offset, size, await pairs(tx, range)))
   // Partition bounds are literals (DDL takes no parameters); both are ISO dates this module computed.
   await tx.execute(
