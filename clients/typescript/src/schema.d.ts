@@ -5526,26 +5526,52 @@ export interface components {
                 lagMs: number | null;
             }[];
         };
-        /**
-         * ReportQuery
-         * @description A saved report query: code, targetEntity, visibility, advancedQuery…
-         */
+        /** ReportQuery */
         ReportQuery: {
-            [key: string]: unknown;
+            code: string;
+            description: string | null;
+            targetEntity: string | null;
+            /** @description PUBLIC: everyone; PROTECTED: the creator’s groups; PRIVATE: the creator */
+            visibility: "PUBLIC" | "PROTECTED" | "PRIVATE";
+            tags: string[];
+            /** @description display names of the result’s fields */
+            aliases: {
+                [key: string]: string;
+            };
+            advancedQuery: {
+                [key: string]: unknown;
+            } | null;
+            /** @description the text of a Deep (HQL) or Expert (NATIVE_SQL) query */
+            queryText?: string;
+            queryType: "VISUAL" | "HQL" | "NATIVE_SQL";
+            /** @description defined by the release: read-only */
+            system: boolean;
         };
-        /**
-         * ReportQueryExecutions
-         * @description Executions of a saved query
-         */
+        /** ReportQueryExecution */
+        ReportQueryExecution: {
+            id: number;
+            executedBy: string;
+            /** Format: date-time */
+            startedAt: string;
+            durationMs: number;
+            rowCount: number;
+            status: "SUCCESS" | "FAILED";
+            error: string | null;
+        };
+        /** ReportQueryExecutions */
         ReportQueryExecutions: {
-            [key: string]: unknown;
+            total: number;
+            data: components["schemas"]["ReportQueryExecution"][];
         };
-        /**
-         * ReportQueryResult
-         * @description The rows of a synchronous execution (at most 100)
-         */
+        /** ReportQueryResult */
         ReportQueryResult: {
-            [key: string]: unknown;
+            /** @enum {string} */
+            status: "SUCCESS";
+            rowCount: number;
+            /** @description at most 100 rows, as the Query API writes them */
+            rows: {
+                [key: string]: unknown;
+            }[];
         };
         /** Role */
         Role: {
@@ -27487,7 +27513,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A saved report query: code, targetEntity, visibility, advancedQuery… */
+            /** @description Created */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -27581,7 +27607,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A saved report query: code, targetEntity, visibility, advancedQuery… */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -27677,7 +27703,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A saved report query: code, targetEntity, visibility, advancedQuery… */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -27800,7 +27826,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A saved report query: code, targetEntity, visibility, advancedQuery… */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -27809,7 +27835,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReportQuery"];
                 };
             };
-            /** @description A saved report query: code, targetEntity, visibility, advancedQuery… */
+            /** @description Created */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -27995,7 +28021,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Executions of a saved query */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -28077,7 +28103,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The rows of a synchronous execution (at most 100) */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -1,5 +1,6 @@
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler'
 import type { FastifyServerOptions } from 'fastify'
+import { deferred } from './compile-all.ts'
 
 type SerializerFactory = NonNullable<
   NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']
@@ -15,6 +16,7 @@ export const lazySerializers: SerializerFactory = (externalSchemas, options) => 
   const compile = SerializerSelector()(externalSchemas, options)
   return (route) => {
     let serialize: ((data: unknown) => string) | undefined
+    deferred(`${route.method} ${route.url} response ${route.httpStatus}`, () => (serialize ??= compile(route)))
     return (data: unknown) => (serialize ??= compile(route))(data)
   }
 }

@@ -2,6 +2,7 @@ import { Ajv, type Options, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import type { FastifySchemaCompiler } from 'fastify'
 import type { ErrorDetail } from '../errors.ts'
+import { deferred } from './compile-all.ts'
 
 /** How a refusal by a pattern is worded, for patterns that stand for a list of words (see `describePattern`). */
 const PATTERN_WORDS = new Map<string, string>()
@@ -42,16 +43,18 @@ export function withoutIds(schema: unknown): unknown {
 export function validatorCompiler(): FastifySchemaCompiler<unknown> {
   let strict: Ajv | undefined
   let coercing: Ajv | undefined
-  return ({ schema, httpPart }) => {
+  return ({ schema, httpPart, method, url }) => {
     let compiled: ValidateFunction | undefined
+    const compile = (): ValidateFunction => {
+      const ajv =
+        httpPart === 'body'
+          ? (strict ??= addFormats(new Ajv({ ...common, coerceTypes: false })))
+          : (coercing ??= addFormats(new Ajv({ ...common, coerceTypes: 'array' })))
+      return ajv.compile(withoutIds(schema) as object)
+    }
+    deferred(`${method} ${url} ${httpPart ?? 'request'}`, () => (compiled ??= compile()))
     const validate = (data: unknown): boolean => {
-      if (!compiled) {
-        const ajv =
-          httpPart === 'body'
-            ? (strict ??= addFormats(new Ajv({ ...common, coerceTypes: false })))
-            : (coercing ??= addFormats(new Ajv({ ...common, coerceTypes: 'array' })))
-        compiled = ajv.compile(withoutIds(schema) as object)
-      }
+      compiled ??= compile()
       const valid = compiled(data)
       validate.errors = compiled.errors
       return valid

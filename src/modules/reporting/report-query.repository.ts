@@ -113,9 +113,24 @@ export async function insertExecution(db: Db, e: Execution): Promise<void> {
     values (${e.queryId}, ${e.user}, ${e.started.toISOString()}::timestamptz, ${Math.round(e.durationMs)}, ${e.rowCount}, ${e.status}, ${e.error})`)
 }
 
+/** A recorded execution as answered: the start as UTC ISO text. */
+export interface ExecutionView {
+  id: number
+  executedBy: string
+  startedAt: string
+  durationMs: number
+  rowCount: number
+  status: Execution['status']
+  error: string | null
+}
+
 /** The last 100 executions of a query, newest first; only `executedBy`'s when given. */
-export async function listExecutions(db: Db, queryId: number, executedBy: string | undefined) {
-  const found = await rows<Record<string, unknown>>(
+export async function listExecutions(
+  db: Db,
+  queryId: number,
+  executedBy: string | undefined,
+): Promise<ExecutionView[]> {
+  const found = await rows<Omit<ExecutionView, 'id'> & { id: string | number }>(
     db,
     sql`select id, executed_by as "executedBy", ${instantText(sql`started_at`)} as "startedAt",
         duration_ms as "durationMs", row_count as "rowCount", status, error

@@ -3,7 +3,8 @@ import type { FastifyInstance } from 'fastify'
 import { Type, type Static } from 'typebox'
 import { AppError } from '../../kernel/errors.ts'
 import { principalOf } from '../../kernel/http/principal.ts'
-import { CodeParams, errorResponses, Nullable, OpenObject, Reserved } from '../../kernel/http/schemas.ts'
+import { CodeParams, errorResponses, ListOf, Nullable, Reserved } from '../../kernel/http/schemas.ts'
+import { SYNC_ROW_CAP } from './report-query.model.ts'
 import type { ReportQueryInput, ReportQueryService } from './report-query.service.ts'
 
 /**
@@ -41,9 +42,55 @@ const ReportQueryBody = Type.Object(
   { additionalProperties: false },
 )
 
-const ReportQuery = OpenObject('ReportQuery', 'A saved report query: code, targetEntity, visibility, advancedQuery…')
-const ReportQueryResult = OpenObject('ReportQueryResult', 'The rows of a synchronous execution (at most 100)')
-const ReportQueryExecutions = OpenObject('ReportQueryExecutions', 'Executions of a saved query')
+/** A saved query as answered (`toWire`): every field is sent, `queryText` only by Deep and Expert queries. */
+const ReportQuery = Type.Object(
+  {
+    code: Type.String(),
+    description: Nullable(Type.String()),
+    targetEntity: Nullable(Type.String({ description: 'the queried entity; null for an Expert (native SQL) query' })),
+    visibility: Type.Union([Type.Literal('PUBLIC'), Type.Literal('PROTECTED'), Type.Literal('PRIVATE')], {
+      description: 'PUBLIC: everyone; PROTECTED: the creator’s groups; PRIVATE: the creator',
+    }),
+    tags: Type.Array(Type.String()),
+    aliases: Type.Record(Type.String(), Type.String(), { description: 'display names of the result’s fields' }),
+    advancedQuery: Nullable(
+      Type.Object(
+        {},
+        { additionalProperties: true, description: 'the query, as the Query API reads it; null for Deep and Expert' },
+      ),
+    ),
+    queryText: Type.Optional(Type.String({ description: 'the text of a Deep (HQL) or Expert (NATIVE_SQL) query' })),
+    queryType: Type.Union([Type.Literal('VISUAL'), Type.Literal('HQL'), Type.Literal('NATIVE_SQL')]),
+    system: Type.Boolean({ description: 'defined by the release: read-only' }),
+  },
+  { $id: 'ReportQuery', title: 'ReportQuery', additionalProperties: false },
+)
+/** A synchronous execution; the rows' fields depend on the query, so they stay open. */
+const ReportQueryResult = Type.Object(
+  {
+    status: Type.Literal('SUCCESS'),
+    rowCount: Type.Integer({ minimum: 0, maximum: SYNC_ROW_CAP }),
+    rows: Type.Array(Type.Object({}, { additionalProperties: true }), {
+      description: `at most ${SYNC_ROW_CAP} rows, as the Query API writes them`,
+    }),
+  },
+  { $id: 'ReportQueryResult', title: 'ReportQueryResult', additionalProperties: false },
+)
+/** One recorded execution of a saved query (a failure records its message). */
+const ReportQueryExecution = Type.Object(
+  {
+    id: Type.Integer(),
+    executedBy: Type.String(),
+    startedAt: Type.String({ format: 'date-time' }),
+    durationMs: Type.Integer({ minimum: 0 }),
+    rowCount: Type.Integer({ minimum: 0 }),
+    status: Type.Union([Type.Literal('SUCCESS'), Type.Literal('FAILED')]),
+    error: Nullable(Type.String({ description: 'why a FAILED execution failed' })),
+  },
+  { $id: 'ReportQueryExecution', title: 'ReportQueryExecution', additionalProperties: false },
+)
+/** The last 100 executions, newest first. */
+const ReportQueryExecutions = ListOf(ReportQueryExecution, 'ReportQueryExecutions')
 const ExecutionQuery = Type.Object({ mode: Type.Optional(Type.String({ maxLength: 50 })) })
 
 /** The fields a client may write: the read-only ones it echoes back (`queryType`, `system`) are dropped. */

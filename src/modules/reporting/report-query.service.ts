@@ -223,7 +223,8 @@ export function createReportQueryService(deps: { db: Db; runner: QueryRunner; cl
     try {
       const data = await run()
       await record(data.length, 'SUCCESS', null)
-      return { status: 'SUCCESS', rowCount: data.length, rows: data }
+      // Both engines answer rows as JSON objects (entities, or objects keyed by the selected expressions).
+      return { status: 'SUCCESS' as const, rowCount: data.length, rows: data as Record<string, unknown>[] }
     } catch (error) {
       const message = error instanceof AppError ? error.message : 'unexpected failure'
       await record(0, 'FAILED', message).catch(() => undefined)
