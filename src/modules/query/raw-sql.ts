@@ -300,8 +300,7 @@ export function vetSqlFragment(
   try {
     tree = parseSync(probe) as { stmts?: { stmt: unknown }[] }
   } catch (error) {
-    const message = error instanceof Error ? error.message : 'syntax error'
-    return { problem: `the SQL fragment does not parse: ${message}` }
+    return { problem: `the SQL fragment does not parse${parseProblem(error)}` }
   }
   if (tree.stmts?.length !== 1) return { problem: 'expected one expression' }
   const select = (tree.stmts[0]!.stmt as { SelectStmt?: Record<string, unknown> }).SelectStmt
@@ -543,4 +542,17 @@ function closing(text: string, start: number, quote: string): number {
     i++
   }
   return -1
+}
+
+/**
+ * Where the parser stopped, in the fragment's own words: `near ")"` or `: it ends too early`. The parser's sentence
+ * ("syntax error at or near …") is PostgreSQL's wording, which answers never carry; other parser messages (an
+ * unterminated quoted string…) describe the client's text and are kept.
+ */
+function parseProblem(error: unknown): string {
+  const message = error instanceof Error ? error.message : ''
+  const near = /^syntax error at or near (.+)$/.exec(message)
+  if (near) return ` near ${near[1]}`
+  if (message === '' || /^syntax error/.test(message)) return ': it ends too early or is malformed'
+  return `: ${message}`
 }
