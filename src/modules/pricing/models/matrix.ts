@@ -107,6 +107,8 @@ export function matrixUnitPrice(
   return {
     unitPrice,
     matchedRow: row.priority,
-    explanation: `matrix row ${row.priority} (${describeMatrixInput(pricing, input.attributes)}): ${formatDecimal(unitPrice)}`,
+    get explanation() {
+      return `matrix row ${row.priority} (${describeMatrixInput(pricing, input.attributes)}): ${formatDecimal(unitPrice)}`
+    },
   }
 }

@@ -12,11 +12,14 @@ export interface RatingInput {
   product?: { code: string }
 }
 
-/** A unit price with a sentence explaining where it came from (shown by previews and kept on rated lines). */
+/**
+ * A unit price with a sentence explaining where it came from (kept on rated lines). The sentence is written when it is
+ * first read: a preview never reads it, so it costs nothing there.
+ */
 export interface PricedUnit {
   /** Rounded HALF_UP to 12 decimals (DECISIONS "Money and quantities"). */
-  unitPrice: Decimal
-  explanation: string
+  readonly unitPrice: Decimal
+  readonly explanation: string
   /** MATRIX: the priority of the row that matched. */
   matchedRow?: number
 }
