@@ -1,54 +1,47 @@
-import { asc, inArray, sql } from 'drizzle-orm'
-import type { Db } from '../../kernel/db/database.ts'
-import { discountPlans } from '../../kernel/db/schema/index.ts'
+import { sql } from 'drizzle-orm'
+import { rows, type Db } from '../../kernel/db/database.ts'
 
-export interface PlanUsage {
-  id: number
-  code: string
-  status: string
-  initialQuantity: number
-  usedQuantity: number
+/** What counting an order's plan uses found: whether the uses were counted, each plan's status under the lock. */
+export interface PlanUses {
+  readonly counted: boolean
+  readonly statuses: ReadonlyMap<number, string>
 }
 
 /**
- * Locks discount plans for an order's validation, in id order (two orders sharing plans lock them in the same order,
- * so they queue instead of deadlocking). `no key update`: the order's own rows referencing the plans hold key-share
- * locks on them, which a plain `for update` would wait for (a deadlock between two orders). The caller re-checks
- * the statuses it read before the lock.
+ * Counts one use of each plan by an order, in one statement. The plans are locked first, in id order (two orders
+ * sharing plans lock them in the same order, so they queue instead of deadlocking), `for no key update`: the order's
+ * own rows referencing the plans hold key-share locks on them, which a plain `for update` would wait for (a deadlock
+ * between two orders). Then, only when every plan's status under the lock is one of `usable`, each gets its use: the
+ * first use moves an ACTIVE plan to IN_USE, and a plan with an `initialQuantity` becomes EXPIRED when its uses reach
+ * it. Otherwise nothing is counted and the statuses tell the caller why.
  */
-export async function lockDiscountPlans(tx: Db, ids: readonly number[]): Promise<Map<number, PlanUsage>> {
-  if (ids.length === 0) return new Map()
-  const found = await tx
-    .select({
-      id: discountPlans.id,
-      code: discountPlans.code,
-      status: discountPlans.status,
-      initialQuantity: discountPlans.initialQuantity,
-      usedQuantity: discountPlans.usedQuantity,
-    })
-    .from(discountPlans)
-    .where(inArray(discountPlans.id, [...new Set(ids)]))
-    .orderBy(asc(discountPlans.id))
-    .for('no key update')
-  return new Map(found.map((p) => [p.id, p]))
-}
-
-/**
- * Counts one use of each plan by an order (call under `lockDiscountPlans`): the first use moves an ACTIVE plan to
- * IN_USE, and a plan with an `initialQuantity` becomes EXPIRED when its uses reach it.
- */
-export async function recordDiscountPlanUses(tx: Db, ids: readonly number[], actor: string): Promise<void> {
-  if (ids.length === 0) return
-  await tx
-    .update(discountPlans)
-    .set({
-      usedQuantity: sql`${discountPlans.usedQuantity} + 1`,
-      status: sql`case when ${discountPlans.initialQuantity} > 0 and ${discountPlans.usedQuantity} + 1 >= ${discountPlans.initialQuantity}
-        then 'EXPIRED' else 'IN_USE' end`,
-      statusDate: sql`case when ${discountPlans.status} = 'IN_USE' and not (${discountPlans.initialQuantity} > 0
-        and ${discountPlans.usedQuantity} + 1 >= ${discountPlans.initialQuantity}) then ${discountPlans.statusDate} else now() end`,
-      updated: sql`now()`,
-      updater: actor,
-    })
-    .where(inArray(discountPlans.id, [...new Set(ids)]))
+export async function countDiscountPlanUses(
+  tx: Db,
+  ids: readonly number[],
+  usable: readonly string[],
+  actor: string,
+): Promise<PlanUses> {
+  if (ids.length === 0) return { counted: true, statuses: new Map() }
+  const found = await rows<{ id: number; status: string; counted: number }>(
+    tx,
+    sql`with locked as (
+        select id, status from discount_plan where id = any(${`{${[...new Set(ids)].join(',')}}`}::bigint[])
+        order by id for no key update),
+      allowed as (select bool_and(status = any(${`{${usable.join(',')}}`}::text[])) as ok from locked),
+      counted as (
+        update discount_plan p set
+          used_quantity = p.used_quantity + 1,
+          status = case when p.initial_quantity > 0 and p.used_quantity + 1 >= p.initial_quantity
+            then 'EXPIRED' else 'IN_USE' end,
+          status_date = case when p.status = 'IN_USE' and not (p.initial_quantity > 0
+            and p.used_quantity + 1 >= p.initial_quantity) then p.status_date else now() end,
+          updated = now(), updater = ${actor}
+        from allowed where allowed.ok and p.id in (select id from locked)
+        returning p.id)
+      select l.id::int as id, l.status, (select count(*) from counted)::int as counted from locked l`,
+  )
+  return {
+    counted: found.length > 0 && found[0]?.counted === found.length,
+    statuses: new Map(found.map((p) => [p.id, p.status])),
+  }
 }

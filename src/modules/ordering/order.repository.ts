@@ -39,10 +39,10 @@ async function insertAll(db: Db, table: InstanceTable, values: readonly Record<s
 }
 
 /** A new order; its code is unique (a concurrent duplicate is the same 409). */
-export async function insertOrder(db: Db, values: typeof orders.$inferInsert): Promise<number> {
+export async function insertOrder(db: Db, values: typeof orders.$inferInsert): Promise<OrderRow> {
   try {
-    const inserted = await db.insert(orders).values(values).returning({ id: orders.id })
-    return present(inserted[0], 'inserted order').id
+    const inserted = await db.insert(orders).values(values).returning()
+    return present(inserted[0], 'inserted order')
   } catch (error) {
     if (pgErrorOf(error)?.code === '23505')
       throw new AppError('ENTITY_ALREADY_EXISTS', `Order ${values.code} already exists`)
@@ -81,10 +81,6 @@ export async function insertSubscriptions(db: Db, values: (typeof subscriptions.
     if (pgErrorOf(error)?.code === '23505') throw exists(codes)
     throw error
   }
-}
-
-export async function linkSubscription(db: Db, orderOfferId: number, subscriptionId: number): Promise<void> {
-  await db.update(orderOffers).set({ subscriptionId }).where(eq(orderOffers.id, orderOfferId))
 }
 
 /** The order of a code, locked: validations of one order queue behind each other. */
@@ -140,9 +136,12 @@ export async function activateSubscriptions(db: Db, ids: readonly number[], acto
     .where(and(inArray(subscriptions.id, [...ids]), eq(subscriptions.status, 'CREATED')))
 }
 
-export async function markValidated(db: Db, orderId: number, actor: string): Promise<void> {
-  await db
+/** The order VALIDATED, as it now is. */
+export async function markValidated(db: Db, orderId: number, actor: string): Promise<OrderRow> {
+  const updated = await db
     .update(orders)
     .set({ status: 'VALIDATED', validatedAt: sql`now()`, updated: sql`now()`, updater: actor })
     .where(eq(orders.id, orderId))
+    .returning()
+  return present(updated[0], `validated order ${orderId}`)
 }

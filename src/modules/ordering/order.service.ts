@@ -3,9 +3,9 @@ import type { Clock } from '../../kernel/clock.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import { decimalJson } from '../../kernel/decimal-json.ts'
 import { AppError, validationError } from '../../kernel/errors.ts'
-import { entryOf, pairIds, present } from '../../kernel/invariant.ts'
+import { entryOf, InvariantError, pairIds, present } from '../../kernel/invariant.ts'
 import type { CatalogCache } from '../catalog/index.ts'
-import { lockDiscountPlans, recordDiscountPlanUses } from '../discounts/index.ts'
+import { countDiscountPlanUses } from '../discounts/index.ts'
 import { resolveOrder } from './order-resolution.ts'
 import { planInstanceKey, ratedOf, rateOrder, type OrderLine, type OrderRating } from './order-rating.ts'
 import { previewOf } from './order-preview.ts'
@@ -18,6 +18,26 @@ import {
   reserveWalletOperationIds,
   type WalletOperationValues,
 } from './wallet-operation.repository.ts'
+
+/**
+ * The rows placement links its instances to: each order offer's subscription by offer position, each order product
+ * by `orderProductKey`.
+ */
+interface OrderLinks {
+  readonly subscriptionAt: ReadonlyMap<number, number>
+  readonly orderProducts: ReadonlyMap<string, number>
+}
+
+/** The links of a stored order: creation gave every order offer its subscription. */
+async function orderLinks(tx: Db, orderId: number): Promise<OrderLinks> {
+  const offerRows = await repo.orderOffersOf(tx, orderId)
+  return {
+    subscriptionAt: new Map(
+      offerRows.map((o) => [o.position, present(o.subscriptionId, `subscription of order offer ${o.id}`)]),
+    ),
+    orderProducts: await repo.orderProductsOf(tx, orderId),
+  }
+}
 
 /** A placement read a plan status that changed before it could lock the plan: it starts over. */
 class PlacementOutdated extends Error {}
@@ -119,19 +139,21 @@ export function createOrderService(deps: { db: Db; clock: Clock; catalogCache?: 
    * Validation proper, in the caller's transaction with the order row locked: instantiates subscriptions, products,
    * services, charges and discount plans, bills the one-shot subscription charges with their discounts. Recurring
    * charges wait for the end of their first period. The caller counts the plans' use (`countPlanUses`) last, after
-   * reading its answer.
+   * reading its answer. `links` are the order's subscriptions and products, read from the order when not given
+   * (creation, which has just written them, gives them). Answers the order VALIDATED.
    */
-  async function place(tx: Db, order: repo.OrderRow, rating: OrderRating, caller: Caller): Promise<void> {
+  async function place(
+    tx: Db,
+    order: repo.OrderRow,
+    rating: OrderRating,
+    caller: Caller,
+    links?: OrderLinks,
+  ): Promise<repo.OrderRow> {
     const resolved = rating.order
     const walletId = await principalWallet(tx, resolved.userAccount.id, caller.username)
-    const offerRows = await repo.orderOffersOf(tx, order.id)
-    // Creation links a subscription to every order offer.
-    const subscriptionAt = new Map(
-      offerRows.map((o) => [o.position, present(o.subscriptionId, `subscription of order offer ${o.id}`)]),
-    )
+    const { subscriptionAt, orderProducts } = links ?? (await orderLinks(tx, order.id))
     const subscriptionOf = (offer: ResolvedOffer) => entryOf(subscriptionAt, offer.position, 'subscription of offer')
     await repo.activateSubscriptions(tx, [...subscriptionAt.values()], caller.username)
-    const orderProducts = await repo.orderProductsOf(tx, order.id)
 
     const productEntries = resolved.offers.flatMap((offer) => offer.products.map((product) => ({ offer, product })))
     const productIds = await repo.insertProductInstances(
@@ -263,7 +285,7 @@ export function createOrderService(deps: { db: Db; clock: Clock; catalogCache?: 
       }
     })
     await insertWalletOperations(tx, [...charged, ...discounts])
-    await repo.markValidated(tx, order.id, caller.username)
+    return repo.markValidated(tx, order.id, caller.username)
   }
 
   /**
@@ -275,11 +297,14 @@ export function createOrderService(deps: { db: Db; clock: Clock; catalogCache?: 
    */
   async function countPlanUses(tx: Db, rating: OrderRating, caller: Caller): Promise<void> {
     const plans = rating.order.plans
-    const locked = await lockDiscountPlans(
+    const uses = await countDiscountPlanUses(
       tx,
       plans.map((p) => p.plan.id),
+      USABLE_PLAN_STATUSES,
+      caller.username,
     )
-    const statusOf = (plan: { id: number }) => entryOf(locked, plan.id, 'locked discount plan').status
+    if (uses.counted) return
+    const statusOf = (plan: { id: number }) => entryOf(uses.statuses, plan.id, 'locked discount plan')
     const stale = plans.filter((p) => !USABLE_PLAN_STATUSES.includes(statusOf(p.plan)))
     const listed = stale.find((p) => !p.automatic)
     if (listed) {
@@ -291,11 +316,7 @@ export function createOrderService(deps: { db: Db; clock: Clock; catalogCache?: 
       ])
     }
     if (stale.length > 0) throw new PlacementOutdated()
-    await recordDiscountPlanUses(
-      tx,
-      plans.map((p) => p.plan.id),
-      caller.username,
-    )
+    throw new InvariantError('discount plan uses not counted although every plan was usable')
   }
 
   /** Runs a placement transaction, once more when it turned out to be outdated. */
@@ -362,7 +383,7 @@ export function createOrderService(deps: { db: Db; clock: Clock; catalogCache?: 
           // Every offer was given a subscription code above.
           const subscriptionCodeOf = (offer: ResolvedOffer) =>
             present(offer.subscriptionCode, `subscription code of offer ${offer.position}`)
-          const orderId = await repo.insertOrder(tx, {
+          const inserted = await repo.insertOrder(tx, {
             code,
             description: input.description ?? null,
             externalReference: input.externalReference ?? null,
@@ -374,17 +395,7 @@ export function createOrderService(deps: { db: Db; clock: Clock; catalogCache?: 
             request,
             creator: caller.username,
           })
-          const offerIds = await repo.insertOrderOffers(
-            tx,
-            resolved.offers.map((offer) => ({
-              orderId,
-              position: offer.position,
-              subscriptionCode: subscriptionCodeOf(offer),
-              orderLineType: offer.orderLineType,
-              offerTemplateId: offer.offer.id,
-              subscriptionDate: offer.subscriptionDate,
-            })),
-          )
+          const orderId = inserted.id
           const subscriptionIds = await repo.insertSubscriptions(
             tx,
             resolved.offers.map((offer) => ({
@@ -398,12 +409,23 @@ export function createOrderService(deps: { db: Db; clock: Clock; catalogCache?: 
               creator: caller.username,
             })),
           )
+          const subscriptionOf = pairIds(resolved.offers, subscriptionIds, 'subscriptions')
+          // Each order offer is written with the subscription it creates.
+          const offerIds = await repo.insertOrderOffers(
+            tx,
+            resolved.offers.map((offer) => ({
+              orderId,
+              position: offer.position,
+              subscriptionCode: subscriptionCodeOf(offer),
+              orderLineType: offer.orderLineType,
+              offerTemplateId: offer.offer.id,
+              subscriptionDate: offer.subscriptionDate,
+              subscriptionId: entryOf(subscriptionOf, offer, 'subscription'),
+            })),
+          )
           const orderOfferOf = pairIds(resolved.offers, offerIds, 'order offers')
-          for (const [offer, subscriptionId] of pairIds(resolved.offers, subscriptionIds, 'subscriptions')) {
-            await repo.linkSubscription(tx, entryOf(orderOfferOf, offer, 'order offer'), subscriptionId)
-          }
           const productEntries = resolved.offers.flatMap((offer) =>
-            offer.products.map((product) => ({ offerId: entryOf(orderOfferOf, offer, 'order offer'), product })),
+            offer.products.map((product) => ({ offer, offerId: entryOf(orderOfferOf, offer, 'order offer'), product })),
           )
           const productIds = await repo.insertOrderProducts(
             tx,
@@ -438,9 +460,20 @@ export function createOrderService(deps: { db: Db; clock: Clock; catalogCache?: 
                 position: p.position,
               })),
           )
-          const order = present(await repo.lockOrder(tx, code), `order ${code}`)
-          if (autoValidate) await place(tx, order, rating, caller)
-          const view = await orderWire(tx, present(await repo.lockOrder(tx, code), `order ${code}`))
+          // The order row is this transaction's own (no other sees it before the commit): no lock to take.
+          const links: OrderLinks = {
+            subscriptionAt: new Map(
+              resolved.offers.map((o) => [o.position, entryOf(subscriptionOf, o, 'subscription')]),
+            ),
+            orderProducts: new Map(
+              productEntries.map(({ offer, product }) => [
+                repo.orderProductKey(offer.position, product.position),
+                entryOf(orderProductOf, product, 'order product'),
+              ]),
+            ),
+          }
+          const order = autoValidate ? await place(tx, inserted, rating, caller, links) : inserted
+          const view = await orderWire(tx, order)
           if (autoValidate) await countPlanUses(tx, rating, caller)
           return view
         }),
@@ -455,8 +488,7 @@ export function createOrderService(deps: { db: Db; clock: Clock; catalogCache?: 
           if (order.status !== 'DRAFT')
             throw new AppError('INVALID_STATE', `Order ${code} is ${order.status}, not DRAFT`)
           const rating = await rate(tx, order.request as unknown as OrderInput, caller)
-          await place(tx, order, rating, caller)
-          const view = await orderWire(tx, present(await repo.lockOrder(tx, code), `order ${code}`))
+          const view = await orderWire(tx, await place(tx, order, rating, caller))
           await countPlanUses(tx, rating, caller)
           return view
         }),

@@ -83,16 +83,24 @@ export async function insertWalletOperations(db: Db, values: readonly WalletOper
   }
 }
 
-/** The principal postpaid wallet of a user account, created on first use (concurrent first uses create one). */
+/**
+ * The principal postpaid wallet of a user account, created on first use: one read when it exists; otherwise an insert
+ * that does nothing when a concurrent first use inserted it, then the read again (which sees either one).
+ */
 export async function principalWallet(db: Db, userAccountId: number, actor: string): Promise<number> {
+  const find = async () =>
+    (
+      await db
+        .select({ id: wallets.id })
+        .from(wallets)
+        .where(sql`${wallets.userAccountId} = ${userAccountId} and ${wallets.code} = 'PRINCIPAL'`)
+    )[0]
+  const existing = await find()
+  if (existing) return existing.id
   await db
     .insert(wallets)
     .values({ userAccountId, code: 'PRINCIPAL', description: 'Principal postpaid wallet', creator: actor })
     .onConflictDoNothing()
-  const found = await db
-    .select({ id: wallets.id })
-    .from(wallets)
-    .where(sql`${wallets.userAccountId} = ${userAccountId} and ${wallets.code} = 'PRINCIPAL'`)
-  // Inserted above unless it existed.
-  return present(found[0], `principal wallet of user account ${userAccountId}`).id
+  // Inserted just above unless a concurrent first use inserted it: committed by now either way, or this one's own.
+  return present(await find(), `principal wallet of user account ${userAccountId}`).id
 }
