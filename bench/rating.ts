@@ -267,12 +267,51 @@ async function rawWalletOperationInserts(db: Db, count: number, concurrency: num
   return seconds
 }
 
+/** The template's columns a baseline wallet operation copies as they are, with their SQL types. */
+const COPIED_OPERATION_COLUMNS: readonly [string, string][] = [
+  ['code', 'text'],
+  ['description', 'text'],
+  ['status', 'text'],
+  ['charge_type', 'text'],
+  ['operation_date', 'date'],
+  ['start_date', 'date'],
+  ['end_date', 'date'],
+  ['quantity', 'numeric'],
+  ['unit_amount_without_tax', 'numeric'],
+  ['unit_amount_with_tax', 'numeric'],
+  ['amount_without_tax', 'numeric'],
+  ['amount_tax', 'numeric'],
+  ['amount_with_tax', 'numeric'],
+  ['tax_percent', 'numeric'],
+  ['tax_id', 'bigint'],
+  ['accounting_article_id', 'bigint'],
+  ['currency_id', 'bigint'],
+  ['wallet_id', 'bigint'],
+  ['billing_account_id', 'bigint'],
+  ['seller_id', 'bigint'],
+  ['pricing_version_id', 'bigint'],
+  ['discount_plan_id', 'bigint'],
+  ['discount_plan_item_id', 'bigint'],
+  ['explanation', 'text'],
+]
+
+/** One wallet operation of the template order, its amounts as text, its links by code and position. */
+interface TemplateOperation {
+  values: Record<string, string | null>
+  productCode: string
+  chargeCode: string
+  planPosition: number | null
+  /** The position (in `operations`) of the operation this one discounts. */
+  discounts: number | null
+}
+
 /** The rows of a placed order the placement baseline copies: the order, its one offer and subscription, its plans. */
 interface PlacedTemplate {
   orderId: number
   orderOfferId: number
   subscriptionId: number
   planIds: number[]
+  operations: TemplateOperation[]
 }
 
 async function placedTemplate(db: Db, code: string): Promise<PlacedTemplate> {
@@ -282,21 +321,46 @@ async function placedTemplate(db: Db, code: string): Promise<PlacedTemplate> {
         array(select distinct discount_plan_id::int from discount_plan_instance where order_id = o.id) as plan_ids
       from customer_order o join order_offer oo on oo.order_id = o.id where o.code = ${code}`,
   )
+  const columns = sql.raw(COPIED_OPERATION_COLUMNS.map(([column]) => `w.${column}::text`).join(', '))
+  const operations = await rows<Record<string, string | null>>(
+    db,
+    sql`select w.id::text as template_id, w.discounted_wallet_operation_id::text as template_discounted,
+        tpi.code as product_code, tci.code as charge_code, tdpi.position::text as plan_position, ${columns}
+      from wallet_operation w join charge_instance tci on tci.id = w.charge_instance_id
+        join product_instance tpi on tpi.id = tci.product_instance_id
+        left join discount_plan_instance tdpi on tdpi.id = w.discount_plan_instance_id
+      where w.order_id = ${found!.order_id} order by w.id`,
+  )
+  const positionOf = new Map(operations.map((o, i) => [o.template_id, i]))
   return {
     orderId: found!.order_id,
     orderOfferId: found!.order_offer_id,
     subscriptionId: found!.subscription_id,
     planIds: found!.plan_ids,
+    operations: operations.map((o) => ({
+      values: o,
+      productCode: o.product_code!,
+      chargeCode: o.charge_code!,
+      planPosition: o.plan_position === null ? null : Number(o.plan_position),
+      discounts: o.template_discounted === null ? null : positionOf.get(o.template_discounted)!,
+    })),
   }
+}
+
+/** A PostgreSQL array literal of text values (NULL for null). */
+function arrayLiteral(values: readonly (string | number | null)[]): string {
+  return `{${values.map((v) => (v === null ? 'NULL' : `"${String(v).replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`)).join(',')}}`
 }
 
 /**
  * The baseline of placement: the rows a validated placement of the template order writes — the order, its offer and
  * products, its discount plan choices, the subscription, product and charge instances, discount plan instances with
- * their states, the wallet operations of the one-shot charges and their discounts (amounts as the template's, so
- * precomputed), and the plans' use counts — by hand-written `INSERT … SELECT` from the template's rows, one statement
- * a table, in one transaction. Linked rows are matched by position (order products, plan instances) and by code
- * (product and charge instances within their subscription). One offer per order, as the benchmark's.
+ * their states, the wallet operations of the one-shot charges and their discounts, and the plans' use counts — by
+ * hand-written SQL in one transaction, one statement a table. The order's rows are `INSERT … SELECT` from the
+ * template's (linked rows matched by position and by code within their subscription); the wallet operations, read
+ * from the template once before the load (amounts precomputed), are sent as arrays with the new charge and plan
+ * instance ids (from the instances' `RETURNING`) and unnested, their ids drawn from the sequence in the same
+ * statement. One offer per order, as the benchmark's.
  */
 async function baselinePlacement(db: Db, template: PlacedTemplate, code: string, countUses = true): Promise<void> {
   const subscriptionCode = `${code}-1`
@@ -338,49 +402,80 @@ async function baselinePlacement(db: Db, template: PlacedTemplate, code: string,
       from order_discount_plan t left join order_product tp on tp.id = t.order_product_id
         left join order_product np on np.order_offer_id = ${oo} and np.position = tp.position
       where t.order_id = ${template.orderId}`)
-    await tx.execute(sql`insert into product_instance (code, subscription_id, product_id, product_version_id,
-        order_product_id, status, quantity, attributes, creator)
-      select t.code, ${s}, t.product_id, t.product_version_id, np.id, t.status, t.quantity, t.attributes, 'bench'
-      from product_instance t join order_product tp on tp.id = t.order_product_id
-        join order_product np on np.order_offer_id = ${oo} and np.position = tp.position
-      where t.subscription_id = ${template.subscriptionId}`)
-    await tx.execute(sql`insert into charge_instance (code, description, status, charge_id, charge_type, one_shot_type,
-        subscription_id, product_instance_id, wallet_id, quantity, unit_price_override, subscription_date,
-        charged_to_date, next_rating_date, creator)
-      select t.code, t.description, t.status, t.charge_id, t.charge_type, t.one_shot_type, ${s}, np.id, t.wallet_id,
-        t.quantity, t.unit_price_override, t.subscription_date, t.charged_to_date, t.next_rating_date, 'bench'
-      from charge_instance t join product_instance tp on tp.id = t.product_instance_id
-        join product_instance np on np.subscription_id = ${s} and np.code = tp.code
-      where t.subscription_id = ${template.subscriptionId}`)
-    await tx.execute(sql`insert into discount_plan_instance (order_id, subscription_id, product_instance_id,
-        discount_plan_id, level, automatic, position, status, state, creator)
-      select ${o}, case when t.subscription_id is null then null else ${s}::bigint end, np.id, t.discount_plan_id,
-        t.level, t.automatic, t.position, t.status, t.state, 'bench'
-      from discount_plan_instance t left join product_instance tp on tp.id = t.product_instance_id
-        left join product_instance np on np.subscription_id = ${s} and np.code = tp.code
-      where t.order_id = ${template.orderId}`)
+    const products = await rows<{ id: number; code: string }>(
+      tx,
+      sql`insert into product_instance (code, subscription_id, product_id, product_version_id,
+          order_product_id, status, quantity, attributes, creator)
+        select t.code, ${s}, t.product_id, t.product_version_id, np.id, t.status, t.quantity, t.attributes, 'bench'
+        from product_instance t join order_product tp on tp.id = t.order_product_id
+          join order_product np on np.order_offer_id = ${oo} and np.position = tp.position
+        where t.subscription_id = ${template.subscriptionId}
+        returning id::int, code`,
+    )
+    const charges = await rows<{ id: number; code: string; product_instance_id: number }>(
+      tx,
+      sql`insert into charge_instance (code, description, status, charge_id, charge_type, one_shot_type,
+          subscription_id, product_instance_id, wallet_id, quantity, unit_price_override, subscription_date,
+          charged_to_date, next_rating_date, creator)
+        select t.code, t.description, t.status, t.charge_id, t.charge_type, t.one_shot_type, ${s}, np.id, t.wallet_id,
+          t.quantity, t.unit_price_override, t.subscription_date, t.charged_to_date, t.next_rating_date, 'bench'
+        from charge_instance t join product_instance tp on tp.id = t.product_instance_id
+          join product_instance np on np.subscription_id = ${s} and np.code = tp.code
+        where t.subscription_id = ${template.subscriptionId}
+        returning id::int, code, product_instance_id::int`,
+    )
+    const plans = await rows<{ id: number; position: number }>(
+      tx,
+      sql`insert into discount_plan_instance (order_id, subscription_id, product_instance_id,
+          discount_plan_id, level, automatic, position, status, state, creator)
+        select ${o}, case when t.subscription_id is null then null else ${s}::bigint end, np.id, t.discount_plan_id,
+          t.level, t.automatic, t.position, t.status, t.state, 'bench'
+        from discount_plan_instance t left join product_instance tp on tp.id = t.product_instance_id
+          left join product_instance np on np.subscription_id = ${s} and np.code = tp.code
+        where t.order_id = ${template.orderId}
+        returning id::int, position`,
+    )
+    const productCode = new Map(products.map((p) => [p.id, p.code]))
+    const chargeId = new Map(charges.map((c) => [`${productCode.get(c.product_instance_id)}/${c.code}`, c.id]))
+    const planId = new Map(plans.map((p) => [p.position, p.id]))
+    const ops = template.operations
+    const array = (values: (string | number | null)[], type: string) =>
+      sql`${arrayLiteral(values)}::text[]::${sql.raw(type)}[]`
+    const copied = COPIED_OPERATION_COLUMNS.map(([column, type]) =>
+      array(
+        ops.map((op) => op.values[column]!),
+        type,
+      ),
+    )
     await tx.execute(sql`with ids as (
-        select id as old, nextval(pg_get_serial_sequence('wallet_operation', 'id')) as new
-        from wallet_operation where order_id = ${template.orderId})
-      insert into wallet_operation (id, code, description, status, charge_type, operation_date, start_date, end_date,
-        quantity, unit_amount_without_tax, unit_amount_with_tax, amount_without_tax, amount_tax, amount_with_tax,
-        tax_percent, tax_id, accounting_article_id, currency_id, wallet_id, charge_instance_id, subscription_id,
-        billing_account_id, seller_id, order_id, pricing_version_id, discount_plan_id, discount_plan_item_id,
-        discount_plan_instance_id, discounted_wallet_operation_id, explanation, creator)
-      select ids.new, w.code, w.description, w.status, w.charge_type, w.operation_date, w.start_date, w.end_date,
-        w.quantity, w.unit_amount_without_tax, w.unit_amount_with_tax, w.amount_without_tax, w.amount_tax,
-        w.amount_with_tax, w.tax_percent, w.tax_id, w.accounting_article_id, w.currency_id, w.wallet_id, nci.id, ${s},
-        w.billing_account_id, w.seller_id, ${o}, w.pricing_version_id, w.discount_plan_id, w.discount_plan_item_id,
-        ndpi.id, discounted.new, w.explanation, 'bench'
-      from wallet_operation w join ids on ids.old = w.id
-        join charge_instance tci on tci.id = w.charge_instance_id
-        join product_instance tpi on tpi.id = tci.product_instance_id
-        join product_instance npi on npi.subscription_id = ${s} and npi.code = tpi.code
-        join charge_instance nci on nci.product_instance_id = npi.id and nci.code = tci.code
-        left join discount_plan_instance tdpi on tdpi.id = w.discount_plan_instance_id
-        left join discount_plan_instance ndpi on ndpi.order_id = ${o} and ndpi.position = tdpi.position
-        left join ids discounted on discounted.old = w.discounted_wallet_operation_id
-      where w.order_id = ${template.orderId}`)
+        select ord, nextval(pg_get_serial_sequence('wallet_operation', 'id')) as id
+        from generate_series(1, ${ops.length}) as ord)
+      insert into wallet_operation (id, charge_instance_id, discount_plan_instance_id, discounted_wallet_operation_id,
+        subscription_id, order_id, creator, ${sql.raw(COPIED_OPERATION_COLUMNS.map(([column]) => column).join(', '))})
+      select ids.id, v.charge_instance_id, v.discount_plan_instance_id, discounted.id, ${s}, ${o}, 'bench',
+        ${sql.raw(COPIED_OPERATION_COLUMNS.map(([column]) => `v.${column}`).join(', '))}
+      from unnest(
+          ${array(
+            ops.map((_, i) => i + 1),
+            'int',
+          )},
+          ${array(
+            ops.map((op) => chargeId.get(`${op.productCode}/${op.chargeCode}`)!),
+            'bigint',
+          )},
+          ${array(
+            ops.map((op) => (op.planPosition === null ? null : planId.get(op.planPosition)!)),
+            'bigint',
+          )},
+          ${array(
+            ops.map((op) => (op.discounts === null ? null : op.discounts + 1)),
+            'int',
+          )},
+          ${sql.join(copied, sql`, `)})
+        as v(ord, charge_instance_id, discount_plan_instance_id, discounts_ord,
+          ${sql.raw(COPIED_OPERATION_COLUMNS.map(([column]) => column).join(', '))})
+        join ids on ids.ord = v.ord
+        left join ids discounted on discounted.ord = v.discounts_ord`)
     if (!countUses) return
     await tx.execute(sql`update discount_plan set used_quantity = used_quantity + 1, updated = now(), updater = 'bench'
       where id = any(${`{${template.planIds.join(',')}}`}::bigint[])`)
@@ -495,6 +590,26 @@ async function main(): Promise<void> {
     const placed = await post('/api/v1/orders?autoValidate=true', previewBody)
     assert.equal(placed.status, 201, `placement answered ${placed.status}: ${await placed.clone().text()}`)
     process.stdout.write(`One placement alone: ${(performance.now() - placedAt).toFixed(0)} ms\n`)
+    if (process.env.BENCH_STATEMENTS === '1') {
+      // Statements per request: one preview and one placement alone, every query the pool's clients send counted.
+      const sent: string[] = []
+      const query = Reflect.get(pg.Client.prototype, 'query') as (...a: unknown[]) => unknown
+      pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+        const first = args[0]
+        sent.push(
+          (typeof first === 'string' ? first : (first as { text: string }).text).replace(/\s+/g, ' ').slice(0, 110),
+        )
+        return query.apply(this, args)
+      } as typeof pg.Client.prototype.query
+      await (await post('/api/v1/orders/preview', previewBody)).text()
+      process.stdout.write(`preview: ${sent.length} statements\n  ${sent.join('\n  ')}\n`)
+      sent.length = 0
+      await (
+        await post('/api/v1/orders?autoValidate=true', JSON.stringify(orderBody(undefined, undefined, lastMonth)))
+      ).text()
+      process.stdout.write(`placement: ${sent.length} statements\n  ${sent.join('\n  ')}\n`)
+      pg.Client.prototype.query = query as typeof pg.Client.prototype.query
+    }
     const concurrent = await Promise.all(
       Array.from({ length: connections }, (_v, i) =>
         post(

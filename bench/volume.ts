@@ -12,6 +12,7 @@
  */
 import assert from 'node:assert/strict'
 import type { AddressInfo } from 'node:net'
+import pg from 'pg'
 import pino from 'pino'
 import { sql, type SQL } from 'drizzle-orm'
 import { buildApp } from '../src/app.ts'
@@ -110,7 +111,22 @@ async function main(): Promise<void> {
   }
 }
 
+/** The kept database is created on the first run (on the server of its URL, through its `postgres` database). */
+async function createDatabaseIfMissing(databaseUrl: string): Promise<void> {
+  const target = new URL(databaseUrl)
+  const name = decodeURIComponent(target.pathname.slice(1))
+  const admin = new pg.Client({ connectionString: Object.assign(new URL(databaseUrl), { pathname: '/postgres' }).href })
+  await admin.connect()
+  try {
+    const found = await admin.query('select 1 from pg_database where datname = $1', [name])
+    if (found.rowCount === 0) await admin.query(`create database "${name.replaceAll('"', '""')}"`)
+  } finally {
+    await admin.end()
+  }
+}
+
 async function run(): Promise<void> {
+  await createDatabaseIfMissing(url)
   const database = openPostgres(url, { max: 20 })
   try {
     await migrate(database.db)
