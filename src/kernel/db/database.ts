@@ -1,9 +1,10 @@
+import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import type { PGlite } from '@electric-sql/pglite'
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres'
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
+import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import { sql, type SQL } from 'drizzle-orm'
 import { Worker } from 'node:worker_threads'
 import pg from 'pg'
@@ -508,6 +509,30 @@ export function pgliteDataDir(dataDir: string): string {
 /** Runs a statement and returns its rows, whatever the driver. */
 export async function rows<T>(db: Db, query: SQL): Promise<T[]> {
   const result: unknown = await db.execute(query)
+  return (result as { rows: T[] }).rows
+}
+
+const dialect = new PgDialect()
+/** Statement names by text: hashed once per text. */
+const statementNames = new Map<string, string>()
+
+/**
+ * Runs a statement of fixed shape that a hot path sends on every request (the same text whatever its parameter
+ * values) as a named prepared statement on a server: each connection parses and plans it once, then only binds and
+ * executes it, and PostgreSQL may keep one generic plan. A statement that joins a few lookups costs several times
+ * more to plan than to run: measured with pgbench, 0.78 ms a run sent as text against 0.19–0.26 ms prepared (the
+ * order parties' lookup). The name is a hash of the text, so a name always carries the same text (node-postgres
+ * refuses a name reused for another text), and a caller sending many shapes would prepare as many: only for
+ * fixed-shape statements. On PGlite, as `rows` (it prepares nothing by name).
+ */
+export async function preparedRows<T>(db: Db, query: SQL): Promise<T[]> {
+  const statement = dialect.sqlToQuery(query)
+  let name = statementNames.get(statement.sql)
+  if (name === undefined) {
+    name = `obol_${createHash('sha256').update(statement.sql).digest('hex').slice(0, 24)}`
+    if (statementNames.size < 1000) statementNames.set(statement.sql, name)
+  }
+  const result: unknown = await db._.session.prepareQuery(statement, undefined, name, false).execute()
   return (result as { rows: T[] }).rows
 }
 

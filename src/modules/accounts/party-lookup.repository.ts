@@ -3,7 +3,7 @@
  * billing currency and its minor units), in one statement.
  */
 import { sql, type SQL } from 'drizzle-orm'
-import { rows, type Db } from '../../kernel/db/database.ts'
+import { preparedRows, type Db } from '../../kernel/db/database.ts'
 import { registry } from '../../kernel/model/index.ts'
 import { sellerRestriction, type SellerCodes } from '../../kernel/model/row-security.ts'
 
@@ -54,7 +54,8 @@ export async function orderPartiesByCode(
   alongside: SQL = sql`null`,
 ): Promise<OrderPartyRows> {
   const ofSeller = [codes.sellerCode]
-  const [found] = await rows<{
+  // The same text for every order of a caller's restriction and `alongside`: prepared once per connection.
+  const [found] = await preparedRows<{
     alongside: string | null
     seller: SellerRow | null
     billing_account: (BillingAccountRow & { ofSeller: boolean }) | null

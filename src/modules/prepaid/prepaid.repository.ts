@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm'
-import { one, rows, type Db } from '../../kernel/db/database.ts'
+import { one, preparedRows, rows, type Db } from '../../kernel/db/database.ts'
 import { instantText, textArray } from '../../kernel/model/json.ts'
 import type { BillingParties } from '../ordering/index.ts'
 import type { DiscountState } from '../rating/index.ts'
@@ -175,7 +175,8 @@ export async function usageContext(
   param1: string,
   day: string,
 ): Promise<UsageContext | undefined> {
-  const found = await one<Record<string, unknown>>(
+  // Every reserve sends this text (a few joins to plan): prepared once per connection.
+  const [found] = await preparedRows<Record<string, unknown>>(
     db,
     sql`select s.id, s.code, s.status, to_char(s.subscription_date, 'YYYY-MM-DD') as subscription_date,
         ot.code as offer_code, s.user_account_id, s.order_id, ${partiesColumns},
@@ -231,7 +232,7 @@ export async function ensureCounterPeriod(
   actor: string,
 ): Promise<number> {
   // The common case, one statement: the period exists already.
-  const existing = await one<{ id: unknown }>(
+  const [existing] = await preparedRows<{ id: unknown }>(
     db,
     sql`select p.id from counter_period p join counter_instance i on i.id = p.counter_instance_id
       where i.subscription_id = ${counter.subscriptionId} and i.counter_template_id = ${counter.templateId}
@@ -266,7 +267,7 @@ export async function ensureCounterPeriod(
 /** Locks counter periods in id order (the first of the lock order: reservation, counter periods, wallets). */
 export async function lockCounterPeriods(db: Db, periodIds: readonly number[]): Promise<Map<number, string>> {
   if (periodIds.length === 0) return new Map()
-  const found = await rows<{ id: unknown; value: string }>(
+  const found = await preparedRows<{ id: unknown; value: string }>(
     db,
     sql`select id, value::text as value from counter_period where id = any(${ids(periodIds)}::bigint[])
       order by id for update`,
@@ -305,7 +306,7 @@ function walletOf(r: Record<string, unknown>): WalletRow {
 
 /** The PREPAID wallet a usage reservation holds against (the user account's first by code), locked. */
 export async function lockPrepaidWalletOf(db: Db, userAccountId: number): Promise<WalletRow | undefined> {
-  const found = await one<Record<string, unknown>>(
+  const [found] = await preparedRows<Record<string, unknown>>(
     db,
     sql`${walletSelect} where w.user_account_id = ${userAccountId} and w.wallet_type = 'PREPAID'
       order by w.code limit 1 for update of w`,
@@ -316,7 +317,7 @@ export async function lockPrepaidWalletOf(db: Db, userAccountId: number): Promis
 /** Locks wallets in id order (after counter periods) and reads their balance and reserved amount. */
 export async function lockWallets(db: Db, walletIds: readonly number[]): Promise<Map<number, WalletRow>> {
   if (walletIds.length === 0) return new Map()
-  const found = await rows<Record<string, unknown>>(
+  const found = await preparedRows<Record<string, unknown>>(
     db,
     sql`${walletSelect} where w.id = any(${ids(walletIds)}::bigint[]) order by w.id for update of w`,
   )
@@ -486,7 +487,7 @@ export async function lockReservation(
   id: number,
   timeZoneDay: (d: Date) => string,
 ): Promise<ReservationRow | undefined> {
-  const found = await one<Record<string, unknown>>(
+  const [found] = await preparedRows<Record<string, unknown>>(
     db,
     sql`select ${reservationColumns} from reservation where id = ${id} for update`,
   )
@@ -572,10 +573,13 @@ export async function closeReservation(
   close: { status: 'CONFIRMED' | 'CANCELLED' | 'EXPIRED'; consumedQuantity: string | null; at: Date },
   actor: string,
 ): Promise<void> {
-  await db.execute(sql`update reservation set status = ${close.status},
+  await preparedRows(
+    db,
+    sql`update reservation set status = ${close.status},
       consumed_quantity = ${close.consumedQuantity}::numeric, closed_date = ${close.at.toISOString()}::timestamptz,
       updated = now(), updater = ${actor}
-    where id = ${id} and status = 'OPEN'`)
+    where id = ${id} and status = 'OPEN'`,
+  )
 }
 
 export async function updateCreditLimit(db: Db, id: number, creditLimit: string, actor: string): Promise<void> {
