@@ -60,8 +60,8 @@ export function cachedCatalog(db: Db, reads: CatalogReads) {
       })
       return [...found.values()].flat()
     },
-    /** Tax class codes for messages (an error's path): not cached. */
-    taxClassCodes: (ids: readonly number[]) => taxClassCodes(db, ids),
+    /** Tax class codes, which messages name (tax classes raise the generation as the mappings do). */
+    taxClassCodes: (ids: readonly number[]) => reads.many('taxClassCode', ids, (m) => taxClassCodes(db, m)),
   }
 }
 
