@@ -6,6 +6,8 @@ const AUTOCANNON = require.resolve('autocannon/autocannon.js')
 
 export interface LoadResult {
   requestsPerSec: number
+  /** How long the load ran, in seconds. */
+  durationSec: number
   p50: number
   p99: number
 }
@@ -29,11 +31,14 @@ export async function load(
     connections: number
     /** POST and the like: the method and the JSON body. */
     method?: string
+    /** Seconds a request may take before autocannon counts it as a timeout (its default: 10). */
+    timeoutSec?: number
     body?: string
   },
 ): Promise<LoadResult> {
   const args = [AUTOCANNON, '--json', '-d', String(options.durationSec), '-c', String(options.connections)]
   if (options.method) args.push('-m', options.method)
+  if (options.timeoutSec !== undefined) args.push('-t', String(options.timeoutSec))
   if (options.body !== undefined) args.push('-b', options.body, '-H', 'content-type=application/json')
   for (const [name, value] of Object.entries(options.headers ?? {})) args.push('-H', `${name}=${value}`)
   args.push(url)
@@ -50,13 +55,20 @@ export async function load(
   if (result.non2xx > 0 || result.errors > 0) {
     throw new Error(`${url}: ${result.non2xx} non-2xx answers and ${result.errors} errors under load`)
   }
-  return { requestsPerSec: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 }
+  return {
+    requestsPerSec: result.requests.average,
+    durationSec: options.durationSec,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+  }
 }
 
 export function formatRow(name: string, obol: LoadResult, baseline: LoadResult): string {
   const ratio = obol.requestsPerSec / baseline.requestsPerSec
+  // Under 10 requests a second (scans of millions of rows), one decimal: 0.3 is not 0.
+  const rate = (r: LoadResult) => r.requestsPerSec.toFixed(r.requestsPerSec < 10 ? 1 : 0)
   const cell = (r: LoadResult) =>
-    `${r.requestsPerSec.toFixed(0).padStart(7)} req/s  p50 ${String(r.p50).padStart(3)} ms  p99 ${String(r.p99).padStart(4)} ms`
+    `${rate(r).padStart(7)} req/s  p50 ${String(r.p50).padStart(3)} ms  p99 ${String(r.p99).padStart(4)} ms`
   return `${name.padEnd(30)} obol ${cell(obol)} | baseline ${cell(baseline)} | ratio ${ratio.toFixed(2)}`
 }
 
@@ -82,6 +94,7 @@ export function mergeRounds(results: readonly LoadResult[]): LoadResult {
   const median = (values: number[]) => values.sort((x, y) => x - y)[Math.floor((values.length - 1) / 2)]!
   return {
     requestsPerSec: results.reduce((sum, r) => sum + r.requestsPerSec, 0) / results.length,
+    durationSec: results.reduce((sum, r) => sum + r.durationSec, 0),
     p50: median(results.map((r) => r.p50)),
     p99: median(results.map((r) => r.p99)),
   }

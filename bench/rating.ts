@@ -305,21 +305,65 @@ interface TemplateOperation {
   discounts: number | null
 }
 
-/** The rows of a placed order the placement baseline copies: the order, its one offer and subscription, its plans. */
+/** A template row as `to_jsonb` gives it (column names as keys). */
+type Row = Record<string, unknown>
+
+/**
+ * The rows of a placed order the placement baseline writes again, read once before the load: the order, its one offer
+ * and subscription, its products, plan choices and instances, each with what links it (positions and codes), and
+ * its wallet operations.
+ */
 interface PlacedTemplate {
-  orderId: number
-  orderOfferId: number
-  subscriptionId: number
+  order: Row
+  subscription: Row
+  orderOffer: Row
+  orderProducts: Row[]
+  orderPlans: { row: Row; productPosition: number | null }[]
+  products: { row: Row; orderProductPosition: number | null }[]
+  charges: { row: Row; productCode: string | null }[]
+  planInstances: { row: Row; productCode: string | null }[]
   planIds: number[]
   operations: TemplateOperation[]
 }
 
 async function placedTemplate(db: Db, code: string): Promise<PlacedTemplate> {
-  const found = await one<{ order_id: number; order_offer_id: number; subscription_id: number; plan_ids: number[] }>(
+  const head = await one<{ order: Row; subscription: Row; order_offer: Row; plan_ids: number[] }>(
     db,
-    sql`select o.id::int as order_id, oo.id::int as order_offer_id, oo.subscription_id::int as subscription_id,
+    sql`select to_jsonb(o) as order, to_jsonb(s) as subscription, to_jsonb(oo) as order_offer,
         array(select distinct discount_plan_id::int from discount_plan_instance where order_id = o.id) as plan_ids
-      from customer_order o join order_offer oo on oo.order_id = o.id where o.code = ${code}`,
+      from customer_order o join order_offer oo on oo.order_id = o.id join subscription s on s.id = oo.subscription_id
+      where o.code = ${code}`,
+  )
+  const orderId = Number(head!.order.id)
+  const orderOfferId = Number(head!.order_offer.id)
+  const subscriptionId = Number(head!.subscription.id)
+  const orderProducts = await rows<{ row: Row }>(
+    db,
+    sql`select to_jsonb(t) as row from order_product t where t.order_offer_id = ${orderOfferId} order by t.position`,
+  )
+  const orderPlans = await rows<{ row: Row; product_position: number | null }>(
+    db,
+    sql`select to_jsonb(t) as row, tp.position as product_position
+      from order_discount_plan t left join order_product tp on tp.id = t.order_product_id
+      where t.order_id = ${orderId} order by t.id`,
+  )
+  const products = await rows<{ row: Row; order_product_position: number | null }>(
+    db,
+    sql`select to_jsonb(t) as row, tp.position as order_product_position
+      from product_instance t left join order_product tp on tp.id = t.order_product_id
+      where t.subscription_id = ${subscriptionId} order by t.id`,
+  )
+  const charges = await rows<{ row: Row; product_code: string | null }>(
+    db,
+    sql`select to_jsonb(t) as row, tp.code as product_code
+      from charge_instance t left join product_instance tp on tp.id = t.product_instance_id
+      where t.subscription_id = ${subscriptionId} order by t.id`,
+  )
+  const planInstances = await rows<{ row: Row; product_code: string | null }>(
+    db,
+    sql`select to_jsonb(t) as row, tp.code as product_code
+      from discount_plan_instance t left join product_instance tp on tp.id = t.product_instance_id
+      where t.order_id = ${orderId} order by t.id`,
   )
   const columns = sql.raw(COPIED_OPERATION_COLUMNS.map(([column]) => `w.${column}::text`).join(', '))
   const operations = await rows<Record<string, string | null>>(
@@ -329,14 +373,19 @@ async function placedTemplate(db: Db, code: string): Promise<PlacedTemplate> {
       from wallet_operation w join charge_instance tci on tci.id = w.charge_instance_id
         join product_instance tpi on tpi.id = tci.product_instance_id
         left join discount_plan_instance tdpi on tdpi.id = w.discount_plan_instance_id
-      where w.order_id = ${found!.order_id} order by w.id`,
+      where w.order_id = ${orderId} order by w.id`,
   )
   const positionOf = new Map(operations.map((o, i) => [o.template_id, i]))
   return {
-    orderId: found!.order_id,
-    orderOfferId: found!.order_offer_id,
-    subscriptionId: found!.subscription_id,
-    planIds: found!.plan_ids,
+    order: head!.order,
+    subscription: head!.subscription,
+    orderOffer: head!.order_offer,
+    orderProducts: orderProducts.map((r) => r.row),
+    orderPlans: orderPlans.map((r) => ({ row: r.row, productPosition: r.product_position })),
+    products: products.map((r) => ({ row: r.row, orderProductPosition: r.order_product_position })),
+    charges: charges.map((r) => ({ row: r.row, productCode: r.product_code })),
+    planInstances: planInstances.map((r) => ({ row: r.row, productCode: r.product_code })),
+    planIds: head!.plan_ids,
     operations: operations.map((o) => ({
       values: o,
       productCode: o.product_code!,
@@ -353,87 +402,108 @@ function arrayLiteral(values: readonly (string | number | null)[]): string {
 }
 
 /**
+ * Inserts rows given as JSON objects (template rows with their links replaced) into `table` in one statement, through
+ * `jsonb_populate_recordset`: every column the rows carry except the id and the audit timestamps (new ids from the
+ * sequence, `created` and `updated` now). Returns the `returning` columns of each row.
+ */
+async function insertJsonRows<T>(tx: Db, table: string, values: readonly Row[], returning: string): Promise<T[]> {
+  if (values.length === 0) return []
+  const columns = Object.keys(values[0]!)
+    .filter((c) => !['id', 'created', 'updated'].includes(c))
+    .join(', ')
+  return rows<T>(
+    tx,
+    sql`insert into ${sql.raw(table)} (${sql.raw(columns)})
+      select ${sql.raw(columns)} from jsonb_populate_recordset(null::${sql.raw(table)}, ${JSON.stringify(values)}::jsonb)
+      returning ${sql.raw(returning)}`,
+  )
+}
+
+/**
  * The baseline of placement: the rows a validated placement of the template order writes — the order, its offer and
  * products, its discount plan choices, the subscription, product and charge instances, discount plan instances with
  * their states, the wallet operations of the one-shot charges and their discounts, and the plans' use counts — by
- * hand-written SQL in one transaction, one statement a table. The order's rows are `INSERT … SELECT` from the
- * template's (linked rows matched by position and by code within their subscription); the wallet operations, read
- * from the template once before the load (amounts precomputed), are sent as arrays with the new charge and plan
- * instance ids (from the instances' `RETURNING`) and unnested, their ids drawn from the sequence in the same
- * statement. One offer per order, as the benchmark's.
+ * hand-written SQL in one transaction, one statement a table, as placement writes them: values computed before (the
+ * template's rows, read once before the load, with their links to the new rows set from the ids each insert
+ * returns), nothing read from other tables. Wallet operations are sent as arrays and unnested, their ids drawn from
+ * the sequence in the same statement. One offer per order, as the benchmark's.
  */
 async function baselinePlacement(db: Db, template: PlacedTemplate, code: string, countUses = true): Promise<void> {
   const subscriptionCode = `${code}-1`
   await db.transaction(async (tx) => {
-    const order = await one<{ id: number }>(
+    const [order] = await insertJsonRows<{ id: number }>(
       tx,
-      sql`insert into customer_order (code, description, creator, external_reference, order_type, status, seller_id,
-          billing_account_id, user_account_id, order_date, validated_at, request)
-        select ${code}, description, 'bench', external_reference, order_type, status, seller_id, billing_account_id,
-          user_account_id, order_date, now(), request
-        from customer_order where id = ${template.orderId} returning id`,
-    )
-    const subscription = await one<{ id: number }>(
-      tx,
-      sql`insert into subscription (code, description, creator, status, subscription_date, offer_template_id, seller_id,
-          user_account_id, order_id, activation_date)
-        select ${subscriptionCode}, description, 'bench', status, subscription_date, offer_template_id, seller_id,
-          user_account_id, ${order!.id}, now()
-        from subscription where id = ${template.subscriptionId} returning id`,
+      'customer_order',
+      [{ ...template.order, code, creator: 'bench', validated_at: new Date().toISOString() }],
+      'id::int',
     )
     const o = order!.id
-    const s = subscription!.id
-    const offer = await one<{ id: number }>(
+    const [subscription] = await insertJsonRows<{ id: number }>(
       tx,
-      sql`insert into order_offer (order_id, position, subscription_code, order_line_type, offer_template_id,
-          subscription_date, subscription_id)
-        select ${o}, position, ${subscriptionCode}, order_line_type, offer_template_id, subscription_date, ${s}
-        from order_offer where id = ${template.orderOfferId} returning id`,
+      'subscription',
+      [{ ...template.subscription, code: subscriptionCode, order_id: o, creator: 'bench' }],
+      'id::int',
+    )
+    const s = subscription!.id
+    const [offer] = await insertJsonRows<{ id: number }>(
+      tx,
+      'order_offer',
+      [{ ...template.orderOffer, order_id: o, subscription_id: s, subscription_code: subscriptionCode }],
+      'id::int',
     )
     const oo = offer!.id
-    await tx.execute(sql`insert into order_product (order_offer_id, position, product_id, product_version_id,
-        product_action_type, quantity, attributes, charge_overrides)
-      select ${oo}, position, product_id, product_version_id, product_action_type, quantity, attributes, charge_overrides
-      from order_product where order_offer_id = ${template.orderOfferId}`)
-    await tx.execute(sql`insert into order_discount_plan (order_id, order_offer_id, order_product_id, discount_plan_id,
-        level, position)
-      select ${o}, case when t.order_offer_id is null then null else ${oo}::bigint end, np.id, t.discount_plan_id,
-        t.level, t.position
-      from order_discount_plan t left join order_product tp on tp.id = t.order_product_id
-        left join order_product np on np.order_offer_id = ${oo} and np.position = tp.position
-      where t.order_id = ${template.orderId}`)
-    const products = await rows<{ id: number; code: string }>(
+    const orderProducts = await insertJsonRows<{ id: number; position: number }>(
       tx,
-      sql`insert into product_instance (code, subscription_id, product_id, product_version_id,
-          order_product_id, status, quantity, attributes, creator)
-        select t.code, ${s}, t.product_id, t.product_version_id, np.id, t.status, t.quantity, t.attributes, 'bench'
-        from product_instance t join order_product tp on tp.id = t.order_product_id
-          join order_product np on np.order_offer_id = ${oo} and np.position = tp.position
-        where t.subscription_id = ${template.subscriptionId}
-        returning id::int, code`,
+      'order_product',
+      template.orderProducts.map((row) => ({ ...row, order_offer_id: oo })),
+      'id::int, position',
     )
-    const charges = await rows<{ id: number; code: string; product_instance_id: number }>(
+    const orderProductAt = new Map(orderProducts.map((p) => [p.position, p.id]))
+    await insertJsonRows(
       tx,
-      sql`insert into charge_instance (code, description, status, charge_id, charge_type, one_shot_type,
-          subscription_id, product_instance_id, wallet_id, quantity, unit_price_override, subscription_date,
-          charged_to_date, next_rating_date, creator)
-        select t.code, t.description, t.status, t.charge_id, t.charge_type, t.one_shot_type, ${s}, np.id, t.wallet_id,
-          t.quantity, t.unit_price_override, t.subscription_date, t.charged_to_date, t.next_rating_date, 'bench'
-        from charge_instance t join product_instance tp on tp.id = t.product_instance_id
-          join product_instance np on np.subscription_id = ${s} and np.code = tp.code
-        where t.subscription_id = ${template.subscriptionId}
-        returning id::int, code, product_instance_id::int`,
+      'order_discount_plan',
+      template.orderPlans.map(({ row, productPosition }) => ({
+        ...row,
+        order_id: o,
+        order_offer_id: row.order_offer_id === null ? null : oo,
+        order_product_id: productPosition === null ? null : orderProductAt.get(productPosition)!,
+      })),
+      'id',
     )
-    const plans = await rows<{ id: number; position: number }>(
+    const products = await insertJsonRows<{ id: number; code: string }>(
       tx,
-      sql`insert into discount_plan_instance (order_id, subscription_id, product_instance_id,
-          discount_plan_id, level, automatic, position, status, state, creator)
-        select ${o}, case when t.subscription_id is null then null else ${s}::bigint end, np.id, t.discount_plan_id,
-          t.level, t.automatic, t.position, t.status, t.state, 'bench'
-        from discount_plan_instance t left join product_instance tp on tp.id = t.product_instance_id
-          left join product_instance np on np.subscription_id = ${s} and np.code = tp.code
-        where t.order_id = ${template.orderId}
-        returning id::int, position`,
+      'product_instance',
+      template.products.map(({ row, orderProductPosition }) => ({
+        ...row,
+        subscription_id: s,
+        order_product_id: orderProductPosition === null ? null : orderProductAt.get(orderProductPosition)!,
+        creator: 'bench',
+      })),
+      'id::int, code',
+    )
+    const productId = new Map(products.map((p) => [p.code, p.id]))
+    const charges = await insertJsonRows<{ id: number; code: string; product_instance_id: number }>(
+      tx,
+      'charge_instance',
+      template.charges.map(({ row, productCode }) => ({
+        ...row,
+        subscription_id: s,
+        product_instance_id: productCode === null ? null : productId.get(productCode)!,
+        creator: 'bench',
+      })),
+      'id::int, code, product_instance_id::int',
+    )
+    const plans = await insertJsonRows<{ id: number; position: number }>(
+      tx,
+      'discount_plan_instance',
+      template.planInstances.map(({ row, productCode }) => ({
+        ...row,
+        order_id: o,
+        subscription_id: row.subscription_id === null ? null : s,
+        product_instance_id: productCode === null ? null : productId.get(productCode)!,
+        creator: 'bench',
+      })),
+      'id::int, position',
     )
     const productCode = new Map(products.map((p) => [p.id, p.code]))
     const chargeId = new Map(charges.map((c) => [`${productCode.get(c.product_instance_id)}/${c.code}`, c.id]))
@@ -635,9 +705,21 @@ async function main(): Promise<void> {
       const account = await one<{ id: number }>(database.db, sql`select id from billing_account where code = 'BA_001'`)
       const getByIdUrl = `${base}/api/v1/query/billingAccount/${account!.id}`
       assert.equal((await fetch(getByIdUrl, { headers })).status, 200)
+      // The server's own CPU time per request (this process, user and system), beside the rates: on 2 cores shared
+      // with PostgreSQL and the load generator, it says what a request costs whatever the others take.
+      const cpu = [0, 0]
+      const served = [0, 0]
+      const measured = (side: number, run: () => Promise<LoadResult>) => async () => {
+        const before = process.cpuUsage()
+        const result = await run()
+        const used = process.cpuUsage(before)
+        cpu[side] = (cpu[side] ?? 0) + (used.user + used.system) / 1000
+        served[side] = (served[side] ?? 0) + result.requestsPerSec * result.durationSec
+        return result
+      }
       const [previewLoad, getByIdLoad] = await alternate(
         [
-          () =>
+          measured(0, () =>
             load(`${base}/api/v1/orders/preview`, {
               headers,
               durationSec,
@@ -645,15 +727,17 @@ async function main(): Promise<void> {
               method: 'POST',
               body: previewBody,
             }),
-          () => load(getByIdUrl, { headers, durationSec: profiling ? 1 : durationSec, connections }),
+          ),
+          measured(1, () => load(getByIdUrl, { headers, durationSec: profiling ? 1 : durationSec, connections })),
         ],
         rounds,
       )
-      process.stdout.write(`preview   ${cell(previewLoad)}\n`)
-      process.stdout.write(`get by id ${cell(getByIdLoad)}\n`)
+      const cpuPer = (side: number) => (cpu[side]! / served[side]!).toFixed(3)
+      process.stdout.write(`preview   ${cell(previewLoad)}  server CPU ${cpuPer(0)} ms/request\n`)
+      process.stdout.write(`get by id ${cell(getByIdLoad)}  server CPU ${cpuPer(1)} ms/request\n`)
       lines.push(
-        `  preview of a 10-product order    ${cell(previewLoad)}`,
-        `  get by id (baseline)             ${cell(getByIdLoad)}`,
+        `  preview of a 10-product order    ${cell(previewLoad)}  server CPU ${cpuPer(0)} ms/request`,
+        `  get by id (baseline)             ${cell(getByIdLoad)}  server CPU ${cpuPer(1)} ms/request`,
       )
       ratios.push(
         `  preview / get by id                    ${(previewLoad.requestsPerSec / getByIdLoad.requestsPerSec).toFixed(2)}`,
