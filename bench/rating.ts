@@ -33,6 +33,7 @@ import { createCatalogModule } from '../src/modules/catalog/index.ts'
 import { seedCatalogDemo } from '../src/modules/catalog/demo-data.ts'
 import { rateDueRecurringCharges } from '../src/modules/ordering/index.ts'
 import { load, mergeRounds, type LoadResult } from './load.ts'
+import { printStatements } from './statements.ts'
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const durationSec = Number(process.env.BENCH_DURATION_SEC ?? 8)
@@ -661,24 +662,10 @@ async function main(): Promise<void> {
     assert.equal(placed.status, 201, `placement answered ${placed.status}: ${await placed.clone().text()}`)
     process.stdout.write(`One placement alone: ${(performance.now() - placedAt).toFixed(0)} ms\n`)
     if (process.env.BENCH_STATEMENTS === '1') {
-      // Statements per request: one preview and one placement alone, every query the pool's clients send counted.
-      const sent: string[] = []
-      const query = Reflect.get(pg.Client.prototype, 'query') as (...a: unknown[]) => unknown
-      pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-        const first = args[0]
-        sent.push(
-          (typeof first === 'string' ? first : (first as { text: string }).text).replace(/\s+/g, ' ').slice(0, 110),
-        )
-        return query.apply(this, args)
-      } as typeof pg.Client.prototype.query
-      await (await post('/api/v1/orders/preview', previewBody)).text()
-      process.stdout.write(`preview: ${sent.length} statements\n  ${sent.join('\n  ')}\n`)
-      sent.length = 0
-      await (
-        await post('/api/v1/orders?autoValidate=true', JSON.stringify(orderBody(undefined, undefined, lastMonth)))
-      ).text()
-      process.stdout.write(`placement: ${sent.length} statements\n  ${sent.join('\n  ')}\n`)
-      pg.Client.prototype.query = query as typeof pg.Client.prototype.query
+      // Statements per request: one preview and one placement alone.
+      await printStatements('preview', async () => (await post('/api/v1/orders/preview', previewBody)).text())
+      const another = JSON.stringify(orderBody(undefined, undefined, lastMonth))
+      await printStatements('placement', async () => (await post('/api/v1/orders?autoValidate=true', another)).text())
     }
     const concurrent = await Promise.all(
       Array.from({ length: connections }, (_v, i) =>

@@ -31,6 +31,7 @@ import { seedAccountsDemo } from '../src/modules/accounts/demo-data.ts'
 import { createCatalogModule } from '../src/modules/catalog/index.ts'
 import { seedCatalogDemo } from '../src/modules/catalog/demo-data.ts'
 import type { ClientsResult, ClientsTask } from './reservations-clients.ts'
+import { printStatements } from './statements.ts'
 
 const run = promisify(execFile)
 const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
@@ -217,31 +218,23 @@ async function main(): Promise<void> {
     }
     await pairs('many', 2) // warm-up, not counted
     if (process.env.BENCH_STATEMENTS === '1') {
-      // Statements per request: one reserve and one confirm alone, every query the pool's clients send counted.
-      const sent: string[] = []
-      const query = Reflect.get(pg.Client.prototype, 'query') as (...a: unknown[]) => unknown
-      pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-        const first = args[0]
-        sent.push(
-          (typeof first === 'string' ? first : (first as { text: string }).text).replace(/\s+/g, ' ').slice(0, 110),
-        )
-        return query.apply(this, args)
-      } as typeof pg.Client.prototype.query
-      const reserved = await fetch(`${base}/api/rest/billing/mediation/reserveCdr`, {
-        method: 'POST',
-        headers: { ...auth, 'content-type': 'text/plain' },
-        body: `${usageTime};BSUB_7;1;U;bench`,
+      // Statements per request: one reserve and one confirm alone.
+      let reservationId = 0
+      await printStatements('reserve', async () => {
+        const reserved = await fetch(`${base}/api/rest/billing/mediation/reserveCdr`, {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'text/plain' },
+          body: `${usageTime};BSUB_7;1;U;bench`,
+        })
+        reservationId = ((await reserved.json()) as { reservationId: number }).reservationId
       })
-      const { reservationId } = (await reserved.json()) as { reservationId: number }
-      process.stdout.write(`reserve: ${sent.length} statements\n  ${sent.join('\n  ')}\n`)
-      sent.length = 0
-      await fetch(`${base}/api/rest/billing/mediation/confirmReservation`, {
-        method: 'POST',
-        headers: { ...auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ reservationId }),
-      })
-      process.stdout.write(`confirm: ${sent.length} statements\n  ${sent.join('\n  ')}\n`)
-      pg.Client.prototype.query = query as typeof pg.Client.prototype.query
+      await printStatements('confirm', () =>
+        fetch(`${base}/api/rest/billing/mediation/confirmReservation`, {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: JSON.stringify({ reservationId }),
+        }),
+      )
     }
     const profile = process.env.BENCH_CPU_PROFILE ? await startProfile() : undefined
     const many = await pairs('many')
