@@ -108,6 +108,16 @@ export interface Database {
   close(): Promise<void>
 }
 
+/**
+ * PostgreSQL settings of the embedded database, given at every start after PGlite's own (so data directories made
+ * before them are covered too). Its shared memory is allocated inside PGlite's WebAssembly memory, which never
+ * shrinks: initdb's 128 MB of shared buffers grew that memory from 128 to 189 MB, about 150 MB of it resident once
+ * the buffers had filled; 16 MB keeps it at its 128 MB minimum with about 30 MB resident. Table files are read
+ * through the operating system, whose page cache keeps them, so a page missing from the smaller pool costs a copy,
+ * not a disk read (docs/performance.md, Memory).
+ */
+const PGLITE_SETTINGS = ['-c', 'shared_buffers=16MB']
+
 export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob } = {}): Promise<Database> {
   if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true })
   // Loaded here, not with this module: a server on PostgreSQL never holds PGlite's code (docs/performance.md, Memory).
@@ -118,6 +128,7 @@ export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob
   const pglite = await PGlite.create({
     // Trigram indexes serve fullTextFilter on huge entities (migrations/0015_opencell.sql).
     extensions: { pg_trgm },
+    startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS],
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
   })
