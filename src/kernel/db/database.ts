@@ -7,6 +7,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres'
 import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import { sql, type SQL } from 'drizzle-orm'
 import { Worker } from 'node:worker_threads'
+import { spawn } from 'node:child_process'
 import pg from 'pg'
 import type { CsvExportReply, CsvExportTask } from './csv-export.worker.ts'
 import { EXPERT_ROLE, QUERY_ROLE } from './query-role.ts'
@@ -109,8 +110,54 @@ export interface Database {
   close(): Promise<void>
 }
 
+/**
+ * PostgreSQL settings of the embedded database, given at every start after PGlite's own (so data directories made
+ * before them are covered too). Its shared memory is allocated inside PGlite's WebAssembly memory, which never
+ * shrinks: initdb's 128 MB of shared buffers grew that memory from 128 to 189 MB, about 150 MB of it resident once
+ * the buffers had filled; 16 MB keeps it at its 128 MB minimum with about 30 MB resident. Table files are read
+ * through the operating system, whose page cache keeps them, so a page missing from the smaller pool costs a copy,
+ * not a disk read (docs/performance.md, Memory).
+ */
+const PGLITE_SETTINGS = ['-c', 'shared_buffers=16MB']
+
+/**
+ * Creates the PostgreSQL cluster of a new data directory in a short-lived child process. PGlite's initdb runs a
+ * second PostgreSQL instance, copies its whole WebAssembly memory and dumps the result as a tar: the process peaked
+ * at about 1 GB and kept some 65 MB of that at rest for good (glibc's heap cannot shrink past memory still in use).
+ * In a child on baseline WebAssembly code (`--liftoff-only`, nothing lives long enough to gain from optimized code)
+ * it peaks lower, its memory goes when it exits, and the server opens the directory as on any later start.
+ */
+async function initdbInChild(dataDir: string): Promise<void> {
+  const pglite = import.meta.resolve('@electric-sql/pglite')
+  const script =
+    `const { PGlite } = await import(${JSON.stringify(pglite)});` +
+    `const pg = await PGlite.create({ dataDir: ${JSON.stringify(dataDir)} }); await pg.close()`
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(process.execPath, ['--liftoff-only', '--input-type=module', '--eval', script], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, NODE_OPTIONS: '' },
+    })
+    let stderr = ''
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    child.once('error', reject)
+    child.once('exit', (code, signal) =>
+      code === 0
+        ? resolve()
+        : reject(
+            new Error(
+              `creating the embedded database in ${dataDir} failed (${signal ?? `exit code ${code}`}): ${stderr.trim()}`,
+            ),
+          ),
+    )
+  })
+}
+
 export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob } = {}): Promise<Database> {
   if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true })
+  // A new directory (no PG_VERSION yet) is given its cluster by a child process; a directory to be loaded from a
+  // dump is left to PGlite.
+  if (options.dataDir && !options.loadDataDir && !fs.existsSync(path.join(options.dataDir, 'PG_VERSION')))
+    await initdbInChild(options.dataDir)
   // Loaded here, not with this module: a server on PostgreSQL never holds PGlite's code (docs/performance.md, Memory).
   const [{ PGlite }, { pg_trgm }] = await Promise.all([
     import('@electric-sql/pglite'),
@@ -119,6 +166,7 @@ export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob
   const pglite = await PGlite.create({
     // Trigram indexes serve fullTextFilter on huge entities (migrations/0015_opencell.sql).
     extensions: { pg_trgm },
+    startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS],
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
   })
