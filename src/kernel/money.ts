@@ -17,12 +17,8 @@ export function money(value: Decimal.Value): Decimal {
 
 /** Rounds HALF_UP to the currency's minor unit: the only rounding applied to amounts. */
 export function roundAmount(value: Decimal.Value, minorUnits = 2): Decimal {
-  return asMoney(value).toDecimalPlaces(minorUnits, Decimal.ROUND_HALF_UP)
+  return new Money(value).toDecimalPlaces(minorUnits, Decimal.ROUND_HALF_UP)
 }
-
-/** A Money as is (no copy: decimals are immutable), anything else made one. */
-const asMoney = (value: Decimal.Value): Decimal =>
-  typeof value === 'object' && value.constructor === Money ? value : new Money(value)
 
 /** True for strings that are plain decimal numbers: what the API accepts for amounts and quantities. */
 export function isDecimalString(value: string): boolean {
@@ -34,5 +30,5 @@ export function isDecimalString(value: string): boolean {
  * scale it was stored with (`1.000000000000`). Messages, explanations and the wire all write decimals this way.
  */
 export function formatDecimal(value: Decimal.Value): string {
-  return asMoney(value).toFixed()
+  return new Money(value).toFixed()
 }

@@ -12,7 +12,10 @@ import { taxedAmounts, unitAmounts } from './tax.ts'
 export function rateCharge(input: ChargeRatingInput): RatedCharge {
   const overridden = input.unitPriceOverride !== undefined && input.unitPriceOverride !== null
   const priced = overridden
-    ? { unitPrice: new Money(input.unitPriceOverride).toDecimalPlaces(UNIT_PRICE_SCALE, Money.ROUND_HALF_UP) }
+    ? {
+        unitPrice: new Money(input.unitPriceOverride).toDecimalPlaces(UNIT_PRICE_SCALE, Money.ROUND_HALF_UP),
+        explanation: '',
+      }
     : priceUnit(input.pricing.definition, {
         quantity: input.quantity,
         attributes: input.attributes,
@@ -26,6 +29,13 @@ export function rateCharge(input: ChargeRatingInput): RatedCharge {
   const amount = roundAmount(raw, input.minorUnits)
   const amounts = taxedAmounts(amount, input.tax, input.pricesIncludeTax, input.minorUnits)
   const units = unitAmounts(unitPrice, input.tax, input.pricesIncludeTax)
+  const fixed = (value: Money) => value.toFixed(input.minorUnits)
+  const source = overridden
+    ? `unit price ${formatDecimal(unitPrice)} given by the order`
+    : `pricing version ${input.pricing.version}: ${priced.explanation}`
+  const share = prorata ? ` × ${prorata.days}/${prorata.periodDays} days` : ''
+  const period = input.period ? ` for ${input.period.start}..${input.period.end}` : ''
+  const tax = `tax ${input.tax.code} ${formatDecimal(input.tax.percent)} %`
   return {
     quantity: input.quantity,
     unitPrice,
@@ -35,22 +45,10 @@ export function rateCharge(input: ChargeRatingInput): RatedCharge {
     ...amounts,
     taxPercent: input.tax.percent,
     overridden,
-    // Written when first read (placement and recurring rating store it; a preview never reads it).
-    get explanation() {
-      const fixed = (value: Money) => value.toFixed(input.minorUnits)
-      const source =
-        'explanation' in priced
-          ? `pricing version ${input.pricing.version}: ${priced.explanation}`
-          : `unit price ${formatDecimal(unitPrice)} given by the order`
-      const share = prorata ? ` × ${prorata.days}/${prorata.periodDays} days` : ''
-      const period = input.period ? ` for ${input.period.start}..${input.period.end}` : ''
-      const tax = `tax ${input.tax.code} ${formatDecimal(input.tax.percent)} %`
-      return (
-        `${source}; ${formatDecimal(input.quantity)} × ${formatDecimal(unitPrice)}${share}${period} = ${fixed(amount)}` +
-        (input.pricesIncludeTax
-          ? ` with tax; ${tax} included = ${fixed(amounts.amountTax)}; without tax ${fixed(amounts.amountWithoutTax)}`
-          : `; ${tax} = ${fixed(amounts.amountTax)}`)
-      )
-    },
+    explanation:
+      `${source}; ${formatDecimal(input.quantity)} × ${formatDecimal(unitPrice)}${share}${period} = ${fixed(amount)}` +
+      (input.pricesIncludeTax
+        ? ` with tax; ${tax} included = ${fixed(amounts.amountTax)}; without tax ${fixed(amounts.amountWithoutTax)}`
+        : `; ${tax} = ${fixed(amounts.amountTax)}`),
   }
 }

@@ -11,8 +11,7 @@ import type {
 } from './rating.model.ts'
 
 const LEVEL_RANK: Record<DiscountLevel, number> = { PRODUCT: 0, OFFER: 1, ORDER: 2 }
-// A percentage is a hundredth: multiplying by 0.01 is exact at Money's 80 digits, as dividing by 100 is, and cheaper.
-const HUNDREDTH = new Money('0.01')
+const HUNDRED = new Money(100)
 const ZERO = new Money(0)
 
 export const EMPTY_DISCOUNT_STATE: DiscountState = { applied: {}, fixedUsed: {} }
@@ -79,37 +78,33 @@ export function applyDiscounts(
         const base = net.get(line.key)!
         if (base.lte(ZERO)) break
         let amount: Decimal
-        // The explanation's first part, written when the explanation is read (a preview never reads it).
-        let how: () => string
+        let how: string
         if (item.type === 'PERCENTAGE') {
-          amount = roundAmount(base.times(item.value).times(HUNDREDTH), minorUnits)
-          how = () => `${formatDecimal(item.value)} % of ${amountText(base)}`
+          amount = roundAmount(base.times(item.value).div(HUNDRED), minorUnits)
+          how = `${formatDecimal(item.value)} % of ${amountText(base)}`
         } else {
           const remaining = item.value.minus(fixedUsed[item.code] ?? 0)
           amount = remaining.lte(ZERO) ? ZERO : roundAmount(Money.min(remaining, base), minorUnits)
-          how = () => `fixed ${formatDecimal(item.value)} (${formatDecimal(remaining)} left) on ${amountText(base)}`
+          how = `fixed ${formatDecimal(item.value)} (${formatDecimal(remaining)} left) on ${amountText(base)}`
           fixedUsed[item.code] = formatDecimal(new Money(fixedUsed[item.code] ?? 0).plus(amount))
         }
         if (amount.lte(ZERO)) continue
         net.set(line.key, base.minus(amount))
         discounted = true
         const amounts = taxedAmounts(amount.negated(), item.tax, pricesIncludeTax, minorUnits)
+        const tax = `tax ${item.tax.code} ${formatDecimal(item.tax.percent)} %`
         discounts.push({
           lineKey: line.key,
           instance,
           item,
           ...amounts,
           taxPercent: item.tax.percent,
-          get explanation() {
-            const tax = `tax ${item.tax.code} ${formatDecimal(item.tax.percent)} %`
-            return (
-              `discount plan ${instance.planCode} (${instance.level}) item ${item.code}: ${how()} = ` +
-              (pricesIncludeTax
-                ? `${amountText(amounts.amountWithTax)}; ${tax} included = ${amounts.amountTax.toFixed(minorUnits)}; ` +
-                  `without tax ${amounts.amountWithoutTax.toFixed(minorUnits)}`
-                : `${amounts.amountWithoutTax.toFixed(minorUnits)}; ${tax} = ${amounts.amountTax.toFixed(minorUnits)}`)
-            )
-          },
+          explanation:
+            `discount plan ${instance.planCode} (${instance.level}) item ${item.code}: ${how} = ` +
+            (pricesIncludeTax
+              ? `${amountText(amounts.amountWithTax)}; ${tax} included = ${amounts.amountTax.toFixed(minorUnits)}; ` +
+                `without tax ${amounts.amountWithoutTax.toFixed(minorUnits)}`
+              : `${amounts.amountWithoutTax.toFixed(minorUnits)}; ${tax} = ${amounts.amountTax.toFixed(minorUnits)}`),
         })
       }
       if (discounted) {

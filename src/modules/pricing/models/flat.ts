@@ -10,10 +10,5 @@ export interface FlatPricing {
 
 export function flatUnitPrice(pricing: FlatPricing): PricedUnit {
   const unitPrice = new Money(pricing.price).toDecimalPlaces(UNIT_PRICE_SCALE, Money.ROUND_HALF_UP)
-  return {
-    unitPrice,
-    get explanation() {
-      return `flat price ${formatDecimal(unitPrice)}`
-    },
-  }
+  return { unitPrice, explanation: `flat price ${formatDecimal(unitPrice)}` }
 }

@@ -21,8 +21,6 @@ export function formulaUnitPrice(pricing: FormulaPricing, input: RatingInput): P
   const unitPrice = new Money(value).toDecimalPlaces(UNIT_PRICE_SCALE, Money.ROUND_HALF_UP)
   return {
     unitPrice,
-    get explanation() {
-      return `formula ${pricing.formula.source} with quantity ${formatDecimal(input.quantity)}: ${formatDecimal(unitPrice)}`
-    },
+    explanation: `formula ${pricing.formula.source} with quantity ${formatDecimal(input.quantity)}: ${formatDecimal(unitPrice)}`,
   }
 }

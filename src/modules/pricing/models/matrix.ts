@@ -107,8 +107,6 @@ export function matrixUnitPrice(
   return {
     unitPrice,
     matchedRow: row.priority,
-    get explanation() {
-      return `matrix row ${row.priority} (${describeMatrixInput(pricing, input.attributes)}): ${formatDecimal(unitPrice)}`
-    },
+    explanation: `matrix row ${row.priority} (${describeMatrixInput(pricing, input.attributes)}): ${formatDecimal(unitPrice)}`,
   }
 }

@@ -12,14 +12,11 @@ export interface RatingInput {
   product?: { code: string }
 }
 
-/**
- * A unit price with a sentence explaining where it came from (kept on rated lines). The sentence is written when it is
- * first read: a preview never reads it, so it costs nothing there.
- */
+/** A unit price with a sentence explaining where it came from (shown by previews and kept on rated lines). */
 export interface PricedUnit {
   /** Rounded HALF_UP to 12 decimals (DECISIONS "Money and quantities"). */
-  readonly unitPrice: Decimal
-  readonly explanation: string
+  unitPrice: Decimal
+  explanation: string
   /** MATRIX: the priority of the row that matched. */
   matchedRow?: number
 }
