@@ -21,11 +21,12 @@ export async function countDiscountPlanUses(
   usable: readonly string[],
   actor: string,
 ): Promise<PlanUses> {
-  if (ids.length === 0) return { counted: true, statuses: new Map() }
+  const distinct = [...new Set(ids)]
+  if (distinct.length === 0) return { counted: true, statuses: new Map() }
   const found = await rows<{ id: number; status: string; counted: number }>(
     tx,
     sql`with locked as (
-        select id, status from discount_plan where id = any(${`{${[...new Set(ids)].join(',')}}`}::bigint[])
+        select id, status from discount_plan where id = any(${`{${distinct.join(',')}}`}::bigint[])
         order by id for no key update),
       allowed as (select bool_and(status = any(${`{${usable.join(',')}}`}::text[])) as ok from locked),
       counted as (
@@ -40,8 +41,9 @@ export async function countDiscountPlanUses(
         returning p.id)
       select l.id::int as id, l.status, (select count(*) from counted)::int as counted from locked l`,
   )
+  // Counted only when every plan was found, locked and usable: a plan missing here is not counted silently.
   return {
-    counted: found.length > 0 && found[0]?.counted === found.length,
+    counted: found.length === distinct.length && found[0]?.counted === distinct.length,
     statuses: new Map(found.map((p) => [p.id, p.status])),
   }
 }
