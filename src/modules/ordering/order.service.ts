@@ -90,15 +90,15 @@ const productEcho = (product: OrderProductInput) => ({
     : {}),
 })
 
-/**
- * The order as answered (DECISIONS "Orders"): the request echoed, with id, status and each offer's subscription.
- * Decimals are written from the text kept, never through a double.
- */
 /** The request as kept: creation gives every offer its subscription code and fixes its subscription date first. */
 type KeptOrderInput = Omit<OrderInput, 'orderOffers'> & {
   readonly orderOffers: (OrderInput['orderOffers'][number] & { subscriptionCode: string; subscriptionDate: string })[]
 }
 
+/**
+ * The order as answered (DECISIONS "Orders"): the request echoed, with id, status and each offer's subscription.
+ * Decimals are written from the text kept, never through a double.
+ */
 async function orderWire(db: Db, order: repo.OrderRow) {
   const offers = await repo.orderOffersOf(db, order.id)
   const { code: _code, orderOffers, ...request } = order.request as unknown as KeptOrderInput
