@@ -376,8 +376,12 @@ describe('Expert schema endpoint', () => {
         { name: 'seller_id', type: 'long', references: 'seller' },
       ]),
     )
-    // Deep users without queryExpert are refused.
+    // Deep users without queryExpert are refused, and so is queryExpert without queryUser (it cannot run Expert).
     expect((await t.requestAs(analyst, 'GET', '/api/v1/workbench/expert/schema/tables')).status).toBe(403)
+    const expertOnly = await t.tokenWithRoles(['queryExpert'])
+    const refused = await t.requestAs(expertOnly, 'GET', '/api/v1/workbench/expert/schema/tables')
+    expect(refused.status).toBe(403)
+    expect(refused.body.message).toContain('queryUser')
   })
 })
 

@@ -1,6 +1,6 @@
 import { AppError } from '../../kernel/errors.ts'
 import type { Principal } from '../../kernel/http/principal.ts'
-import { requireEntityReadable } from '../../kernel/http/principal.ts'
+import { requireEntityReadable, requireRole } from '../../kernel/http/principal.ts'
 import type { QueryEngine } from '../query/index.ts'
 
 /**
@@ -18,8 +18,10 @@ export function createSchemaService(engine: QueryEngine) {
      * The tables Expert SQL can read, with their columns, for its editor: exactly those its database role is granted
      * (the queryable entities less the platform's own records, `registry.expertReadable()`), so completion never
      * offers a table the run would be refused. Entities sharing a table (subclasses) give it once, columns merged.
+     * The route asks queryExpert; an Expert run needs queryUser too, and so does its completion.
      */
-    expertTables() {
+    expertTables(principal: Principal) {
+      requireRole(principal, 'queryUser')
       type Column = { name: string; type: string; references: string | null }
       const tables = new Map<string, Map<string, Column>>()
       for (const entity of registry.expertReadable()) {

@@ -109,10 +109,11 @@ export function registerWorkbenchRoutes(
         operationId: 'listExpertTables',
         tags,
         summary: 'Tables and columns Expert SQL can read (editor completion): billing data, no platform records',
+        description: 'Needs queryUser as well as queryExpert, as an Expert run does.',
         response: { 200: ExpertTables },
       },
     },
-    async () => services.schema.expertTables(),
+    async (request) => services.schema.expertTables(principalOf(request)),
   )
 
   app.post(
