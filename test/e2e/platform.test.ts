@@ -17,6 +17,20 @@ describe('HTTP edges', () => {
     expect(response.json()).toMatchObject({ status: 'FAIL', errorCode: 'MALFORMED_JSON' })
   })
 
+  it('answers a body of a content type the operation does not take with 415 saying what to send', async () => {
+    // What curl -d sends when no content type is given.
+    const response = await t.app.server.inject({
+      method: 'POST',
+      url: '/api/v1/languages',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Bearer ${t.adminToken}` },
+      payload: 'code=EN',
+    })
+    expect(response.statusCode).toBe(415)
+    expect(response.json()).toMatchObject({ status: 'FAIL', errorCode: 'UNSUPPORTED_MEDIA_TYPE' })
+    expect(response.json().message).toContain('application/x-www-form-urlencoded')
+    expect(response.json().message).toContain('content-type: application/json')
+  })
+
   it('accepts an empty body sent with a JSON content type as no body, and refuses prototype poisoning', async () => {
     const empty = await t.app.server.inject({
       method: 'POST',
@@ -141,6 +155,11 @@ describe('health, metrics and docs', () => {
     for (const { path, method, op } of operations) {
       expect(op.summary, `${method} ${path}`).toBeTruthy()
       expect(op.description, `${method} ${path}`).toMatch(/Required role: |Public: no token needed|Portal route/)
+      // Said once: a GET's automatic HEAD route shares its schema and must not write the role into it again.
+      expect(
+        op.description.match(/Required role: |Public: no token needed|Portal route/g),
+        `${method} ${path}`,
+      ).toHaveLength(1)
       expect(Object.keys(op.responses), `${method} ${path}`).toContain('400')
     }
     const createSeller = response.body.paths['/api/v1/sellers'].post

@@ -14,8 +14,6 @@ export interface paths {
         /**
          * JSON Web Key Set: the public keys tokens are signed with
          * @description Public: no token needed.
-         *
-         *     Public: no token needed.
          */
         get: operations["getJsonWebKeys"];
         put?: never;
@@ -36,8 +34,6 @@ export interface paths {
         /**
          * OpenID Connect discovery document of the built-in issuer
          * @description Public: no token needed.
-         *
-         *     Public: no token needed.
          */
         get: operations["getOpenidConfiguration"];
         put?: never;
@@ -58,8 +54,6 @@ export interface paths {
         /**
          * The role catalog (73 roles plus the query roles)
          * @description Required role: `api.roles.view`.
-         *
-         *     Required role: `api.roles.view`.
          */
         get: operations["listRoles"];
         put?: never;
@@ -80,8 +74,6 @@ export interface paths {
         /**
          * List groups with roles and members
          * @description Required role: `api.groups.view`.
-         *
-         *     Required role: `api.groups.view`.
          */
         get: operations["listGroups"];
         put?: never;
@@ -106,8 +98,6 @@ export interface paths {
         /**
          * Get a group
          * @description Required role: `api.groups.view`.
-         *
-         *     Required role: `api.groups.view`.
          */
         get: operations["getGroup"];
         /**
@@ -176,8 +166,6 @@ export interface paths {
         /**
          * List users and service accounts
          * @description Required role: `api.users.view`.
-         *
-         *     Required role: `api.users.view`.
          */
         get: operations["listUsers"];
         put?: never;
@@ -202,8 +190,6 @@ export interface paths {
         /**
          * Get a user
          * @description Required role: `api.users.view`.
-         *
-         *     Required role: `api.users.view`.
          */
         get: operations["getUser"];
         /**
@@ -232,8 +218,6 @@ export interface paths {
         /**
          * List service-account clients
          * @description Required role: `api.security.view`.
-         *
-         *     Required role: `api.security.view`.
          */
         get: operations["listClients"];
         put?: never;
@@ -258,8 +242,6 @@ export interface paths {
         /**
          * Get a client (never its secret)
          * @description Required role: `api.security.view`.
-         *
-         *     Required role: `api.security.view`.
          */
         get: operations["getClient"];
         /**
@@ -308,8 +290,6 @@ export interface paths {
         /**
          * Who the bearer token says the caller is
          * @description Required role: none; any valid bearer token.
-         *
-         *     Required role: none; any valid bearer token.
          */
         get: operations["getSession"];
         put?: never;
@@ -330,8 +310,6 @@ export interface paths {
         /**
          * The process is up
          * @description Public: no token needed.
-         *
-         *     Public: no token needed.
          */
         get: operations["getLiveness"];
         put?: never;
@@ -352,8 +330,6 @@ export interface paths {
         /**
          * The database is reachable and migrated (replicas named, not required); 503 otherwise
          * @description Public: no token needed.
-         *
-         *     Public: no token needed.
          */
         get: operations["getReadiness"];
         put?: never;
@@ -374,8 +350,6 @@ export interface paths {
         /**
          * Prometheus metrics: requests, latencies, database pool, jobs
          * @description Public: no token needed.
-         *
-         *     Public: no token needed.
          */
         get: operations["getMetrics"];
         put?: never;
@@ -396,8 +370,6 @@ export interface paths {
         /**
          * List trading currencys, paginated
          * @description Required role: `api.settings.view`.
-         *
-         *     Required role: `api.settings.view`.
          */
         get: operations["listTradingCurrencies"];
         put?: never;
@@ -422,8 +394,6 @@ export interface paths {
         /**
          * Get a trading currency by code
          * @description Required role: `api.settings.view`.
-         *
-         *     Required role: `api.settings.view`.
          */
         get: operations["getTradingCurrency"];
         /**
@@ -452,8 +422,6 @@ export interface paths {
         /**
          * List countrys, paginated
          * @description Required role: `api.settings.view`.
-         *
-         *     Required role: `api.settings.view`.
          */
         get: operations["listCountries"];
         put?: never;
@@ -478,8 +446,6 @@ export interface paths {
         /**
          * Get a country by code
          * @description Required role: `api.settings.view`.
-         *
-         *     Required role: `api.settings.view`.
          */
         get: operations["getCountry"];
         /**
@@ -508,8 +474,6 @@ export interface paths {
         /**
          * List languages, paginated
          * @description Required role: `api.settings.view`.
-         *
-         *     Required role: `api.settings.view`.
          */
         get: operations["listLanguages"];
         put?: never;
@@ -534,8 +498,6 @@ export interface paths {
         /**
          * Get a language by code
          * @description Required role: `api.settings.view`.
-         *
-         *     Required role: `api.settings.view`.
          */
         get: operations["getLanguage"];
         /**
@@ -564,8 +526,6 @@ export interface paths {
         /**
          * List taxs, paginated
          * @description Required role: `api.settings.view`.
-         *
-         *     Required role: `api.settings.view`.
          */
         get: operations["listTaxes"];
         put?: never;
@@ -590,8 +550,6 @@ export interface paths {
         /**
          * Get a tax by code
          * @description Required role: `api.settings.view`.
-         *
-         *     Required role: `api.settings.view`.
          */
         get: operations["getTax"];
         /**
@@ -620,8 +578,6 @@ export interface paths {
         /**
          * List tax classs, paginated
          * @description Required role: `api.settings.view`.
-         *
-         *     Required role: `api.settings.view`.
          */
         get: operations["listTaxClasses"];
         put?: never;
@@ -646,8 +602,6 @@ export interface paths {
         /**
          * Get a tax class by code
          * @description Required role: `api.settings.view`.
-         *
-         *     Required role: `api.settings.view`.
          */
         get: operations["getTaxClass"];
         /**
@@ -676,8 +630,6 @@ export interface paths {
         /**
          * List tax mappings, paginated
          * @description Required role: `api.settings.view`.
-         *
-         *     Required role: `api.settings.view`.
          */
         get: operations["listTaxMappings"];
         put?: never;
@@ -702,8 +654,6 @@ export interface paths {
         /**
          * Get a tax mapping by code
          * @description Required role: `api.settings.view`.
-         *
-         *     Required role: `api.settings.view`.
          */
         get: operations["getTaxMapping"];
         /**
@@ -732,8 +682,6 @@ export interface paths {
         /**
          * List invoice categorys, paginated
          * @description Required role: `api.settings.view`.
-         *
-         *     Required role: `api.settings.view`.
          */
         get: operations["listInvoiceCategories"];
         put?: never;
@@ -758,8 +706,6 @@ export interface paths {
         /**
          * Get a invoice category by code
          * @description Required role: `api.settings.view`.
-         *
-         *     Required role: `api.settings.view`.
          */
         get: operations["getInvoiceCategory"];
         /**
@@ -788,8 +734,6 @@ export interface paths {
         /**
          * List invoice sub-categorys, paginated
          * @description Required role: `api.settings.view`.
-         *
-         *     Required role: `api.settings.view`.
          */
         get: operations["listInvoiceSubCategories"];
         put?: never;
@@ -814,8 +758,6 @@ export interface paths {
         /**
          * Get a invoice sub-category by code
          * @description Required role: `api.settings.view`.
-         *
-         *     Required role: `api.settings.view`.
          */
         get: operations["getInvoiceSubCategory"];
         /**
@@ -844,8 +786,6 @@ export interface paths {
         /**
          * List accounting articles, paginated
          * @description Required role: `api.settings.view`.
-         *
-         *     Required role: `api.settings.view`.
          */
         get: operations["listAccountingArticles"];
         put?: never;
@@ -870,8 +810,6 @@ export interface paths {
         /**
          * Get a accounting article by code
          * @description Required role: `api.settings.view`.
-         *
-         *     Required role: `api.settings.view`.
          */
         get: operations["getAccountingArticle"];
         /**
@@ -900,8 +838,6 @@ export interface paths {
         /**
          * List calendars, paginated
          * @description Required role: `api.settings.view`.
-         *
-         *     Required role: `api.settings.view`.
          */
         get: operations["listCalendars"];
         put?: never;
@@ -926,8 +862,6 @@ export interface paths {
         /**
          * Get a calendar by code
          * @description Required role: `api.settings.view`.
-         *
-         *     Required role: `api.settings.view`.
          */
         get: operations["getCalendar"];
         /**
@@ -956,8 +890,6 @@ export interface paths {
         /**
          * List billing cycles, paginated
          * @description Required role: `api.settings.view`.
-         *
-         *     Required role: `api.settings.view`.
          */
         get: operations["listBillingCycles"];
         put?: never;
@@ -982,8 +914,6 @@ export interface paths {
         /**
          * Get a billing cycle by code
          * @description Required role: `api.settings.view`.
-         *
-         *     Required role: `api.settings.view`.
          */
         get: operations["getBillingCycle"];
         /**
@@ -1012,8 +942,6 @@ export interface paths {
         /**
          * List unit of measures, paginated
          * @description Required role: `api.settings.view`.
-         *
-         *     Required role: `api.settings.view`.
          */
         get: operations["listUnitsOfMeasure"];
         put?: never;
@@ -1038,8 +966,6 @@ export interface paths {
         /**
          * Get a unit of measure by code
          * @description Required role: `api.settings.view`.
-         *
-         *     Required role: `api.settings.view`.
          */
         get: operations["getUnitOfMeasure"];
         /**
@@ -1068,8 +994,6 @@ export interface paths {
         /**
          * List custom field templates, paginated
          * @description Required role: `api.settings.view`.
-         *
-         *     Required role: `api.settings.view`.
          */
         get: operations["listCustomFieldTemplates"];
         put?: never;
@@ -1094,8 +1018,6 @@ export interface paths {
         /**
          * Get a custom field template by code
          * @description Required role: `api.settings.view`.
-         *
-         *     Required role: `api.settings.view`.
          */
         get: operations["getCustomFieldTemplate"];
         /**
@@ -1124,8 +1046,6 @@ export interface paths {
         /**
          * List sellers, paginated
          * @description Required role: `accounts.customers.view`.
-         *
-         *     Required role: `accounts.customers.view`.
          */
         get: operations["listSellers"];
         put?: never;
@@ -1150,8 +1070,6 @@ export interface paths {
         /**
          * Get a seller by code
          * @description Required role: `accounts.customers.view`.
-         *
-         *     Required role: `accounts.customers.view`.
          */
         get: operations["getSeller"];
         /**
@@ -1180,8 +1098,6 @@ export interface paths {
         /**
          * List customers, paginated
          * @description Required role: `accounts.customers.view`.
-         *
-         *     Required role: `accounts.customers.view`.
          */
         get: operations["listCustomers"];
         put?: never;
@@ -1206,8 +1122,6 @@ export interface paths {
         /**
          * Get a customer by code
          * @description Required role: `accounts.customers.view`.
-         *
-         *     Required role: `accounts.customers.view`.
          */
         get: operations["getCustomer"];
         /**
@@ -1236,8 +1150,6 @@ export interface paths {
         /**
          * List customer accounts, paginated
          * @description Required role: `accounts.customerAccounts.view`.
-         *
-         *     Required role: `accounts.customerAccounts.view`.
          */
         get: operations["listCustomerAccounts"];
         put?: never;
@@ -1262,8 +1174,6 @@ export interface paths {
         /**
          * Get a customer account by code
          * @description Required role: `accounts.customerAccounts.view`.
-         *
-         *     Required role: `accounts.customerAccounts.view`.
          */
         get: operations["getCustomerAccount"];
         /**
@@ -1292,8 +1202,6 @@ export interface paths {
         /**
          * List billing accounts, paginated
          * @description Required role: `accounts.billingAccounts.view`.
-         *
-         *     Required role: `accounts.billingAccounts.view`.
          */
         get: operations["listBillingAccounts"];
         put?: never;
@@ -1318,8 +1226,6 @@ export interface paths {
         /**
          * Get a billing account by code
          * @description Required role: `accounts.billingAccounts.view`.
-         *
-         *     Required role: `accounts.billingAccounts.view`.
          */
         get: operations["getBillingAccount"];
         /**
@@ -1348,8 +1254,6 @@ export interface paths {
         /**
          * List user accounts, paginated
          * @description Required role: `accounts.userAccounts.view`.
-         *
-         *     Required role: `accounts.userAccounts.view`.
          */
         get: operations["listUserAccounts"];
         put?: never;
@@ -1374,8 +1278,6 @@ export interface paths {
         /**
          * Get a user account by code
          * @description Required role: `accounts.userAccounts.view`.
-         *
-         *     Required role: `accounts.userAccounts.view`.
          */
         get: operations["getUserAccount"];
         /**
@@ -1404,8 +1306,6 @@ export interface paths {
         /**
          * Read the tenant settings
          * @description Required role: `api.settings.view`.
-         *
-         *     Required role: `api.settings.view`.
          */
         get: operations["getTenantSettings"];
         /**
@@ -1430,8 +1330,6 @@ export interface paths {
         /**
          * List attributes, paginated
          * @description Required role: `catalog.products.view`.
-         *
-         *     Required role: `catalog.products.view`.
          */
         get: operations["listAttributes"];
         put?: never;
@@ -1456,8 +1354,6 @@ export interface paths {
         /**
          * Get a attribute by code
          * @description Required role: `catalog.products.view`.
-         *
-         *     Required role: `catalog.products.view`.
          */
         get: operations["getAttribute"];
         /**
@@ -1486,8 +1382,6 @@ export interface paths {
         /**
          * List products, paginated
          * @description Required role: `catalog.products.view`.
-         *
-         *     Required role: `catalog.products.view`.
          */
         get: operations["listProducts"];
         put?: never;
@@ -1512,8 +1406,6 @@ export interface paths {
         /**
          * Get a product by code
          * @description Required role: `catalog.products.view`.
-         *
-         *     Required role: `catalog.products.view`.
          */
         get: operations["getProduct"];
         /**
@@ -1542,8 +1434,6 @@ export interface paths {
         /**
          * List counter templates, paginated
          * @description Required role: `catalog.charges.view`.
-         *
-         *     Required role: `catalog.charges.view`.
          */
         get: operations["listCounterTemplates"];
         put?: never;
@@ -1568,8 +1458,6 @@ export interface paths {
         /**
          * Get a counter template by code
          * @description Required role: `catalog.charges.view`.
-         *
-         *     Required role: `catalog.charges.view`.
          */
         get: operations["getCounterTemplate"];
         /**
@@ -1598,8 +1486,6 @@ export interface paths {
         /**
          * List offer template categorys, paginated
          * @description Required role: `catalog.offers.view`.
-         *
-         *     Required role: `catalog.offers.view`.
          */
         get: operations["listOfferTemplateCategories"];
         put?: never;
@@ -1624,8 +1510,6 @@ export interface paths {
         /**
          * Get a offer template category by code
          * @description Required role: `catalog.offers.view`.
-         *
-         *     Required role: `catalog.offers.view`.
          */
         get: operations["getOfferTemplateCategory"];
         /**
@@ -1654,8 +1538,6 @@ export interface paths {
         /**
          * List charges, paginated
          * @description Required role: `catalog.charges.view`.
-         *
-         *     Required role: `catalog.charges.view`.
          */
         get: operations["listCharges"];
         put?: never;
@@ -1682,8 +1564,6 @@ export interface paths {
         /**
          * Get a charge
          * @description Required role: `catalog.charges.view`.
-         *
-         *     Required role: `catalog.charges.view`.
          */
         get: operations["getCharge"];
         /**
@@ -1712,8 +1592,6 @@ export interface paths {
         /**
          * The accounting articles of a charge (the one created with it)
          * @description Required role: `catalog.charges.view`.
-         *
-         *     Required role: `catalog.charges.view`.
          */
         get: operations["listChargeArticles"];
         put?: never;
@@ -1734,8 +1612,6 @@ export interface paths {
         /**
          * The pricing versions of a charge
          * @description Required role: `catalog.charges.view`.
-         *
-         *     Required role: `catalog.charges.view`.
          */
         get: operations["getChargePricing"];
         put?: never;
@@ -1826,8 +1702,6 @@ export interface paths {
         /**
          * The versions of a product
          * @description Required role: `catalog.products.view`.
-         *
-         *     Required role: `catalog.products.view`.
          */
         get: operations["listProductVersions"];
         put?: never;
@@ -1852,8 +1726,6 @@ export interface paths {
         /**
          * Get a product version
          * @description Required role: `catalog.products.view`.
-         *
-         *     Required role: `catalog.products.view`.
          */
         get: operations["getProductVersion"];
         /**
@@ -1952,8 +1824,6 @@ export interface paths {
         /**
          * The discount plans linked to a product
          * @description Required role: `catalog.products.view`.
-         *
-         *     Required role: `catalog.products.view`.
          */
         get: operations["listProductDiscountPlans"];
         put?: never;
@@ -1998,8 +1868,6 @@ export interface paths {
         /**
          * List offer templates, paginated
          * @description Required role: `catalog.offers.view`.
-         *
-         *     Required role: `catalog.offers.view`.
          */
         get: operations["listOfferTemplates"];
         put?: never;
@@ -2024,8 +1892,6 @@ export interface paths {
         /**
          * Get an offer template
          * @description Required role: `catalog.offers.view`.
-         *
-         *     Required role: `catalog.offers.view`.
          */
         get: operations["getOfferTemplate"];
         /**
@@ -2056,8 +1922,6 @@ export interface paths {
         /**
          * List service templates, paginated
          * @description Required role: `catalog.services.view`.
-         *
-         *     Required role: `catalog.services.view`.
          */
         get: operations["listServiceTemplates"];
         put?: never;
@@ -2082,8 +1946,6 @@ export interface paths {
         /**
          * Get a service template
          * @description Required role: `catalog.services.view`.
-         *
-         *     Required role: `catalog.services.view`.
          */
         get: operations["getServiceTemplate"];
         /**
@@ -2112,8 +1974,6 @@ export interface paths {
         /**
          * List discount plans, paginated
          * @description Required role: `catalog.discounts.view`.
-         *
-         *     Required role: `catalog.discounts.view`.
          */
         get: operations["listDiscountPlans"];
         put?: never;
@@ -2138,8 +1998,6 @@ export interface paths {
         /**
          * Get a discount plan
          * @description Required role: `catalog.discounts.view`.
-         *
-         *     Required role: `catalog.discounts.view`.
          */
         get: operations["getDiscountPlan"];
         /**
@@ -2192,8 +2050,6 @@ export interface paths {
         /**
          * The items of a discount plan
          * @description Required role: `catalog.discounts.view`.
-         *
-         *     Required role: `catalog.discounts.view`.
          */
         get: operations["listDiscountPlanItems"];
         put?: never;
@@ -2218,8 +2074,6 @@ export interface paths {
         /**
          * Get a discount plan item
          * @description Required role: `catalog.discounts.view`.
-         *
-         *     Required role: `catalog.discounts.view`.
          */
         get: operations["getDiscountPlanItem"];
         /**
@@ -2310,8 +2164,6 @@ export interface paths {
         /**
          * Get an order
          * @description Required role: `ordering.orders.view`.
-         *
-         *     Required role: `ordering.orders.view`.
          */
         get: operations["getOrder"];
         put?: never;
@@ -2332,8 +2184,6 @@ export interface paths {
         /**
          * List offers by range, filtered by status, category and seller, sorted
          * @description Headers: `Content-Range: offers a-b/total`, `Accept-Range: offers 100`, `Link` (first, prev, next, last). 206 when more offers exist than returned, 200 otherwise, 416 when the range starts past the last offer.
-         *
-         *     Required role: `catalog.offers.view`.
          *
          *     Required role: `catalog.offers.view`.
          */
@@ -2384,8 +2234,6 @@ export interface paths {
         /**
          * Count offers, optionally by status, category and seller
          * @description Required role: `catalog.offers.view`.
-         *
-         *     Required role: `catalog.offers.view`.
          */
         get: operations["countOffers"];
         put?: never;
@@ -2406,8 +2254,6 @@ export interface paths {
         /**
          * Get an offer
          * @description Required role: `catalog.offers.view`.
-         *
-         *     Required role: `catalog.offers.view`.
          */
         get: operations["getOffer"];
         /**
@@ -2508,8 +2354,6 @@ export interface paths {
         /**
          * List job instances with their timers
          * @description Required role: `api.jobs.view`.
-         *
-         *     Required role: `api.jobs.view`.
          */
         get: operations["listJobs"];
         put?: never;
@@ -2530,8 +2374,6 @@ export interface paths {
         /**
          * Get a job instance
          * @description Required role: `api.jobs.view`.
-         *
-         *     Required role: `api.jobs.view`.
          */
         get: operations["getJob"];
         /**
@@ -2576,8 +2418,6 @@ export interface paths {
         /**
          * Executions of a job, newest first: status, start, end, counts, error
          * @description Required role: `api.jobs.view`.
-         *
-         *     Required role: `api.jobs.view`.
          */
         get: operations["listJobExecutions"];
         put?: never;
@@ -2598,8 +2438,6 @@ export interface paths {
         /**
          * List every billing run schedule, by code (offset and limit page only when sent)
          * @description Required role: `billing.billingRuns.view`.
-         *
-         *     Required role: `billing.billingRuns.view`.
          */
         get: operations["listBillingRunSchedules"];
         put?: never;
@@ -2624,8 +2462,6 @@ export interface paths {
         /**
          * Get a billing run schedule
          * @description Required role: `billing.billingRuns.view`.
-         *
-         *     Required role: `billing.billingRuns.view`.
          */
         get: operations["getBillingRunSchedule"];
         /**
@@ -2714,8 +2550,6 @@ export interface paths {
         /**
          * List bill runs, newest first; filter by scheduleCode, billingCycle or status
          * @description Required role: `billing.billingRuns.view`.
-         *
-         *     Required role: `billing.billingRuns.view`.
          */
         get: operations["listBillingRuns"];
         put?: never;
@@ -2740,8 +2574,6 @@ export interface paths {
         /**
          * Get a bill run
          * @description Required role: `billing.billingRuns.view`.
-         *
-         *     Required role: `billing.billingRuns.view`.
          */
         get: operations["getBillingRun"];
         put?: never;
@@ -2828,8 +2660,6 @@ export interface paths {
         /**
          * The wallets of a user account, with balance, reserved and available amounts
          * @description Required role: `billing.wallets.view`.
-         *
-         *     Required role: `billing.wallets.view`.
          */
         get: operations["listUserAccountWallets"];
         put?: never;
@@ -2966,8 +2796,6 @@ export interface paths {
         /**
          * Get a saved report query visible to the caller
          * @description Required role: any of `queryUser`, `queryManagement`.
-         *
-         *     Required role: any of `queryUser`, `queryManagement`.
          */
         get: operations["getReportQuery"];
         /**
@@ -3000,8 +2828,6 @@ export interface paths {
         /**
          * Executions of a saved query by the caller (all callers for queryManagement)
          * @description Required role: any of `queryUser`, `queryManagement`.
-         *
-         *     Required role: any of `queryUser`, `queryManagement`.
          */
         get: operations["listReportQueryExecutions"];
         put?: never;
@@ -3026,8 +2852,6 @@ export interface paths {
         /**
          * The report query schedule: announced, not yet available (501)
          * @description Required role: any of `queryUser`, `queryManagement`.
-         *
-         *     Required role: any of `queryUser`, `queryManagement`.
          */
         get: operations["getReportQuerySchedule"];
         /**
@@ -3056,8 +2880,6 @@ export interface paths {
         /**
          * Polling an asynchronous execution: announced, not yet available (501)
          * @description Required role: any of `queryUser`, `queryManagement`.
-         *
-         *     Required role: any of `queryUser`, `queryManagement`.
          */
         get: operations["getReportQueryExecution"];
         put?: never;
@@ -3078,8 +2900,6 @@ export interface paths {
         /**
          * Downloading an execution result file: announced, not yet available (501)
          * @description Required role: any of `queryUser`, `queryManagement`.
-         *
-         *     Required role: any of `queryUser`, `queryManagement`.
          */
         get: operations["getReportQueryExecutionFile"];
         put?: never;
@@ -3100,8 +2920,6 @@ export interface paths {
         /**
          * Report extracts: announced, not yet available (501)
          * @description Required role: any of `queryUser`, `queryManagement`.
-         *
-         *     Required role: any of `queryUser`, `queryManagement`.
          */
         get: operations["listReportExtracts"];
         put?: never;
@@ -3126,8 +2944,6 @@ export interface paths {
         /**
          * Report extracts: announced, not yet available (501)
          * @description Required role: any of `queryUser`, `queryManagement`.
-         *
-         *     Required role: any of `queryUser`, `queryManagement`.
          */
         get: operations["getReportExtract"];
         /**
@@ -3160,8 +2976,6 @@ export interface paths {
         /**
          * The aged receivables report: announced, not yet available (501)
          * @description Required role: any of `queryUser`, `queryManagement`.
-         *
-         *     Required role: any of `queryUser`, `queryManagement`.
          */
         get: operations["getAgedReceivables"];
         put?: never;
@@ -3182,8 +2996,6 @@ export interface paths {
         /**
          * The aged receivables export: announced, not yet available (501)
          * @description Required role: any of `queryUser`, `queryManagement`.
-         *
-         *     Required role: any of `queryUser`, `queryManagement`.
          */
         get: operations["getAgedReceivablesExport"];
         put?: never;
@@ -3208,8 +3020,6 @@ export interface paths {
         /**
          * Run a Deep (HQL) query: rows as JSON, at most maxRowsSync; X-Result-Truncated when cut
          * @description Required role: `queryUser`.
-         *
-         *     Required role: `queryUser`.
          */
         get: operations["runDeepQuery"];
         put?: never;
@@ -3230,8 +3040,6 @@ export interface paths {
         /**
          * Entities the caller may query (editor completion)
          * @description Required role: `queryUser`.
-         *
-         *     Required role: `queryUser`.
          */
         get: operations["listWorkbenchEntities"];
         put?: never;
@@ -3252,8 +3060,6 @@ export interface paths {
         /**
          * Fields and relations of an entity, with its table and columns
          * @description Required role: `queryUser`.
-         *
-         *     Required role: `queryUser`.
          */
         get: operations["describeWorkbenchEntity"];
         put?: never;
@@ -3273,7 +3079,7 @@ export interface paths {
         };
         /**
          * Tables and columns Expert SQL can read (editor completion): billing data, no platform records
-         * @description Required role: `queryExpert`.
+         * @description Needs queryUser as well as queryExpert, as an Expert run does.
          *
          *     Required role: `queryExpert`.
          */
@@ -3296,8 +3102,6 @@ export interface paths {
         /**
          * Saved workbench queries the caller may see
          * @description Required role: `queryUser`.
-         *
-         *     Required role: `queryUser`.
          */
         get: operations["listWorkbenchQueries"];
         put?: never;
@@ -3322,8 +3126,6 @@ export interface paths {
         /**
          * A saved query
          * @description Required role: `queryUser`.
-         *
-         *     Required role: `queryUser`.
          */
         get: operations["getWorkbenchQuery"];
         /**
@@ -3374,8 +3176,6 @@ export interface paths {
         /**
          * The caller’s Expert runs, newest first
          * @description Required role: any of `queryExpert`, `queryManagement`.
-         *
-         *     Required role: any of `queryExpert`, `queryManagement`.
          */
         get: operations["listWorkbenchExpertExecutions"];
         put?: never;
@@ -3396,8 +3196,6 @@ export interface paths {
         /**
          * An Expert run: status null until it ends (owner or queryManagement)
          * @description Required role: any of `queryExpert`, `queryManagement`.
-         *
-         *     Required role: any of `queryExpert`, `queryManagement`.
          */
         get: operations["getWorkbenchExpertExecution"];
         put?: never;
@@ -3422,8 +3220,6 @@ export interface paths {
         /**
          * The CSV of a successful Expert run, streamed (409 while it runs)
          * @description Required role: any of `queryExpert`, `queryManagement`.
-         *
-         *     Required role: any of `queryExpert`, `queryManagement`.
          */
         get: operations["getWorkbenchExpertExecutionFile"];
         put?: never;
@@ -3444,8 +3240,6 @@ export interface paths {
         /**
          * The schedule of a saved Expert query
          * @description Required role: any of `queryExpert`, `queryManagement`.
-         *
-         *     Required role: any of `queryExpert`, `queryManagement`.
          */
         get: operations["getWorkbenchQuerySchedule"];
         /**
@@ -3534,8 +3328,6 @@ export interface paths {
         /**
          * A short-lived bearer token for the logged-in user, to call the API
          * @description Portal route: authenticated by the session cookie; writes need the CSRF header.
-         *
-         *     Portal route: authenticated by the session cookie; writes need the CSRF header.
          */
         get: operations["getPortalToken"];
         put?: never;
@@ -3576,8 +3368,6 @@ export interface paths {
         /**
          * List the entity names the Query API serves
          * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
-         *
-         *     Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
          */
         get: operations["listQueryEntities"];
         put?: never;
@@ -3598,8 +3388,6 @@ export interface paths {
         /**
          * Describe how an entity maps to its table
          * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
-         *
-         *     Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
          */
         get: operations["describeQueryEntity"];
         put?: never;
@@ -3620,8 +3408,6 @@ export interface paths {
         /**
          * List entities: filters, fields, nested, paging, sorting, aggregation
          * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
-         *
-         *     Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
          */
         get: operations["queryRecords"];
         put?: never;
@@ -3646,8 +3432,6 @@ export interface paths {
         /**
          * Count entities matching filters
          * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
-         *
-         *     Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
          */
         get: operations["countRecords"];
         put?: never;
@@ -3672,8 +3456,6 @@ export interface paths {
         /**
          * Get one entity by id
          * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
-         *
-         *     Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
          */
         get: operations["queryRecord"];
         put?: never;
@@ -3698,8 +3480,6 @@ export interface paths {
         /**
          * Product name, version and commit
          * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
-         *
-         *     Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
          */
         get: operations["getOpencellVersion"];
         put?: never;
@@ -3720,8 +3500,6 @@ export interface paths {
         /**
          * Product name, version and commit
          * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
-         *
-         *     Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
          */
         get: operations["getGenericApiVersion"];
         put?: never;
@@ -3742,8 +3520,6 @@ export interface paths {
         /**
          * Entity names, as GET /api/v1/query/entities
          * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
-         *
-         *     Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
          */
         get: operations["listGenericEntities"];
         put?: never;
@@ -3764,8 +3540,6 @@ export interface paths {
         /**
          * Fields and relations of an entity, as Opencell describes them (relations: isEntity "true")
          * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
-         *
-         *     Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
          */
         get: operations["describeGenericEntity"];
         put?: never;
@@ -3806,8 +3580,6 @@ export interface paths {
         /**
          * List entities: same as GET /api/v1/query/{entity}, with fullTextFilter
          * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
-         *
-         *     Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
          */
         get: operations["listGenericRecords"];
         put?: never;
@@ -3828,8 +3600,6 @@ export interface paths {
         /**
          * Get one entity by id (HEAD: 200 or 404, no body)
          * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
-         *
-         *     Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
          */
         get: operations["getGenericRecord"];
         put?: never;

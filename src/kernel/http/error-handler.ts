@@ -128,7 +128,12 @@ export function installErrorHandling(app: FastifyInstance): void {
       return send(
         reply,
         request,
-        new AppError('UNSUPPORTED_MEDIA_TYPE', `Content type ${request.headers['content-type'] ?? ''} is not accepted`),
+        new AppError(
+          'UNSUPPORTED_MEDIA_TYPE',
+          `Content type ${request.headers['content-type'] ?? '(none)'} is not accepted by this operation: send the ` +
+            'body as JSON with the header content-type: application/json (the API documentation gives what each ' +
+            'operation takes)',
+        ),
       )
     }
     const known = asAppError(raw)

@@ -57,7 +57,8 @@ export function installRoutePolicy(app: FastifyInstance): PolicyEntry[] {
       if (method === 'HEAD') continue
       table.push({ method, url: route.url, policy })
     }
-    if (route.schema && !route.schema.hide) {
+    // A GET's automatic HEAD route shares the GET's schema object: writing the role for it too would say it twice.
+    if (route.schema && !route.schema.hide && methods.some((method) => method !== 'HEAD')) {
       const roleLine = describePolicy(policy)
       const existing = typeof route.schema.description === 'string' ? route.schema.description : ''
       route.schema.description = existing ? `${existing}\n\n${roleLine}` : roleLine
