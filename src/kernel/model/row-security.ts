@@ -8,6 +8,11 @@ import { textArray } from './json.ts'
  */
 export type SellerCodes = readonly string[] | null
 
+/** A record whose seller has `code` is visible to the caller: unrestricted, or restricted to a list naming it. */
+export function sellerCodeVisible(code: string, sellerCodes: SellerCodes): boolean {
+  return sellerCodes === null || sellerCodes.includes(code)
+}
+
 const ident = (name: string) => sql.identifier(name)
 
 function tableOf(entity: EntityDef): SQL {

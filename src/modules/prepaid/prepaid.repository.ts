@@ -8,10 +8,17 @@ import { catalogGenerationSql } from '../catalog/index.ts'
 const num = (value: unknown) => Number(value)
 const ids = (values: readonly number[]) => textArray(values.map(String))
 
-/** A text[] parameter whose absent values are NULL (`textArray` takes only strings). */
-function nullableTextArray(values: readonly (string | null)[]) {
-  const items = values.map((v) => (v === null ? 'NULL' : `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`))
-  return sql`${`{${items.join(',')}}`}::text[]`
+/**
+ * An `in (...)` list of ids as one parameter each (false when empty): unlike an array parameter, PostgreSQL knows its
+ * length whatever the values, so a prepared statement's generic plan is kept (see `ledgerQueries`).
+ */
+function idIn(column: SQL, values: readonly number[]): SQL {
+  return values.length === 0
+    ? sql`false`
+    : sql`${column} in (${sql.join(
+        values.map((v) => sql`${v}::bigint`),
+        sql`, `,
+      )})`
 }
 
 /** A subscription with what a usage reservation needs: its parties, user account and order. */
@@ -156,8 +163,13 @@ export interface UsageContext {
   readonly charge: UsageChargeRow | undefined
   /** Its counter template, if it has one. */
   readonly counter: CounterTemplateRow | undefined
-  /** The subscription's existing period of that counter containing the usage day, if one was opened. */
-  readonly period: { readonly id: number; readonly start: string } | undefined
+  /**
+   * The subscription's existing period of that counter containing the usage day, if one was opened, with its units
+   * left when read (not locked: see `reserveHeld`).
+   */
+  readonly period: { readonly id: number; readonly start: string; readonly value: string } | undefined
+  /** The PREPAID wallet a usage reservation of the user account holds against (its first by code), if any. */
+  readonly prepaidWalletId: number | undefined
   /** Whether the subscription's order has ACTIVE discount plan instances. */
   readonly hasPlans: boolean
   /** The catalog generation, read before any catalog row (the catalog cache's reads are at it). */
@@ -186,7 +198,9 @@ export async function usageContext(
         u.product_instance_id as ci_product_instance_id, u.quantity as ci_quantity,
         u.unit_price_override as ci_unit_price_override, u.attributes as ci_attributes,
         u.product_code as ci_product_code, u.counter_template_id as ci_counter_template_id,
-        ${counterTemplateColumns}, per.id as period_id, per.start as period_start,
+        ${counterTemplateColumns}, per.id as period_id, per.start as period_start, per.value as period_value,
+        (select w.id from wallet w where w.user_account_id = s.user_account_id and w.wallet_type = 'PREPAID'
+          order by w.code limit 1) as prepaid_wallet_id,
         ${catalogGenerationSql} as catalog_generation
       from subscription s
       join offer_template ot on ot.id = s.offer_template_id
@@ -201,7 +215,8 @@ export async function usageContext(
         limit 1) u on true
       left join counter_template t on t.id = u.counter_template_id
       left join calendar c on c.id = t.calendar_id
-      left join lateral (select p.id, to_char(p.period_start, 'YYYY-MM-DD') as start from counter_period p
+      left join lateral (select p.id, to_char(p.period_start, 'YYYY-MM-DD') as start, p.value::text as value
+          from counter_period p
           join counter_instance i on i.id = p.counter_instance_id
         where i.subscription_id = s.id and i.counter_template_id = t.id
           and p.period_start <= ${day}::date and p.period_end > ${day}::date
@@ -216,7 +231,11 @@ export async function usageContext(
     subscription: subscriptionOf(found),
     charge: found.ci_id === null ? undefined : usageChargeOf(prefixed),
     counter: found.ct_id === null ? undefined : counterTemplateOf(found),
-    period: found.period_id === null ? undefined : { id: num(found.period_id), start: found.period_start as string },
+    period:
+      found.period_id === null
+        ? undefined
+        : { id: num(found.period_id), start: found.period_start as string, value: found.period_value as string },
+    prepaidWalletId: found.prepaid_wallet_id === null ? undefined : num(found.prepaid_wallet_id),
     hasPlans: found.has_plans === true,
     catalogGeneration: BigInt(found.catalog_generation as string),
   }
@@ -381,17 +400,31 @@ export async function applyLedger(db: Db, entries: readonly LedgerEntry[], actor
 /**
  * The WITH queries writing ledger entries and applying them (see `applyLedger`): the rows, then each wallet and
  * counter period changed by the sum of its rows (data-modifying WITH queries all run, once, whether the final select
- * reads them or not). `reservationId`, when given, is the reservation of every entry (an expression).
+ * reads them or not). `reservationId`, when given, is the reservation of every entry (an expression); `condition`, when
+ * false, writes and applies none of them.
  */
-function ledgerQueries(entries: readonly LedgerEntry[], actor: string, reservationId: SQL | null): SQL {
-  const column = (pick: (e: LedgerEntry) => string | null | undefined) =>
-    nullableTextArray(entries.map((e) => pick(e) ?? null))
-  const id = (value: number | null | undefined) => (value === undefined || value === null ? null : String(value))
+function ledgerQueries(
+  entries: readonly LedgerEntry[],
+  actor: string,
+  reservationId: SQL | null,
+  condition: SQL = sql`true`,
+): SQL {
+  // A VALUES list, not unnested arrays: PostgreSQL then knows the row count whatever the parameters, so a prepared
+  // statement's generic plan costs what a custom one does and is kept (planning was a third of a reservation's cost).
+  const values =
+    entries.length === 0
+      ? sql`select null::text, null::bigint, null::bigint, null::bigint, null::numeric, null::numeric, null::text
+          where false`
+      : sql`values ${sql.join(
+          entries.map(
+            (e) => sql`(${e.type}::text, ${e.walletId ?? null}::bigint, ${e.counterPeriodId ?? null}::bigint,
+              ${e.reservationId ?? null}::bigint, ${e.balanceDelta}::numeric, ${e.reservedDelta ?? '0'}::numeric,
+              ${e.reference ?? null}::text)`,
+          ),
+          sql`, `,
+        )}`
   return sql`entries as (
-      select * from unnest(${column((e) => e.type)}::text[], ${column((e) => id(e.walletId))}::bigint[],
-        ${column((e) => id(e.counterPeriodId))}::bigint[], ${column((e) => id(e.reservationId))}::bigint[],
-        ${column((e) => e.balanceDelta)}::numeric[], ${column((e) => e.reservedDelta ?? '0')}::numeric[],
-        ${column((e) => e.reference)}::text[]) as v(t, w, c, r, b, d, ref)
+      select * from (${values}) as v(t, w, c, r, b, d, ref) where ${condition}
     ), ledger as (
       insert into balance_ledger (entry_type, wallet_id, counter_period_id, reservation_id, balance_delta,
         reserved_delta, reference, creator)
@@ -513,47 +546,38 @@ export async function claimDue(
   return found.map((r) => reservationOf(r, timeZoneDay))
 }
 
-export async function insertReservation(
-  db: Db,
-  values: {
-    type: 'USAGE' | 'OFFER'
-    sellerId: number
-    userAccountId: number
-    subscriptionId: number | null
-    walletId: number | null
-    chargeInstanceId: number | null
-    offerTemplateId: number | null
-    quantity: string
-    freeQuantity: string
-    amountWithoutTax: string
-    amountWithTax: string
-    counterPeriodValues: Record<string, string>
-    discountTaken: Record<string, DiscountState>
-    usageDate: Date | null
-    param1: string | null
-    param2: string | null
-    creditLimit: string | null
-    subscriptionDate: string | null
-    subscriptionCode: string | null
-    reservationDate: Date
-    expiryDate: Date
-  },
-  actor: string,
-  holds: readonly LedgerEntry[] = [],
-): Promise<number> {
-  const insert = sql`insert into reservation (reservation_type, seller_id, user_account_id, subscription_id, wallet_id,
+/** What a new reservation row holds: a reservation's columns but its id, status and usage day, and param2. */
+export type NewReservation = Omit<ReservationRow, 'id' | 'status' | 'usageDay'> & {
+  readonly param2: string | null
+  readonly reservationDate: Date
+}
+
+/** The insert of a reservation row returning its id; none when `condition` is false. */
+function reservationInsert(values: NewReservation, actor: string, condition: SQL = sql`true`): SQL {
+  return sql`insert into reservation (reservation_type, seller_id, user_account_id, subscription_id, wallet_id,
         charge_instance_id, offer_template_id, quantity, free_quantity, amount_without_tax, amount_with_tax,
         counter_period_values, discount_taken, usage_date, param1, param2, credit_limit, subscription_date, subscription_code,
         reservation_date, expiry_date, creator)
-      values (${values.type}, ${values.sellerId}, ${values.userAccountId}, ${values.subscriptionId}, ${values.walletId},
-        ${values.chargeInstanceId}, ${values.offerTemplateId}, ${values.quantity}::numeric,
-        ${values.freeQuantity}::numeric, ${values.amountWithoutTax}::numeric, ${values.amountWithTax}::numeric,
+      select ${values.type}::text, ${values.sellerId}::bigint, ${values.userAccountId}::bigint,
+        ${values.subscriptionId}::bigint, ${values.walletId}::bigint, ${values.chargeInstanceId}::bigint,
+        ${values.offerTemplateId}::bigint, ${values.quantity}::numeric, ${values.freeQuantity}::numeric,
+        ${values.amountWithoutTax}::numeric, ${values.amountWithTax}::numeric,
         ${unitsJson(values.counterPeriodValues)}::jsonb, ${JSON.stringify(values.discountTaken)}::jsonb,
         ${values.usageDate?.toISOString() ?? null}::timestamptz,
-        ${values.param1}, ${values.param2}, ${values.creditLimit}::numeric, ${values.subscriptionDate}::date,
-        ${values.subscriptionCode}, ${values.reservationDate.toISOString()}::timestamptz,
-        ${values.expiryDate.toISOString()}::timestamptz, ${actor})
+        ${values.param1}::text, ${values.param2}::text, ${values.creditLimit}::numeric, ${values.subscriptionDate}::date,
+        ${values.subscriptionCode}::text, ${values.reservationDate.toISOString()}::timestamptz,
+        ${values.expiryDate.toISOString()}::timestamptz, ${actor}::text
+      where ${condition}
       returning id`
+}
+
+export async function insertReservation(
+  db: Db,
+  values: NewReservation,
+  actor: string,
+  holds: readonly LedgerEntry[] = [],
+): Promise<number> {
+  const insert = reservationInsert(values, actor)
   // With holds: one statement inserts the reservation and writes and applies its ledger rows (wallets and counter
   // periods locked by the caller).
   const created = await one<{ id: unknown }>(
@@ -564,6 +588,88 @@ export async function insertReservation(
           select (select id from created) as id, (select count(*) from ledger) as entries`,
   )
   return num(created!.id)
+}
+
+/** What `reserveHeld` found under its locks, and the reservation it wrote when the figures allowed it. */
+export type HeldOutcome =
+  | {
+      readonly outcome: 'RESERVED'
+      readonly id: number
+      /** The wallet's available balance before the hold, and the periods' units before the take, under the locks. */
+      readonly available: string | null
+      readonly freeBefore: string
+    }
+  /** A counter period has fewer units left than the rating took: read again and rate again. */
+  | { readonly outcome: 'COUNTER_MOVED' }
+  /** The wallet's available balance (none without a wallet) is below the amount to hold. Nothing was written. */
+  | { readonly outcome: 'INSUFFICIENT'; readonly available: string | null }
+
+/**
+ * A usage reservation in one statement, outside any transaction: locks the counter periods it takes units from (in
+ * id order), then the wallet, and checks under those locks that each period still has the units taken and the
+ * wallet's available balance (balance − reserved) covers the amount; only then inserts the reservation and writes
+ * and applies its holds. The rating was done from figures read without a lock (`usageContext`): a period that has
+ * since lost units answers COUNTER_MOVED and nothing is written. One that has gained units (a release meanwhile) is
+ * still right: the reservation is then as if made before the release. Locks follow the order every balance change
+ * takes (reservation, counter periods, wallets): each lock's query reads the previous lock's rows, so PostgreSQL
+ * takes them in that order.
+ */
+export async function reserveHeld(
+  db: Db,
+  reservation: NewReservation,
+  takes: readonly { periodId: number; units: string }[],
+  holds: readonly LedgerEntry[],
+  actor: string,
+): Promise<HeldOutcome> {
+  const amount = reservation.amountWithTax
+  const [found] = await preparedRows<{
+    counters_ok: boolean
+    available: string | null
+    free_before: string
+    id: unknown
+  }>(
+    db,
+    sql`with takes as (
+        ${
+          takes.length === 0
+            ? sql`select null::bigint as id, null::numeric as units where false`
+            : sql`select * from (values ${sql.join(
+                takes.map((t) => sql`(${t.periodId}::bigint, ${t.units}::numeric)`),
+                sql`, `,
+              )}) as t(id, units)`
+        }
+      ), locked_periods as materialized (
+        select p.id, p.value from counter_period p where ${idIn(
+          sql`p.id`,
+          takes.map((t) => t.periodId),
+        )}
+        order by p.id for update
+      ), locked_wallet as materialized (
+        select w.id, w.balance - w.reserved as available from wallet w
+        where w.id = ${reservation.walletId}::bigint and (select count(*) from locked_periods) >= 0 for update
+      ), checked as materialized (
+        select (select count(*) from locked_periods p join takes t on t.id = p.id where p.value >= t.units)
+            = (select count(*) from takes) as counters_ok,
+          (select available from locked_wallet) as available,
+          (select coalesce(sum(value), 0) from locked_periods) as free_before
+      ), created as (
+        ${reservationInsert(
+          reservation,
+          actor,
+          sql`(select counters_ok and (${amount}::numeric <= 0 or coalesce(available >= ${amount}::numeric, false))
+            from checked)`,
+        )}
+      ), ${ledgerQueries(holds, actor, sql`(select id from created)`, sql`exists (select 1 from created)`)}
+      select checked.counters_ok, checked.available::text as available, checked.free_before::text as free_before,
+        (select id from created) as id,
+        (select count(*) from ledger) as entries
+      from checked`,
+  )
+  if (found!.id !== null) {
+    return { outcome: 'RESERVED', id: num(found!.id), available: found!.available, freeBefore: found!.free_before }
+  }
+  if (!found!.counters_ok) return { outcome: 'COUNTER_MOVED' }
+  return { outcome: 'INSUFFICIENT', available: found!.available }
 }
 
 /** Closes an OPEN reservation (locked by the caller) in its final status. */
@@ -580,6 +686,60 @@ export async function closeReservation(
       updated = now(), updater = ${actor}
     where id = ${id} and status = 'OPEN'`,
   )
+}
+
+/**
+ * A reservation as last committed, with its seller's code, without a lock: what a confirm or cancel decides from
+ * before `closeHeld` writes it (a status other than OPEN is final, so one read here stays true).
+ */
+export async function reservationById(
+  db: Db,
+  id: number,
+  timeZoneDay: (d: Date) => string,
+): Promise<(ReservationRow & { readonly sellerCode: string }) | undefined> {
+  const [found] = await preparedRows<Record<string, unknown>>(
+    db,
+    sql`select ${reservationColumns}, (select code from seller where seller.id = reservation.seller_id) as seller_code
+      from reservation where id = ${id}`,
+  )
+  return found && { ...reservationOf(found, timeZoneDay), sellerCode: found.seller_code as string }
+}
+
+/**
+ * Closes a reservation and writes and applies its ledger rows in one statement, outside any transaction, if it is
+ * still OPEN and not past its expiry date at `now`; otherwise writes nothing and answers false. Locks in the order
+ * every balance change takes them: the reservation (its update), then the counter periods of the entries in id
+ * order, then their wallet — each lock's query reads the previous one's rows, so PostgreSQL takes them in that
+ * order. The entries must not depend on the counters' or wallet's figures (they give back or consume what the
+ * reservation holds).
+ */
+export async function closeHeld(
+  db: Db,
+  id: number,
+  close: { status: 'CONFIRMED' | 'CANCELLED'; consumedQuantity: string | null; at: Date; now: Date },
+  entries: readonly LedgerEntry[],
+  actor: string,
+): Promise<boolean> {
+  const periodIds = [...new Set(entries.flatMap((e) => (e.counterPeriodId === undefined ? [] : [e.counterPeriodId])))]
+  const walletIds = [...new Set(entries.flatMap((e) => (e.walletId === undefined ? [] : [e.walletId])))]
+  const [found] = await preparedRows<{ id: unknown }>(
+    db,
+    sql`with closed as (
+        update reservation set status = ${close.status}, consumed_quantity = ${close.consumedQuantity}::numeric,
+          closed_date = ${close.at.toISOString()}::timestamptz, updated = now(), updater = ${actor}
+        where id = ${id} and status = 'OPEN' and expiry_date > ${close.now.toISOString()}::timestamptz
+        returning id
+      ), locked_periods as materialized (
+        select p.id from counter_period p
+        where ${idIn(sql`p.id`, periodIds)} and exists (select 1 from closed) order by p.id for update
+      ), locked_wallets as materialized (
+        select w.id from wallet w
+        where ${idIn(sql`w.id`, walletIds)} and (select count(*) from locked_periods) >= 0
+        order by w.id for update
+      ), ${ledgerQueries(entries, actor, sql`(select id from closed)`, sql`(select count(*) from locked_wallets) >= 0 and exists (select 1 from closed)`)}
+      select (select id from closed) as id, (select count(*) from ledger) as entries`,
+  )
+  return found!.id !== null
 }
 
 export async function updateCreditLimit(db: Db, id: number, creditLimit: string, actor: string): Promise<void> {

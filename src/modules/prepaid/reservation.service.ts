@@ -5,7 +5,7 @@ import { one, type Db } from '../../kernel/db/database.ts'
 import { pgErrorOf } from '../../kernel/db/database-errors.ts'
 import { AppError, validationError } from '../../kernel/errors.ts'
 import { formatDecimal, money } from '../../kernel/money.ts'
-import type { SellerCodes } from '../../kernel/model/row-security.ts'
+import { sellerCodeVisible, type SellerCodes } from '../../kernel/model/row-security.ts'
 import { cachedTenantSettings } from '../../kernel/settings.ts'
 import { periodContaining } from '../accounts/index.ts'
 import type { CatalogCache } from '../catalog/index.ts'
@@ -37,8 +37,15 @@ import {
   type DiscountState,
 } from '../rating/index.ts'
 import * as repo from './prepaid.repository.ts'
-import { availableQuantity, insufficientBalance, splitConsumption, takeFreeUnits } from './reservation.model.ts'
-import { parseUsageLine } from './usage-line.model.ts'
+import {
+  availableQuantity,
+  type Consumption,
+  type FreeTake,
+  insufficientBalance,
+  splitConsumption,
+  takeFreeUnits,
+} from './reservation.model.ts'
+import { parseUsageLine, type UsageLine } from './usage-line.model.ts'
 
 export interface Caller {
   readonly username: string
@@ -76,13 +83,90 @@ const notOpen = (id: number, status: string) =>
 export async function sellerVisible(db: Db, sellerId: number, sellerCodes: SellerCodes): Promise<boolean> {
   if (sellerCodes === null) return true
   const found = await one<{ code: string }>(db, sql`select code from seller where id = ${sellerId}`)
-  return found !== undefined && sellerCodes.includes(found.code)
+  return found !== undefined && sellerCodeVisible(found.code, sellerCodes)
+}
+
+/** The ledger rows giving back everything a reservation holds: its counter units and its held amount. */
+function releaseEntries(r: repo.ReservationRow): repo.LedgerEntry[] {
+  const entries: repo.LedgerEntry[] = Object.entries(r.counterPeriodValues).map(([periodId, units]) => ({
+    type: 'RELEASE',
+    counterPeriodId: Number(periodId),
+    reservationId: r.id,
+    balanceDelta: units,
+  }))
+  if (r.walletId !== null && money(r.amountWithTax).gt(0)) {
+    entries.push({
+      type: 'RELEASE',
+      walletId: r.walletId,
+      reservationId: r.id,
+      balanceDelta: '0',
+      reservedDelta: money(r.amountWithTax).neg().toFixed(),
+    })
+  }
+  return entries
 }
 
 /**
+ * The ledger rows of a confirm: unconsumed counter units go back; `charged` (the consumed paid part's amount with
+ * tax) is debited from the wallet, from the held amount first; what stays held beyond it is released.
+ */
+function confirmEntries(r: repo.ReservationRow, split: Consumption, charged: Decimal): repo.LedgerEntry[] {
+  const entries: repo.LedgerEntry[] = Object.entries(split.returned).map(([periodId, units]) => ({
+    type: 'RELEASE',
+    counterPeriodId: Number(periodId),
+    reservationId: r.id,
+    balanceDelta: units.toFixed(),
+  }))
+  const held = money(r.amountWithTax)
+  const fromHold = charged.lt(held) ? charged : held
+  if (r.walletId !== null && charged.gt(0)) {
+    entries.push({
+      type: 'CONSUME',
+      walletId: r.walletId,
+      reservationId: r.id,
+      balanceDelta: charged.neg().toFixed(),
+      reservedDelta: fromHold.neg().toFixed(),
+    })
+  }
+  if (r.walletId !== null && held.gt(fromHold)) {
+    entries.push({
+      type: 'RELEASE',
+      walletId: r.walletId,
+      reservationId: r.id,
+      balanceDelta: '0',
+      reservedDelta: held.minus(fromHold).neg().toFixed(),
+    })
+  }
+  return entries
+}
+
+/** The consumed quantity of a confirm (default all), at most the reserved quantity. */
+function consumedOf(r: repo.ReservationRow, consumedQuantity: Decimal | undefined): Decimal {
+  const quantity = money(r.quantity)
+  const consumed = consumedQuantity ?? quantity
+  if (consumed.gt(quantity)) {
+    throw validationError([
+      {
+        field: 'consumedQuantity',
+        message: `must be at most the reserved quantity ${formatDecimal(quantity)}, not ${formatDecimal(consumed)}`,
+      },
+    ])
+  }
+  return consumed
+}
+
+const confirmedMessage = (id: number, consumed: Decimal, charged: Decimal) =>
+  `Reservation ${id} confirmed: ${formatDecimal(consumed)} consumed, ${formatDecimal(charged)} charged`
+const cancelledMessage = (id: number) => `Reservation ${id} cancelled: balance and counters restored`
+
+/**
  * Prepaid usage reservations. Every balance and counter change runs under row locks taken in one order —
- * the reservation, then its counter periods by id, then its wallet — and re-reads the figures inside the lock, so
- * two requests (or instances) racing on one wallet, counter or reservation serialize and each sees the other's result.
+ * the reservation, then its counter periods by id, then its wallet — and decides from the figures read under those
+ * locks, so two requests (or instances) racing on one wallet, counter or reservation serialize and each sees the
+ * other's result. The common cases take the locks and write in one statement (`reserveHeld`, `closeHeld`: no
+ * transaction round trips) after reading without a lock, and check under the locks that what they read still holds;
+ * the rest (a counter period to open, discount plan states, a consumed part to rate, a reservation past its expiry)
+ * run in a transaction that locks first and reads again.
  */
 export function createReservationService(deps: { db: Db; clock: Clock; catalogCache?: CatalogCache }) {
   const { db, clock, catalogCache } = deps
@@ -178,22 +262,7 @@ export function createReservationService(deps: { db: Db; clock: Clock; catalogCa
       tx,
       walletIds.sort((a, b) => a - b),
     )
-    const entries: repo.LedgerEntry[] = []
-    for (const r of reservations) {
-      for (const [periodId, units] of Object.entries(r.counterPeriodValues)) {
-        entries.push({ type: 'RELEASE', counterPeriodId: Number(periodId), reservationId: r.id, balanceDelta: units })
-      }
-      if (r.walletId !== null && money(r.amountWithTax).gt(0)) {
-        entries.push({
-          type: 'RELEASE',
-          walletId: r.walletId,
-          reservationId: r.id,
-          balanceDelta: '0',
-          reservedDelta: money(r.amountWithTax).neg().toFixed(),
-        })
-      }
-    }
-    await repo.applyLedger(tx, entries, actor)
+    await repo.applyLedger(tx, reservations.flatMap(releaseEntries), actor)
     for (const r of reservations) {
       await repo.closeReservation(tx, r.id, { status, consumedQuantity: null, at: clock.now() }, actor)
     }
@@ -225,6 +294,218 @@ export function createReservationService(deps: { db: Db; clock: Clock; catalogCa
     return outcome.message
   }
 
+  /** A reserve's context as usable: its subscription (visible to the caller, ACTIVE) and usage charge, or the error. */
+  function usableContext(context: repo.UsageContext | undefined, line: UsageLine, caller: Caller) {
+    const sub = context?.subscription
+    if (!context || !sub || !sellerCodeVisible(sub.parties.sellerCode, caller.sellerCodes)) {
+      throw new AppError(
+        'INVALID_USAGE_RECORD',
+        `Invalid usage record: subscription ${line.subscriptionCode} not found`,
+        {
+          details: [{ field: 'subscription', message: `no subscription with code '${line.subscriptionCode}'` }],
+        },
+      )
+    }
+    if (sub.status !== 'ACTIVE') {
+      throw new AppError('INVALID_USAGE_RECORD', `Invalid usage record: subscription ${sub.code} is ${sub.status}`, {
+        details: [{ field: 'subscription', message: `subscription ${sub.code} is ${sub.status}, not ACTIVE` }],
+      })
+    }
+    const { charge, counter } = context
+    if (!charge) {
+      throw new AppError(
+        'CHARGE_NOT_FOUND',
+        `Subscription ${sub.code} has no active usage charge matching param1 '${line.param1}'`,
+      )
+    }
+    return { context, sub, charge, counter }
+  }
+
+  /** The holds of a reservation: counter units taken, the amount with tax against the wallet. */
+  function holdsOf(take: FreeTake, walletId: number | null, amountWithTax: Decimal): repo.LedgerEntry[] {
+    const holds: repo.LedgerEntry[] = Object.entries(take.taken).map(([periodId, units]) => ({
+      type: 'HOLD',
+      counterPeriodId: Number(periodId),
+      balanceDelta: money(units).neg().toFixed(),
+    }))
+    if (walletId !== null && amountWithTax.gt(0)) {
+      holds.push({ type: 'HOLD', walletId, balanceDelta: '0', reservedDelta: amountWithTax.toFixed() })
+    }
+    return holds
+  }
+
+  /** The row of a usage reservation made at `now`, expiring after the tenant's delay. */
+  function reservationValues(
+    line: UsageLine,
+    sub: repo.SubscriptionRow,
+    charge: repo.UsageChargeRow,
+    walletId: number | null,
+    take: FreeTake,
+    total: { withoutTax: Decimal; withTax: Decimal },
+    discountTaken: Record<string, DiscountState>,
+    now: Date,
+    settings: { prepaidReservationExpirationDelayMs: number },
+  ): repo.NewReservation {
+    return {
+      type: 'USAGE',
+      sellerId: sub.parties.sellerId,
+      userAccountId: sub.userAccountId,
+      subscriptionId: sub.id,
+      walletId,
+      chargeInstanceId: charge.id,
+      offerTemplateId: null,
+      quantity: line.quantity.toFixed(),
+      freeQuantity: take.free.toFixed(),
+      amountWithoutTax: total.withoutTax.toFixed(),
+      amountWithTax: total.withTax.toFixed(),
+      counterPeriodValues: take.taken,
+      discountTaken,
+      usageDate: line.usageDate,
+      param1: line.param1,
+      param2: line.param2,
+      creditLimit: null,
+      subscriptionDate: null,
+      subscriptionCode: null,
+      reservationDate: now,
+      expiryDate: new Date(now.getTime() + settings.prepaidReservationExpirationDelayMs),
+    }
+  }
+
+  /**
+   * Reserves one usage line in a transaction, under row locks taken in the service's lock order, every figure read
+   * again under them: the path that opens a counter period and holds discount plan states.
+   */
+  async function reserveLocked(line: UsageLine, caller: Caller, now: Date): Promise<ReserveAnswer> {
+    const settings = await cachedTenantSettings(db)
+    return inTransaction(db, async (tx) => {
+      // The subscription, the usage charge, its counter and the period open on the day: one statement.
+      const { context, sub, charge, counter } = usableContext(
+        await repo.usageContext(tx, line.subscriptionCode, line.param1, line.usageDay),
+        line,
+        caller,
+      )
+      // Counter periods are created before any lock is taken (creation does not change a figure). The period the
+      // calendar gives for the day is the one read with the context, unless it was never opened.
+      const periodIds: number[] = []
+      if (counter) {
+        const period = periodContaining(counter.calendar, line.usageDay)
+        periodIds.push(
+          context.period?.start === period.start
+            ? context.period.id
+            : await repo.ensureCounterPeriod(
+                tx,
+                { subscriptionId: sub.id, templateId: counter.id, ...period, ceiling: counter.ceiling },
+                caller.username,
+              ),
+        )
+      }
+      // Discount plan states are figures a rating uses up (a plan's applications, a FIXED item's amount), held by
+      // the reservation like counter units: read again under the order's lock, which every rating changing them
+      // takes first (lock order: reservation, order, counter periods, wallet), so two reservations cannot both
+      // count on a plan's last application.
+      let instances: PlanInstanceRow[] = []
+      if (sub.orderId !== null && context.hasPlans) {
+        await repo.lockOrderForRating(tx, sub.orderId)
+        instances = await storedPlanInstances(tx, [sub.orderId])
+      }
+      const values = await repo.lockCounterPeriods(tx, periodIds)
+      const take = takeFreeUnits(
+        periodIds.map((periodId) => ({ periodId, value: money(values.get(periodId) ?? '0') })),
+        line.quantity,
+      )
+      const { rated, total, discounts } = await rateUsage(
+        tx,
+        sub,
+        charge,
+        line.usageDay,
+        take.paid,
+        settings.pricesIncludeTax,
+        instances,
+        // Catalog rows (charge, price, tax mappings, plans) from this instance's catalog cache, at the generation
+        // read with the context: published rows a reserve never changes.
+        catalogCache && cachedCatalog(tx, catalogCache.readsAt(context.catalogGeneration)),
+      )
+      const discountTaken: Record<string, DiscountState> = {}
+      for (const instance of instances) {
+        const taken = discountStateTaken(
+          instance.state,
+          discounts.states.get(planInstanceKey(instance)) ?? EMPTY_DISCOUNT_STATE,
+        )
+        if (!isEmptyDiscountState(taken)) discountTaken[String(instance.id)] = taken
+      }
+      const wallet = await repo.lockPrepaidWalletOf(tx, sub.userAccountId)
+      const walletId = wallet?.id ?? null
+      const available = wallet ? money(wallet.balance).minus(wallet.reserved) : money(0)
+      if (total.withTax.gt(available)) {
+        throw new AppError(
+          'INSUFFICIENT_BALANCE',
+          insufficientBalance(total.withTax, available, sub.parties.currencyCode),
+        )
+      }
+      const reservationId = await repo.insertReservation(
+        tx,
+        reservationValues(line, sub, charge, walletId, take, total, discountTaken, now, settings),
+        caller.username,
+        holdsOf(take, walletId, total.withTax),
+      )
+      await savePlanStates(
+        tx,
+        instances.flatMap((i) =>
+          discountTaken[String(i.id)] ? [{ id: i.id, state: discounts.states.get(planInstanceKey(i))! }] : [],
+        ),
+        caller.username,
+      )
+      const freeLeft = periodIds.reduce(
+        (sum, id) => sum.plus(money(values.get(id) ?? '0')).minus(take.taken[String(id)] ?? '0'),
+        money(0),
+      )
+      return {
+        reservationId,
+        availableQuantity: availableQuantity(freeLeft, available.minus(total.withTax), rated.unitAmountWithTax),
+        amountWithTax: total.withTax,
+      }
+    })
+  }
+
+  /**
+   * Closes an OPEN reservation in one statement, without a transaction (`closeHeld`), when what it writes depends
+   * only on the reservation: `plan` gives the status, consumed quantity, ledger rows and answer, or undefined when the
+   * close needs the locked path (a rating of the consumed part). Undefined too when the reservation holds discount
+   * plan states, is past its expiry date, or changed before the write: `openReservation` then decides (and expires it
+   * when due). Not found and not OPEN are answered from the read: a reservation's type and seller never change, and
+   * a status other than OPEN is final.
+   */
+  async function closeUnlocked(
+    id: number,
+    caller: Caller,
+    timeZone: string,
+    type: 'USAGE' | 'OFFER',
+    plan: (r: repo.ReservationRow) =>
+      | {
+          status: 'CONFIRMED' | 'CANCELLED'
+          consumedQuantity: string | null
+          entries: repo.LedgerEntry[]
+          message: string
+        }
+      | undefined,
+  ): Promise<string | undefined> {
+    const r = await repo.reservationById(db, id, (d) => dayIn(d, timeZone))
+    if (!r || r.type !== type || !sellerCodeVisible(r.sellerCode, caller.sellerCodes)) throw notFound(id)
+    if (r.status !== 'OPEN') throw notOpen(id, r.status)
+    const now = clock.now()
+    if (r.expiryDate.getTime() <= now.getTime() || Object.keys(r.discountTaken).length > 0) return undefined
+    const close = plan(r)
+    if (!close) return undefined
+    const closed = await repo.closeHeld(
+      db,
+      r.id,
+      { status: close.status, consumedQuantity: close.consumedQuantity, at: now, now },
+      close.entries,
+      caller.username,
+    )
+    return closed ? close.message : undefined
+  }
+
   return {
     /**
      * Reserves one usage line: rates it, takes free units from the counter period of its day first, holds the rest's
@@ -234,147 +515,56 @@ export function createReservationService(deps: { db: Db; clock: Clock; catalogCa
       const settings = await cachedTenantSettings(db)
       const line = parseUsageLine(text, settings.timeZone)
       const now = clock.now()
-      return inTransaction(db, async (tx) => {
-        // The subscription, the usage charge, its counter and the period open on the day: one statement.
-        const context = await repo.usageContext(tx, line.subscriptionCode, line.param1, line.usageDay)
-        const sub = context?.subscription
-        if (!context || !sub || !(await sellerVisible(tx, sub.parties.sellerId, caller.sellerCodes))) {
-          throw new AppError(
-            'INVALID_USAGE_RECORD',
-            `Invalid usage record: subscription ${line.subscriptionCode} not found`,
-            {
-              details: [{ field: 'subscription', message: `no subscription with code '${line.subscriptionCode}'` }],
-            },
-          )
-        }
-        if (sub.status !== 'ACTIVE') {
-          throw new AppError(
-            'INVALID_USAGE_RECORD',
-            `Invalid usage record: subscription ${sub.code} is ${sub.status}`,
-            {
-              details: [{ field: 'subscription', message: `subscription ${sub.code} is ${sub.status}, not ACTIVE` }],
-            },
-          )
-        }
-        const { charge, counter } = context
-        if (!charge) {
-          throw new AppError(
-            'CHARGE_NOT_FOUND',
-            `Subscription ${sub.code} has no active usage charge matching param1 '${line.param1}'`,
-          )
-        }
-        // Counter periods are created before any lock is taken (creation does not change a figure). The period the
-        // calendar gives for the day is the one read with the context, unless it was never opened.
-        const periodIds: number[] = []
-        if (counter) {
-          const period = periodContaining(counter.calendar, line.usageDay)
-          periodIds.push(
-            context.period?.start === period.start
-              ? context.period.id
-              : await repo.ensureCounterPeriod(
-                  tx,
-                  { subscriptionId: sub.id, templateId: counter.id, ...period, ceiling: counter.ceiling },
-                  caller.username,
-                ),
-          )
-        }
-        // Discount plan states are figures a rating uses up (a plan's applications, a FIXED item's amount), held by
-        // the reservation like counter units: read again under the order's lock, which every rating changing them
-        // takes first (lock order: reservation, order, counter periods, wallet), so two reservations cannot both
-        // count on a plan's last application.
-        let instances: PlanInstanceRow[] = []
-        if (sub.orderId !== null && context.hasPlans) {
-          await repo.lockOrderForRating(tx, sub.orderId)
-          instances = await storedPlanInstances(tx, [sub.orderId])
-        }
-        const values = await repo.lockCounterPeriods(tx, periodIds)
-        const take = takeFreeUnits(
-          periodIds.map((periodId) => ({ periodId, value: money(values.get(periodId) ?? '0') })),
-          line.quantity,
+      // Read, rate, then one conditional write (`reserveHeld`); again when a concurrent reserve took the counter
+      // units this one was rated with. After three such turns, or when the reservation needs what only the locked
+      // path does (a counter period to open, discount plan states to hold), the locked path.
+      for (let attempt = 1; attempt <= 3; attempt++) {
+        const { context, sub, charge, counter } = usableContext(
+          await repo.usageContext(db, line.subscriptionCode, line.param1, line.usageDay),
+          line,
+          caller,
         )
-        const { rated, total, discounts } = await rateUsage(
-          tx,
+        const period = counter && periodContaining(counter.calendar, line.usageDay)
+        if ((sub.orderId !== null && context.hasPlans) || (period && context.period?.start !== period.start)) break
+        const slots = context.period ? [{ periodId: context.period.id, value: money(context.period.value) }] : []
+        const take = takeFreeUnits(slots, line.quantity)
+        const { rated, total } = await rateUsage(
+          db,
           sub,
           charge,
           line.usageDay,
           take.paid,
           settings.pricesIncludeTax,
-          instances,
-          // Catalog rows (charge, price, tax mappings, plans) from this instance's catalog cache, at the generation
-          // read with the context: published rows a reserve never changes.
-          catalogCache && cachedCatalog(tx, catalogCache.readsAt(context.catalogGeneration)),
+          [],
+          catalogCache && cachedCatalog(db, catalogCache.readsAt(context.catalogGeneration)),
         )
-        const discountTaken: Record<string, DiscountState> = {}
-        for (const instance of instances) {
-          const taken = discountStateTaken(
-            instance.state,
-            discounts.states.get(planInstanceKey(instance)) ?? EMPTY_DISCOUNT_STATE,
-          )
-          if (!isEmptyDiscountState(taken)) discountTaken[String(instance.id)] = taken
-        }
-        const wallet = await repo.lockPrepaidWalletOf(tx, sub.userAccountId)
-        const walletId = wallet?.id
-        const available = wallet ? money(wallet.balance).minus(wallet.reserved) : money(0)
-        if (total.withTax.gt(available)) {
+        const walletId = context.prepaidWalletId ?? null
+        const held = await repo.reserveHeld(
+          db,
+          reservationValues(line, sub, charge, walletId, take, total, {}, now, settings),
+          Object.entries(take.taken).map(([periodId, units]) => ({ periodId: Number(periodId), units })),
+          holdsOf(take, walletId, total.withTax),
+          caller.username,
+        )
+        if (held.outcome === 'COUNTER_MOVED') continue
+        const available = money(held.available ?? '0')
+        if (held.outcome === 'INSUFFICIENT') {
           throw new AppError(
             'INSUFFICIENT_BALANCE',
             insufficientBalance(total.withTax, available, sub.parties.currencyCode),
           )
         }
-        // The holds: counter units taken, the amount with tax against the wallet; written with the reservation.
-        const holds: repo.LedgerEntry[] = Object.entries(take.taken).map(([periodId, units]) => ({
-          type: 'HOLD',
-          counterPeriodId: Number(periodId),
-          balanceDelta: money(units).neg().toFixed(),
-        }))
-        if (walletId !== undefined && total.withTax.gt(0)) {
-          holds.push({ type: 'HOLD', walletId, balanceDelta: '0', reservedDelta: total.withTax.toFixed() })
-        }
-        const reservationId = await repo.insertReservation(
-          tx,
-          {
-            type: 'USAGE',
-            sellerId: sub.parties.sellerId,
-            userAccountId: sub.userAccountId,
-            subscriptionId: sub.id,
-            walletId: walletId ?? null,
-            chargeInstanceId: charge.id,
-            offerTemplateId: null,
-            quantity: line.quantity.toFixed(),
-            freeQuantity: take.free.toFixed(),
-            amountWithoutTax: total.withoutTax.toFixed(),
-            amountWithTax: total.withTax.toFixed(),
-            counterPeriodValues: take.taken,
-            discountTaken,
-            usageDate: line.usageDate,
-            param1: line.param1,
-            param2: line.param2,
-            creditLimit: null,
-            subscriptionDate: null,
-            subscriptionCode: null,
-            reservationDate: now,
-            expiryDate: new Date(now.getTime() + settings.prepaidReservationExpirationDelayMs),
-          },
-          caller.username,
-          holds,
-        )
-        await savePlanStates(
-          tx,
-          instances.flatMap((i) =>
-            discountTaken[String(i.id)] ? [{ id: i.id, state: discounts.states.get(planInstanceKey(i))! }] : [],
-          ),
-          caller.username,
-        )
-        const freeLeft = periodIds.reduce(
-          (sum, id) => sum.plus(money(values.get(id) ?? '0')).minus(take.taken[String(id)] ?? '0'),
-          money(0),
-        )
         return {
-          reservationId,
-          availableQuantity: availableQuantity(freeLeft, available.minus(total.withTax), rated.unitAmountWithTax),
+          reservationId: held.id,
+          availableQuantity: availableQuantity(
+            money(held.freeBefore).minus(take.free),
+            available.minus(total.withTax),
+            rated.unitAmountWithTax,
+          ),
           amountWithTax: total.withTax,
         }
-      })
+      }
+      return reserveLocked(line, caller, now)
     },
 
     /**
@@ -383,17 +573,24 @@ export function createReservationService(deps: { db: Db; clock: Clock; catalogCa
      */
     async confirm(id: number, consumedQuantity: Decimal | undefined, caller: Caller): Promise<string> {
       const settings = await cachedTenantSettings(db)
-      return openReservation(id, caller, settings.timeZone, 'USAGE', async (tx, r) => {
-        const quantity = money(r.quantity)
-        const consumed = consumedQuantity ?? quantity
-        if (consumed.gt(quantity)) {
-          throw validationError([
-            {
-              field: 'consumedQuantity',
-              message: `must be at most the reserved quantity ${formatDecimal(quantity)}, not ${formatDecimal(consumed)}`,
-            },
-          ])
+      // Nothing to rate (the consumed part is free units): the one-statement close.
+      const done = await closeUnlocked(id, caller, settings.timeZone, 'USAGE', (r) => {
+        const consumed = consumedOf(r, consumedQuantity)
+        const split = splitConsumption(
+          { freeQuantity: money(r.freeQuantity), counterPeriodValues: r.counterPeriodValues },
+          consumed,
+        )
+        if (split.paidConsumed.gt(0)) return undefined
+        return {
+          status: 'CONFIRMED',
+          consumedQuantity: consumed.toFixed(),
+          entries: confirmEntries(r, split, money(0)),
+          message: confirmedMessage(r.id, consumed, money(0)),
         }
+      })
+      if (done !== undefined) return done
+      return openReservation(id, caller, settings.timeZone, 'USAGE', async (tx, r) => {
+        const consumed = consumedOf(r, consumedQuantity)
         const split = splitConsumption(
           { freeQuantity: money(r.freeQuantity), counterPeriodValues: r.counterPeriodValues },
           consumed,
@@ -479,35 +676,8 @@ export function createReservationService(deps: { db: Db; clock: Clock; catalogCa
             .sort((a, b) => a - b),
         )
         if (r.walletId !== null) await repo.lockWallets(tx, [r.walletId])
-        const entries: repo.LedgerEntry[] = Object.entries(split.returned).map(([periodId, units]) => ({
-          type: 'RELEASE',
-          counterPeriodId: Number(periodId),
-          reservationId: r.id,
-          balanceDelta: units.toFixed(),
-        }))
         await write?.()
-        const held = money(r.amountWithTax)
-        const fromHold = charged.lt(held) ? charged : held
-        if (r.walletId !== null && (charged.gt(0) || held.gt(0))) {
-          if (charged.gt(0)) {
-            entries.push({
-              type: 'CONSUME',
-              walletId: r.walletId,
-              reservationId: r.id,
-              balanceDelta: charged.neg().toFixed(),
-              reservedDelta: fromHold.neg().toFixed(),
-            })
-          }
-          if (held.gt(fromHold)) {
-            entries.push({
-              type: 'RELEASE',
-              walletId: r.walletId,
-              reservationId: r.id,
-              balanceDelta: '0',
-              reservedDelta: held.minus(fromHold).neg().toFixed(),
-            })
-          }
-        }
+        const entries = confirmEntries(r, split, charged)
         await repo.applyLedger(tx, entries, caller.username)
         await repo.closeReservation(
           tx,
@@ -515,7 +685,7 @@ export function createReservationService(deps: { db: Db; clock: Clock; catalogCa
           { status: 'CONFIRMED', consumedQuantity: consumed.toFixed(), at: clock.now() },
           caller.username,
         )
-        return `Reservation ${r.id} confirmed: ${formatDecimal(consumed)} consumed, ${formatDecimal(charged)} charged`
+        return confirmedMessage(r.id, consumed, charged)
       })
     },
 
@@ -525,9 +695,16 @@ export function createReservationService(deps: { db: Db; clock: Clock; catalogCa
     /** Cancels an OPEN reservation: its counter units and held amount are given back, once. */
     async cancel(id: number, caller: Caller, type: 'USAGE' | 'OFFER' = 'USAGE'): Promise<string> {
       const settings = await cachedTenantSettings(db)
+      const done = await closeUnlocked(id, caller, settings.timeZone, type, (r) => ({
+        status: 'CANCELLED',
+        consumedQuantity: null,
+        entries: releaseEntries(r),
+        message: cancelledMessage(r.id),
+      }))
+      if (done !== undefined) return done
       return openReservation(id, caller, settings.timeZone, type, async (tx, r) => {
         await releaseAll(tx, [r], 'CANCELLED', caller.username)
-        return `Reservation ${r.id} cancelled: balance and counters restored`
+        return cancelledMessage(r.id)
       })
     },
 
