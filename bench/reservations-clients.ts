@@ -1,7 +1,8 @@
 /**
  * The load generator of `bench/reservations.ts`, in a worker thread so the server's event loop is its own (as
  * pgbench's clients are threads apart from the server): `connections` loops of reserve + confirm for `seconds`,
- * each pair on the subscription BSUB_<n> the mode picks (`many`: one of `wallets` at random, `hot`: BSUB_1).
+ * each pair on the subscription BSUB_<n> the mode picks (`many`: one of `wallets` at random, `hot`: BSUB_1), each
+ * usage line of `quantity` units.
  */
 import assert from 'node:assert/strict'
 import { parentPort, workerData } from 'node:worker_threads'
@@ -14,6 +15,7 @@ export interface ClientsTask {
   readonly seconds: number
   readonly wallets: number
   readonly mode: 'many' | 'hot'
+  readonly quantity: number
 }
 
 export interface ClientsResult {
@@ -33,7 +35,7 @@ const loop = async () => {
     const reserved = await fetch(`${task.base}/api/rest/billing/mediation/reserveCdr`, {
       method: 'POST',
       headers: { ...auth, 'content-type': 'text/plain' },
-      body: `${task.usageTime};BSUB_${pick()};1;U;bench`,
+      body: `${task.usageTime};BSUB_${pick()};${task.quantity};U;bench`,
     })
     const answer = (await reserved.json()) as { reservationId: number }
     assert.equal(reserved.status, 200, JSON.stringify(answer))

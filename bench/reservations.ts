@@ -1,6 +1,7 @@
 /**
  * Prepaid reservation benchmark, on a PostgreSQL server: reserve + confirm pairs per second with 32 connections, on
- * 1,000 wallets (each pair picks one at random) and on one hot wallet (every pair on it), beside
+ * 1,000 wallets (each pair picks one at random, one unit a line: free counter units), on one hot wallet (every pair
+ * on it: its free units go in the first second, then paid), and paid on 1,000 wallets (150 units a line), beside
  * `pgbench -b tpcb-like` with 32 clients on the same server in the same run. Each pair is two HTTP requests on
  * loopback (`reserveCdr` with a usage line, then `confirmReservation`); the reservations rate a FLAT usage charge
  * with a counter of free units, hold against a prepaid wallet and confirm into a wallet operation.
@@ -198,8 +199,8 @@ async function main(): Promise<void> {
 
     const usageTime = new Date().toISOString().slice(0, 19)
     /** 32 loops of reserve + confirm for `seconds`, in a worker thread (`reservations-clients.ts`). */
-    const pairs = async (mode: ClientsTask['mode'], seconds = durationSec) => {
-      const task: ClientsTask = { base, token, usageTime, connections, seconds, wallets: walletCount, mode }
+    const pairs = async (mode: ClientsTask['mode'], quantity = 1, seconds = durationSec) => {
+      const task: ClientsTask = { base, token, usageTime, connections, seconds, wallets: walletCount, mode, quantity }
       const cpuBefore = process.cpuUsage()
       const result = await new Promise<ClientsResult>((resolve, reject) => {
         const worker = new Worker(new URL('./reservations-clients.ts', import.meta.url), { workerData: task })
@@ -216,7 +217,7 @@ async function main(): Promise<void> {
         cpuMsPerPair: (cpu.user + cpu.system) / 1000 / Math.max(1, result.pairs),
       }
     }
-    await pairs('many', 2) // warm-up, not counted
+    await pairs('many', 1, 2) // warm-up, not counted
     if (process.env.BENCH_STATEMENTS === '1') {
       // Statements per request: one reserve and one confirm alone.
       let reservationId = 0
@@ -240,6 +241,8 @@ async function main(): Promise<void> {
     const many = await pairs('many')
     if (profile && process.env.BENCH_CPU_PROFILE) await profile(process.env.BENCH_CPU_PROFILE)
     const hot = await pairs('hot')
+    // 150 units a line: a subscription's first pair uses up its 100 free units, every later one is paid.
+    const paid = await pairs('many', 150)
     await app.server.close()
     const tps = await pgbench(pgbenchName)
     const row = (label: string, r: { perSec: number; p50: number; p99: number; cpuMsPerPair: number }) =>
@@ -249,9 +252,11 @@ async function main(): Promise<void> {
       `Prepaid reservations, ${durationSec} s per run, ${connections} connections (PostgreSQL, HTTP on loopback):`,
       row(`reserve+confirm, ${walletCount} wallets`, many),
       row('reserve+confirm, one hot wallet', hot),
+      row(`paid, ${walletCount} wallets`, paid),
       `  pgbench -b tpcb-like -c ${connections}        ${tps.toFixed(0).padStart(6)} tps`,
       `  ratio, ${walletCount} wallets / pgbench: ${(many.perSec / tps).toFixed(2)} (target >= 0.15)`,
       `  ratio, hot wallet / pgbench:  ${(hot.perSec / tps).toFixed(2)}`,
+      `  ratio, paid on ${walletCount} wallets / pgbench:  ${(paid.perSec / tps).toFixed(2)}`,
     ]
     process.stdout.write(`${lines.join('\n')}\n`)
   } finally {

@@ -30,7 +30,12 @@ export {
 } from './rating-glue.ts'
 export { cachedCatalog, type CatalogLookups } from './cached-catalog.ts'
 export { chargeOperation, discountOperation } from './wallet-operation.model.ts'
-export { insertWalletOperations, reserveWalletOperationIds } from './wallet-operation.repository.ts'
+export {
+  insertWalletOperations,
+  reserveWalletOperationIds,
+  walletOperationsInsert,
+  type WalletOperationValues,
+} from './wallet-operation.repository.ts'
 
 /** Orders, subscriptions and their instances, wallet operations; preview and placement share the rating path. */
 export function createOrderingModule(deps: { db: Db; actorOf: ActorOf; clock?: Clock; catalogCache?: CatalogCache }) {

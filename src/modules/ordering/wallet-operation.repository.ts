@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm'
+import { sql, type SQL } from 'drizzle-orm'
 import { present } from '../../kernel/invariant.ts'
 import { rows, type Db } from '../../kernel/db/database.ts'
 import { wallets, type walletOperations } from '../../kernel/db/schema/index.ts'
@@ -81,6 +81,22 @@ export async function insertWalletOperations(db: Db, values: readonly WalletOper
     await db.execute(sql`insert into wallet_operation (${sql.raw(COLUMNS.map(([, column]) => column).join(', '))})
       select * from unnest(${sql.join(arrays, sql`, `)})`)
   }
+}
+
+/**
+ * The insert of wallet operations whose ids come from the table's sequence (the column's default), as a VALUES list
+ * of one parameter per column — for a statement of fixed shape sent on every request, whose prepared plan PostgreSQL
+ * then keeps (it knows the row count) — writing nothing when `condition` is false. For a data-modifying WITH query.
+ */
+export function walletOperationsInsert(values: readonly Omit<WalletOperationValues, 'id'>[], condition: SQL): SQL {
+  const columns = COLUMNS.filter(([key]) => key !== 'id')
+  const row = (v: Omit<WalletOperationValues, 'id'>) =>
+    sql`(${sql.join(
+      columns.map(([key, , type]) => sql`${(v as WalletOperationValues)[key] ?? null}::${sql.raw(type)}`),
+      sql`, `,
+    )})`
+  return sql`insert into wallet_operation (${sql.raw(columns.map(([, column]) => column).join(', '))})
+    select * from (values ${sql.join(values.map(row), sql`, `)}) as v where ${condition}`
 }
 
 /**

@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm'
 import { one, preparedRows, rows, type Db } from '../../kernel/db/database.ts'
 import { instantText, textArray } from '../../kernel/model/json.ts'
-import type { BillingParties } from '../ordering/index.ts'
+import { walletOperationsInsert, type BillingParties, type WalletOperationValues } from '../ordering/index.ts'
 import type { DiscountState } from '../rating/index.ts'
 import { catalogGenerationSql } from '../catalog/index.ts'
 
@@ -64,14 +64,21 @@ function subscriptionOf(r: Record<string, unknown>): SubscriptionRow {
   }
 }
 
-const subscriptionSelect = sql`select s.id, s.code, s.status, to_char(s.subscription_date, 'YYYY-MM-DD') as subscription_date,
-    ot.code as offer_code, s.user_account_id, s.order_id, ${partiesColumns}
-  from subscription s
+const subscriptionColumns = sql`s.id, s.code, s.status, to_char(s.subscription_date, 'YYYY-MM-DD') as subscription_date,
+    ot.code as offer_code, s.user_account_id, s.order_id, ${partiesColumns}`
+
+const subscriptionFrom = sql`from subscription s
   join offer_template ot on ot.id = s.offer_template_id
   join seller se on se.id = s.seller_id
   join user_account ua on ua.id = s.user_account_id
   join billing_account ba on ba.id = ua.billing_account_id
   join trading_currency cur on cur.id = ba.trading_currency_id`
+
+/** Whether the subscription's order has ACTIVE discount plan instances (`has_plans`). */
+const hasPlansColumn = sql`exists (select 1 from discount_plan_instance dpi
+    where dpi.order_id = s.order_id and dpi.status = 'ACTIVE') as has_plans`
+
+const subscriptionSelect = sql`select ${subscriptionColumns} ${subscriptionFrom}`
 
 export async function subscriptionById(db: Db, id: number): Promise<SubscriptionRow | undefined> {
   const found = await one<Record<string, unknown>>(db, sql`${subscriptionSelect} where s.id = ${id}`)
@@ -113,6 +120,20 @@ function usageChargeOf(r: Record<string, unknown>): UsageChargeRow {
     productInstanceId: r.product_instance_id === null ? null : num(r.product_instance_id),
     counterTemplateId: r.counter_template_id === null ? null : num(r.counter_template_id),
   }
+}
+
+/** A usage charge's columns as `ci_`-prefixed ones of a lateral `u` (`usageChargeSelect`), beside other columns. */
+const usageChargeColumns = sql`u.id as ci_id, u.charge_id as ci_charge_id, u.wallet_id as ci_wallet_id,
+  u.product_instance_id as ci_product_instance_id, u.quantity as ci_quantity,
+  u.unit_price_override as ci_unit_price_override, u.attributes as ci_attributes,
+  u.product_code as ci_product_code, u.counter_template_id as ci_counter_template_id`
+
+function usageChargeOfPrefixed(r: Record<string, unknown>): UsageChargeRow {
+  return usageChargeOf(
+    Object.fromEntries(
+      Object.entries(r).flatMap(([key, value]) => (key.startsWith('ci_') ? [[key.slice(3), value]] : [])),
+    ),
+  )
 }
 
 export async function usageChargeById(db: Db, chargeInstanceId: number): Promise<UsageChargeRow> {
@@ -190,24 +211,12 @@ export async function usageContext(
   // Every reserve sends this text (a few joins to plan): prepared once per connection.
   const [found] = await preparedRows<Record<string, unknown>>(
     db,
-    sql`select s.id, s.code, s.status, to_char(s.subscription_date, 'YYYY-MM-DD') as subscription_date,
-        ot.code as offer_code, s.user_account_id, s.order_id, ${partiesColumns},
-        exists (select 1 from discount_plan_instance dpi where dpi.order_id = s.order_id and dpi.status = 'ACTIVE')
-          as has_plans,
-        u.id as ci_id, u.charge_id as ci_charge_id, u.wallet_id as ci_wallet_id,
-        u.product_instance_id as ci_product_instance_id, u.quantity as ci_quantity,
-        u.unit_price_override as ci_unit_price_override, u.attributes as ci_attributes,
-        u.product_code as ci_product_code, u.counter_template_id as ci_counter_template_id,
+    sql`select ${subscriptionColumns}, ${hasPlansColumn}, ${usageChargeColumns},
         ${counterTemplateColumns}, per.id as period_id, per.start as period_start, per.value as period_value,
         (select w.id from wallet w where w.user_account_id = s.user_account_id and w.wallet_type = 'PREPAID'
           order by w.code limit 1) as prepaid_wallet_id,
         ${catalogGenerationSql} as catalog_generation
-      from subscription s
-      join offer_template ot on ot.id = s.offer_template_id
-      join seller se on se.id = s.seller_id
-      join user_account ua on ua.id = s.user_account_id
-      join billing_account ba on ba.id = ua.billing_account_id
-      join trading_currency cur on cur.id = ba.trading_currency_id
+      ${subscriptionFrom}
       left join lateral (${usageChargeSelect}
         where ci.subscription_id = s.id and ci.charge_type = 'USAGE' and ci.status = 'ACTIVE'
           and (coalesce(ct.filter_param1, '') = '' or ct.filter_param1 = ${param1})
@@ -224,18 +233,51 @@ export async function usageContext(
       where s.code = ${subscriptionCode}`,
   )
   if (!found) return undefined
-  const prefixed = Object.fromEntries(
-    Object.entries(found).flatMap(([key, value]) => (key.startsWith('ci_') ? [[key.slice(3), value]] : [])),
-  )
   return {
     subscription: subscriptionOf(found),
-    charge: found.ci_id === null ? undefined : usageChargeOf(prefixed),
+    charge: found.ci_id === null ? undefined : usageChargeOfPrefixed(found),
     counter: found.ct_id === null ? undefined : counterTemplateOf(found),
     period:
       found.period_id === null
         ? undefined
         : { id: num(found.period_id), start: found.period_start as string, value: found.period_value as string },
     prepaidWalletId: found.prepaid_wallet_id === null ? undefined : num(found.prepaid_wallet_id),
+    hasPlans: found.has_plans === true,
+    catalogGeneration: BigInt(found.catalog_generation as string),
+  }
+}
+
+/** What a confirm rates a usage reservation's consumed part with (see `usageByIds`). */
+export interface UsageRating {
+  readonly subscription: SubscriptionRow
+  readonly charge: UsageChargeRow
+  /** Whether the subscription's order has ACTIVE discount plan instances. */
+  readonly hasPlans: boolean
+  /** The catalog generation, read before any catalog row (the catalog cache's reads are at it). */
+  readonly catalogGeneration: bigint
+}
+
+/**
+ * A subscription and one of its charge instances by id, whether its order has ACTIVE discount plan instances, and
+ * the catalog generation, in one statement. Nothing is locked.
+ */
+export async function usageByIds(
+  db: Db,
+  subscriptionId: number,
+  chargeInstanceId: number,
+): Promise<UsageRating | undefined> {
+  const [found] = await preparedRows<Record<string, unknown>>(
+    db,
+    sql`select ${subscriptionColumns}, ${hasPlansColumn}, ${usageChargeColumns},
+        ${catalogGenerationSql} as catalog_generation
+      ${subscriptionFrom}
+      join lateral (${usageChargeSelect} where ci.id = ${chargeInstanceId}) u on true
+      where s.id = ${subscriptionId}`,
+  )
+  if (!found) return undefined
+  return {
+    subscription: subscriptionOf(found),
+    charge: usageChargeOfPrefixed(found),
     hasPlans: found.has_plans === true,
     catalogGeneration: BigInt(found.catalog_generation as string),
   }
@@ -711,7 +753,7 @@ export async function reservationById(
  * every balance change takes them: the reservation (its update), then the counter periods of the entries in id
  * order, then their wallet — each lock's query reads the previous one's rows, so PostgreSQL takes them in that
  * order. The entries must not depend on the counters' or wallet's figures (they give back or consume what the
- * reservation holds).
+ * reservation holds). `operations`, the wallet operations of a confirm's consumed part, are written with them.
  */
 export async function closeHeld(
   db: Db,
@@ -719,7 +761,9 @@ export async function closeHeld(
   close: { status: 'CONFIRMED' | 'CANCELLED'; consumedQuantity: string | null; at: Date; now: Date },
   entries: readonly LedgerEntry[],
   actor: string,
+  operations: readonly Omit<WalletOperationValues, 'id'>[] = [],
 ): Promise<boolean> {
+  const applied = sql`(select count(*) from locked_wallets) >= 0 and exists (select 1 from closed)`
   const periodIds = [...new Set(entries.flatMap((e) => (e.counterPeriodId === undefined ? [] : [e.counterPeriodId])))]
   const walletIds = [...new Set(entries.flatMap((e) => (e.walletId === undefined ? [] : [e.walletId])))]
   const [found] = await preparedRows<{ id: unknown }>(
@@ -736,7 +780,9 @@ export async function closeHeld(
         select w.id from wallet w
         where ${idIn(sql`w.id`, walletIds)} and (select count(*) from locked_periods) >= 0
         order by w.id for update
-      ), ${ledgerQueries(entries, actor, sql`(select id from closed)`, sql`(select count(*) from locked_wallets) >= 0 and exists (select 1 from closed)`)}
+      ), ${ledgerQueries(entries, actor, sql`(select id from closed)`, applied)}${
+        operations.length === 0 ? sql`` : sql`, operations as (${walletOperationsInsert(operations, applied)})`
+      }
       select (select id from closed) as id, (select count(*) from ledger) as entries`,
   )
   return found!.id !== null

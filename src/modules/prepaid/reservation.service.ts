@@ -159,6 +159,34 @@ const confirmedMessage = (id: number, consumed: Decimal, charged: Decimal) =>
   `Reservation ${id} confirmed: ${formatDecimal(consumed)} consumed, ${formatDecimal(charged)} charged`
 const cancelledMessage = (id: number) => `Reservation ${id} cancelled: balance and counters restored`
 
+/** Where a confirmed usage reservation's wallet operations belong: its wallet (else the charge's), charge, subscription. */
+function operationOwner(r: repo.ReservationRow, sub: repo.SubscriptionRow, charge: repo.UsageChargeRow, actor: string) {
+  return storedOperationOwner(
+    sub.parties,
+    {
+      walletId: r.walletId ?? charge.walletId,
+      chargeInstanceId: charge.id,
+      subscriptionId: sub.id,
+      orderId: sub.orderId,
+    },
+    actor,
+  )
+}
+
+/** The wallet operation of a confirmed usage reservation's consumed part, dated its usage day. */
+function usageOperation(
+  owner: ReturnType<typeof operationOwner>,
+  rating: {
+    row: Parameters<typeof chargeOperation>[1]
+    rated: Parameters<typeof chargeOperation>[3]
+    tax: Parameters<typeof chargeOperation>[4]
+    pricing: { versionId: Parameters<typeof chargeOperation>[5] }
+  },
+  usageDay: string,
+) {
+  return chargeOperation(owner, rating.row, 'USAGE', rating.rated, rating.tax, rating.pricing.versionId, usageDay, null)
+}
+
 /**
  * Prepaid usage reservations. Every balance and counter change runs under row locks taken in one order —
  * the reservation, then its counter periods by id, then its wallet — and decides from the figures read under those
@@ -469,8 +497,9 @@ export function createReservationService(deps: { db: Db; clock: Clock; catalogCa
 
   /**
    * Closes an OPEN reservation in one statement, without a transaction (`closeHeld`), when what it writes depends
-   * only on the reservation: `plan` gives the status, consumed quantity, ledger rows and answer, or undefined when the
-   * close needs the locked path (a rating of the consumed part). Undefined too when the reservation holds discount
+   * only on the reservation and the published catalog: `plan` gives the status, consumed quantity, ledger rows, wallet
+   * operations and answer, or undefined when the close needs the locked path (discount plan states to rate the
+   * consumed part with). Undefined too when the reservation holds discount
    * plan states, is past its expiry date, or changed before the write: `openReservation` then decides (and expires it
    * when due). Not found and not OPEN are answered from the read: a reservation's type and seller never change, and
    * a status other than OPEN is final.
@@ -480,21 +509,23 @@ export function createReservationService(deps: { db: Db; clock: Clock; catalogCa
     caller: Caller,
     timeZone: string,
     type: 'USAGE' | 'OFFER',
-    plan: (r: repo.ReservationRow) =>
+    plan: (r: repo.ReservationRow) => Promise<
       | {
           status: 'CONFIRMED' | 'CANCELLED'
           consumedQuantity: string | null
           entries: repo.LedgerEntry[]
+          operations?: ReturnType<typeof usageOperation>[]
           message: string
         }
-      | undefined,
+      | undefined
+    >,
   ): Promise<string | undefined> {
     const r = await repo.reservationById(db, id, (d) => dayIn(d, timeZone))
     if (!r || r.type !== type || !sellerCodeVisible(r.sellerCode, caller.sellerCodes)) throw notFound(id)
     if (r.status !== 'OPEN') throw notOpen(id, r.status)
     const now = clock.now()
     if (r.expiryDate.getTime() <= now.getTime() || Object.keys(r.discountTaken).length > 0) return undefined
-    const close = plan(r)
+    const close = await plan(r)
     if (!close) return undefined
     const closed = await repo.closeHeld(
       db,
@@ -502,6 +533,7 @@ export function createReservationService(deps: { db: Db; clock: Clock; catalogCa
       { status: close.status, consumedQuantity: close.consumedQuantity, at: now, now },
       close.entries,
       caller.username,
+      close.operations,
     )
     return closed ? close.message : undefined
   }
@@ -573,19 +605,40 @@ export function createReservationService(deps: { db: Db; clock: Clock; catalogCa
      */
     async confirm(id: number, consumedQuantity: Decimal | undefined, caller: Caller): Promise<string> {
       const settings = await cachedTenantSettings(db)
-      // Nothing to rate (the consumed part is free units): the one-statement close.
-      const done = await closeUnlocked(id, caller, settings.timeZone, 'USAGE', (r) => {
+      // Without discount plans (none held, none on the subscription's order): the one-statement close, the consumed
+      // paid part rated from the catalog cache as the locked path rates it.
+      const done = await closeUnlocked(id, caller, settings.timeZone, 'USAGE', async (r) => {
         const consumed = consumedOf(r, consumedQuantity)
         const split = splitConsumption(
           { freeQuantity: money(r.freeQuantity), counterPeriodValues: r.counterPeriodValues },
           consumed,
         )
-        if (split.paidConsumed.gt(0)) return undefined
+        let charged = money(0)
+        const operations: ReturnType<typeof usageOperation>[] = []
+        if (split.paidConsumed.gt(0)) {
+          const usage = await repo.usageByIds(db, r.subscriptionId!, r.chargeInstanceId!)
+          if (!usage || usage.hasPlans) return undefined
+          const rating = await rateUsage(
+            db,
+            usage.subscription,
+            usage.charge,
+            r.usageDay!,
+            split.paidConsumed,
+            settings.pricesIncludeTax,
+            [],
+            catalogCache && cachedCatalog(db, catalogCache.readsAt(usage.catalogGeneration)),
+          )
+          charged = rating.total.withTax
+          operations.push(
+            usageOperation(operationOwner(r, usage.subscription, usage.charge, caller.username), rating, r.usageDay!),
+          )
+        }
         return {
           status: 'CONFIRMED',
           consumedQuantity: consumed.toFixed(),
-          entries: confirmEntries(r, split, money(0)),
-          message: confirmedMessage(r.id, consumed, money(0)),
+          entries: confirmEntries(r, split, charged),
+          operations,
+          message: confirmedMessage(r.id, consumed, charged),
         }
       })
       if (done !== undefined) return done
@@ -623,32 +676,11 @@ export function createReservationService(deps: { db: Db; clock: Clock; catalogCa
           )
           charged = rating.total.withTax
           write = async () => {
-            const owner = storedOperationOwner(
-              sub.parties,
-              {
-                walletId: r.walletId ?? charge.walletId,
-                chargeInstanceId: charge.id,
-                subscriptionId: sub.id,
-                orderId: sub.orderId,
-              },
-              caller.username,
-            )
+            const owner = operationOwner(r, sub, charge, caller.username)
             const ids = await reserveWalletOperationIds(tx, 1 + rating.discounts.discounts.length)
             const instanceIds = new Map(instances.map((i) => [planInstanceKey(i), i.id]))
             await insertWalletOperations(tx, [
-              {
-                ...chargeOperation(
-                  owner,
-                  rating.row,
-                  'USAGE',
-                  rating.rated,
-                  rating.tax,
-                  rating.pricing.versionId,
-                  r.usageDay!,
-                  null,
-                ),
-                id: ids[0]!,
-              },
+              { ...usageOperation(owner, rating, r.usageDay!), id: ids[0]! },
               ...rating.discounts.discounts.map((discount, i) => ({
                 ...discountOperation(
                   owner,
@@ -695,7 +727,7 @@ export function createReservationService(deps: { db: Db; clock: Clock; catalogCa
     /** Cancels an OPEN reservation: its counter units and held amount are given back, once. */
     async cancel(id: number, caller: Caller, type: 'USAGE' | 'OFFER' = 'USAGE'): Promise<string> {
       const settings = await cachedTenantSettings(db)
-      const done = await closeUnlocked(id, caller, settings.timeZone, type, (r) => ({
+      const done = await closeUnlocked(id, caller, settings.timeZone, type, async (r) => ({
         status: 'CANCELLED',
         consumedQuantity: null,
         entries: releaseEntries(r),
