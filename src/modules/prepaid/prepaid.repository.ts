@@ -443,13 +443,18 @@ export async function applyLedger(db: Db, entries: readonly LedgerEntry[], actor
  * The WITH queries writing ledger entries and applying them (see `applyLedger`): the rows, then each wallet and
  * counter period changed by the sum of its rows (data-modifying WITH queries all run, once, whether the final select
  * reads them or not). `reservationId`, when given, is the reservation of every entry (an expression); `condition`, when
- * false, writes and applies none of them.
+ * false, writes and applies none of them. `lockedPeriods`, when given, names a WITH query of the same statement giving
+ * every changed counter period's `id` and `value` as read under its row lock: the new values then start from those. In
+ * one statement that waited for a period's lock they must: PostgreSQL checks an UPDATE's new row against the table's
+ * check constraints when computed from the row as the statement's snapshot saw it, before it finds that row changed
+ * and computes it again from the committed one — units given back meanwhile would otherwise fail `value >= 0`.
  */
 function ledgerQueries(
   entries: readonly LedgerEntry[],
   actor: string,
   reservationId: SQL | null,
   condition: SQL = sql`true`,
+  lockedPeriods: SQL | null = null,
 ): SQL {
   // A VALUES list, not unnested arrays: PostgreSQL then knows the row count whatever the parameters, so a prepared
   // statement's generic plan costs what a custom one does and is kept (planning was a third of a reservation's cost).
@@ -476,8 +481,11 @@ function ledgerQueries(
       from (select w, sum(b) as b, sum(d) as d from entries where w is not null group by w) s
       where wallet.id = s.w returning wallet.id
     ), counters as (
-      update counter_period set value = value + s.b, updated = now(), updater = ${actor}
-      from (select c, sum(b) as b from entries where c is not null group by c) s
+      update counter_period set value = ${lockedPeriods === null ? sql`value` : sql`l.value`} + s.b, updated = now(),
+        updater = ${actor}
+      from (select c, sum(b) as b from entries where c is not null group by c) s${
+        lockedPeriods === null ? sql`` : sql` join ${lockedPeriods} l on l.id = s.c`
+      }
       where counter_period.id = s.c returning counter_period.id
     )`
 }
@@ -652,9 +660,9 @@ export type HeldOutcome =
  * wallet's available balance (balance − reserved) covers the amount; only then inserts the reservation and writes
  * and applies its holds. The rating was done from figures read without a lock (`usageContext`): a period that has
  * since lost units answers COUNTER_MOVED and nothing is written. One that has gained units (a release meanwhile) is
- * still right: the reservation is then as if made before the release. Locks follow the order every balance change
- * takes (reservation, counter periods, wallets): each lock's query reads the previous lock's rows, so PostgreSQL
- * takes them in that order.
+ * still right: the reservation is then as if made before the release, and the periods' new values start from the
+ * values read under the locks (see `ledgerQueries`). Locks follow the order every balance change takes (reservation,
+ * counter periods, wallets): each lock's query reads the previous lock's rows, so PostgreSQL takes them in that order.
  */
 export async function reserveHeld(
   db: Db,
@@ -701,7 +709,13 @@ export async function reserveHeld(
           sql`(select counters_ok and (${amount}::numeric <= 0 or coalesce(available >= ${amount}::numeric, false))
             from checked)`,
         )}
-      ), ${ledgerQueries(holds, actor, sql`(select id from created)`, sql`exists (select 1 from created)`)}
+      ), ${ledgerQueries(
+        holds,
+        actor,
+        sql`(select id from created)`,
+        sql`exists (select 1 from created)`,
+        sql`locked_periods`,
+      )}
       select checked.counters_ok, checked.available::text as available, checked.free_before::text as free_before,
         (select id from created) as id,
         (select count(*) from ledger) as entries
@@ -754,6 +768,8 @@ export async function reservationById(
  * order, then their wallet — each lock's query reads the previous one's rows, so PostgreSQL takes them in that
  * order. The entries must not depend on the counters' or wallet's figures (they give back or consume what the
  * reservation holds). `operations`, the wallet operations of a confirm's consumed part, are written with them.
+ * Its updates may start from the figures of its snapshot (see `ledgerQueries`): any committed state in which the
+ * reservation is OPEN still holds what it gives back, so those stay within the tables' check constraints too.
  */
 export async function closeHeld(
   db: Db,

@@ -1,0 +1,303 @@
+import { sql, type SQL } from 'drizzle-orm'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { FakeClock } from '../../src/kernel/clock.ts'
+import { openPostgres, rows, type Database, type Db } from '../../src/kernel/db/database.ts'
+import { pgErrorOf } from '../../src/kernel/db/database-errors.ts'
+import * as repo from '../../src/modules/prepaid/prepaid.repository.ts'
+import { useTestApp } from '../support/test-app.ts'
+import { onPostgres } from '../support/test-database.ts'
+import { credit, expectLedgerConsistent, ledgerCheck, reserve, seedPrepaid } from './reservations-fixtures.ts'
+
+/**
+ * The one-statement reserve and close (`reserveHeld`, `closeHeld`) against another transaction holding one of their
+ * rows (PostgreSQL only: PGlite runs one statement at a time). While blocked they already hold the rows before it in
+ * the lock order (reservation, counter periods, wallet) and none after it; once the other transaction commits, they
+ * decide from, and write on top of, what it committed (READ COMMITTED re-reads a row it waited for).
+ */
+const clock = new FakeClock('2026-03-10T12:00:00.000Z')
+const t = useTestApp({ clock })
+
+let periodId = 0
+let walletId = 0
+const ids = { seller: 0, userAccount: 0, subscription: 0, chargeInstance: 0 }
+let other: Database | undefined
+
+async function figures() {
+  const [found] = await rows<{ units: string; balance: string; reserved: string }>(
+    t.db.current.db,
+    sql`select (select value::text from counter_period where id = ${periodId}) as units,
+        (select balance::text from wallet where id = ${walletId}) as balance,
+        (select reserved::text from wallet where id = ${walletId}) as reserved`,
+  )
+  return found!
+}
+
+/** A usage reservation taking `units` free units of the period and holding `amount` on the wallet. */
+function held(units: string, amount: string): Parameters<typeof repo.reserveHeld> {
+  return [
+    t.db.current.db,
+    {
+      type: 'USAGE',
+      sellerId: ids.seller,
+      userAccountId: ids.userAccount,
+      subscriptionId: ids.subscription,
+      walletId,
+      chargeInstanceId: ids.chargeInstance,
+      offerTemplateId: null,
+      quantity: '10',
+      freeQuantity: units,
+      amountWithoutTax: amount,
+      amountWithTax: amount,
+      counterPeriodValues: { [String(periodId)]: units },
+      discountTaken: {},
+      usageDate: clock.now(),
+      param1: 'CALL',
+      param2: null,
+      creditLimit: null,
+      subscriptionDate: null,
+      subscriptionCode: null,
+      reservationDate: clock.now(),
+      expiryDate: new Date(clock.now().getTime() + 60_000),
+    },
+    [{ periodId, units }],
+    [
+      { type: 'HOLD', counterPeriodId: periodId, balanceDelta: `-${units}` },
+      { type: 'HOLD', walletId, balanceDelta: '0', reservedDelta: amount },
+    ],
+    'test',
+  ]
+}
+
+/**
+ * A transaction on another connection that runs `work` and then waits: `finish(true)` commits it, `finish(false)`
+ * rolls it back.
+ */
+async function holding(work: (tx: Db) => Promise<void>) {
+  let finish!: (commit: boolean) => void
+  const decided = new Promise<boolean>((resolve) => (finish = resolve))
+  let ready!: () => void
+  const started = new Promise<void>((resolve) => (ready = resolve))
+  const done = other!.db
+    .transaction(async (tx) => {
+      await work(tx)
+      ready()
+      if (!(await decided)) tx.rollback()
+    })
+    .catch((error: unknown) => {
+      if ((error as Error).name !== 'TransactionRollbackError') throw error
+    })
+  await started
+  return { finish, done }
+}
+
+/** Waits until a statement of this database waits for a row lock. */
+async function blocked(): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    const [found] = await rows<{ n: string }>(
+      other!.db,
+      sql`select count(*)::text as n from pg_stat_activity
+        where datname = current_database() and wait_event_type = 'Lock'`,
+    )
+    if (found!.n !== '0') return
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+  throw new Error('no statement waits for a lock')
+}
+
+/** Whether another transaction holds a row lock on the row `lock` selects `for update nowait`. */
+async function lockedElsewhere(lock: SQL): Promise<boolean> {
+  try {
+    await other!.db.transaction(async (tx) => {
+      await tx.execute(lock)
+    })
+    return false
+  } catch (error) {
+    if (pgErrorOf(error)?.code === '55P03') return true
+    throw error
+  }
+}
+const periodLocked = () => lockedElsewhere(sql`select id from counter_period where id = ${periodId} for update nowait`)
+const walletLocked = () => lockedElsewhere(sql`select id from wallet where id = ${walletId} for update nowait`)
+const reservationLocked = (id: number) =>
+  lockedElsewhere(sql`select id from reservation where id = ${id} for update nowait`)
+
+/** What another transaction writes on the period or wallet, as the ledger does (a row and its figure). */
+const ledger = (tx: Db, entry: repo.LedgerEntry) => repo.applyLedger(tx, [entry], 'other')
+
+beforeAll(async () => {
+  if (!onPostgres) return
+  other = openPostgres(t.db.url!, { max: 3 })
+  await seedPrepaid(t, ['SUB_L'])
+  await credit(t, '10')
+  const first = await reserve(t, '2026-03-10T09:00:00;SUB_L;1;CALL;x')
+  expect(first.status, JSON.stringify(first.body)).toBe(200)
+  const [found] = await rows<Record<string, string>>(
+    t.db.current.db,
+    sql`select r.seller_id::text as seller, r.user_account_id::text as user_account, r.subscription_id::text as subscription,
+        r.charge_instance_id::text as charge_instance, r.wallet_id::text as wallet,
+        (select key from jsonb_each_text(r.counter_period_values) limit 1) as period
+      from reservation r where r.id = ${first.body.reservationId as number}`,
+  )
+  ids.seller = Number(found!.seller)
+  ids.userAccount = Number(found!.user_account)
+  ids.subscription = Number(found!.subscription)
+  ids.chargeInstance = Number(found!.charge_instance)
+  walletId = Number(found!.wallet)
+  periodId = Number(found!.period)
+})
+
+afterAll(async () => {
+  await other?.close()
+})
+
+describe.skipIf(!onPostgres)('the one-statement reserve against another transaction (needs PostgreSQL)', () => {
+  it('waiting for the wallet, it holds the counter period already; it writes on top of the credit it waited for', async () => {
+    const before = await figures()
+    const credit = await holding(async (tx) => {
+      await repo.lockWallets(tx, [walletId])
+      await ledger(tx, { type: 'CREDIT', walletId, balanceDelta: '5' })
+    })
+    const outcome = repo.reserveHeld(...held('1', '12'))
+    await blocked()
+    expect(await periodLocked()).toBe(true)
+    credit.finish(true)
+    await credit.done
+    // 12 needs the credit: it was decided from the wallet as committed after the wait, and the credit is kept.
+    expect(await outcome).toMatchObject({ outcome: 'RESERVED', available: '15' })
+    const after = await figures()
+    expect(Number(after.units)).toBe(Number(before.units) - 1)
+    expect(Number(after.balance)).toBe(Number(before.balance) + 5)
+    expect(Number(after.reserved)).toBe(Number(before.reserved) + 12)
+    expectLedgerConsistent(await ledgerCheck(t))
+  })
+
+  it('waiting for the counter period, it holds nothing else; units taken meanwhile answer COUNTER_MOVED', async () => {
+    const before = await figures()
+    const take = await holding(async (tx) => {
+      await repo.lockCounterPeriods(tx, [periodId])
+      await ledger(tx, { type: 'HOLD', counterPeriodId: periodId, balanceDelta: '-7' })
+    })
+    // It counts on 3 of the 8 units left: after the other take, 1 is.
+    const outcome = repo.reserveHeld(...held('3', '0.5'))
+    await blocked()
+    expect(await walletLocked()).toBe(false)
+    take.finish(true)
+    await take.done
+    expect(await outcome).toEqual({ outcome: 'COUNTER_MOVED' })
+    expect(await figures()).toEqual({ ...before, units: String(Number(before.units) - 7) })
+    expectLedgerConsistent(await ledgerCheck(t))
+  })
+
+  it('takes units given back while it waited: its write starts from the figure after the wait', async () => {
+    // The rating counted on 3 units; since then the period fell to 1 and a release of 7 is under way: 8 once it
+    // commits. The write must start from those 8, not from the 1 its statement's snapshot saw (1 − 3 would break
+    // the period's check constraint before PostgreSQL re-reads the row it waited for).
+    const start = await figures()
+    const taken = await holding(async (tx) => {
+      await repo.lockCounterPeriods(tx, [periodId])
+      await ledger(tx, { type: 'HOLD', counterPeriodId: periodId, balanceDelta: `-${Number(start.units) - 1}` })
+    })
+    taken.finish(true)
+    await taken.done
+    expect((await figures()).units).toBe('1')
+    const release = await holding(async (tx) => {
+      await repo.lockCounterPeriods(tx, [periodId])
+      await ledger(tx, { type: 'RELEASE', counterPeriodId: periodId, balanceDelta: '7' })
+    })
+    const outcome = repo.reserveHeld(...held('3', '0.5'))
+    await blocked()
+    release.finish(true)
+    await release.done
+    expect(await outcome).toMatchObject({ outcome: 'RESERVED', freeBefore: '8' })
+    const after = await figures()
+    expect(after.units).toBe('5')
+    expect(Number(after.reserved)).toBe(Number(start.reserved) + 0.5)
+    expectLedgerConsistent(await ledgerCheck(t))
+  })
+
+  it('decides on the wallet as committed after its wait: a hold meanwhile makes it INSUFFICIENT', async () => {
+    const before = await figures()
+    const available = Number(before.balance) - Number(before.reserved)
+    const hold = await holding(async (tx) => {
+      await repo.lockWallets(tx, [walletId])
+      await ledger(tx, { type: 'HOLD', walletId, balanceDelta: '0', reservedDelta: '2' })
+    })
+    const outcome = repo.reserveHeld(...held('0', String(available - 1)))
+    await blocked()
+    hold.finish(true)
+    await hold.done
+    expect(await outcome).toEqual({ outcome: 'INSUFFICIENT', available: String(available - 2) })
+    const after = await figures()
+    expect(Number(after.reserved)).toBe(Number(before.reserved) + 2)
+    expect(after.balance).toBe(before.balance)
+    expectLedgerConsistent(await ledgerCheck(t))
+  })
+})
+
+describe.skipIf(!onPostgres)('the one-statement close against another transaction (needs PostgreSQL)', () => {
+  async function openReservation(units: string, amount: string): Promise<number> {
+    const reserved = await repo.reserveHeld(...held(units, amount))
+    expect(reserved.outcome).toBe('RESERVED')
+    return (reserved as { id: number }).id
+  }
+  const release = (id: number, units: string, amount: string): repo.LedgerEntry[] => [
+    { type: 'RELEASE', counterPeriodId: periodId, reservationId: id, balanceDelta: units },
+    { type: 'RELEASE', walletId, reservationId: id, balanceDelta: '0', reservedDelta: `-${amount}` },
+  ]
+  const cancel = (id: number, entries: repo.LedgerEntry[]) =>
+    repo.closeHeld(
+      t.db.current.db,
+      id,
+      { status: 'CANCELLED', consumedQuantity: null, at: clock.now(), now: clock.now() },
+      entries,
+      'test',
+    )
+
+  it('waiting for the counter period, it holds the reservation and not the wallet', async () => {
+    const id = await openReservation('1', '0.25')
+    const before = await figures()
+    const take = await holding(async (tx) => {
+      await repo.lockCounterPeriods(tx, [periodId])
+      await ledger(tx, { type: 'HOLD', counterPeriodId: periodId, balanceDelta: '-1' })
+    })
+    const closed = cancel(id, release(id, '1', '0.25'))
+    await blocked()
+    expect(await reservationLocked(id)).toBe(true)
+    expect(await walletLocked()).toBe(false)
+    take.finish(true)
+    await take.done
+    expect(await closed).toBe(true)
+    // The other take and this release both count.
+    const after = await figures()
+    expect(after.units).toBe(before.units)
+    expect(after.balance).toBe(before.balance)
+    expect(Number(after.reserved)).toBe(Number(before.reserved) - 0.25)
+    expectLedgerConsistent(await ledgerCheck(t))
+  })
+
+  it('waiting for the reservation a locked close holds, it writes nothing once that one committed', async () => {
+    const id = await openReservation('1', '0.25')
+    const lockedClose = await holding(async (tx) => {
+      await tx.execute(sql`select id from reservation where id = ${id} for update`)
+      await repo.lockCounterPeriods(tx, [periodId])
+      await repo.lockWallets(tx, [walletId])
+      await repo.applyLedger(tx, release(id, '1', '0.25'), 'other')
+      await repo.closeReservation(tx, id, { status: 'EXPIRED', consumedQuantity: null, at: clock.now() }, 'other')
+    })
+    const before = await figures()
+    const closed = cancel(id, release(id, '1', '0.25'))
+    await blocked()
+    lockedClose.finish(true)
+    await lockedClose.done
+    expect(await closed).toBe(false)
+    const after = await figures()
+    expect(Number(after.units)).toBe(Number(before.units) + 1)
+    expect(Number(after.reserved)).toBe(Number(before.reserved) - 0.25)
+    const [status] = await rows<{ status: string }>(
+      t.db.current.db,
+      sql`select status from reservation where id = ${id}`,
+    )
+    expect(status).toEqual({ status: 'EXPIRED' })
+    expectLedgerConsistent(await ledgerCheck(t))
+  })
+})
