@@ -275,6 +275,25 @@ describe.skipIf(!onPostgres)('the one-statement close against another transactio
     expectLedgerConsistent(await ledgerCheck(t))
   })
 
+  it('with no counter units to give back, waiting for the wallet, it holds the reservation already', async () => {
+    const id = await openReservation('0', '0.25')
+    const before = await figures()
+    const credit = await holding(async (tx) => {
+      await repo.lockWallets(tx, [walletId])
+      await ledger(tx, { type: 'CREDIT', walletId, balanceDelta: '1' })
+    })
+    const closed = cancel(id, release(id, '0', '0.25').slice(1))
+    await blocked()
+    expect(await reservationLocked(id)).toBe(true)
+    credit.finish(true)
+    await credit.done
+    expect(await closed).toBe(true)
+    const after = await figures()
+    expect(Number(after.balance)).toBe(Number(before.balance) + 1)
+    expect(Number(after.reserved)).toBe(Number(before.reserved) - 0.25)
+    expectLedgerConsistent(await ledgerCheck(t))
+  })
+
   it('waiting for the reservation a locked close holds, it writes nothing once that one committed', async () => {
     const id = await openReservation('1', '0.25')
     const lockedClose = await holding(async (tx) => {
