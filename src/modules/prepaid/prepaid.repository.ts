@@ -444,7 +444,7 @@ export async function applyLedger(db: Db, entries: readonly LedgerEntry[], actor
  * counter period changed by the sum of its rows (data-modifying WITH queries all run, once, whether the final select
  * reads them or not). `reservationId`, when given, is the reservation of every entry (an expression); `condition`, when
  * false, writes and applies none of them. `lockedPeriods`, when given, names a WITH query of the same statement giving
- * every changed counter period's `id` and `value` as read under its row lock: the new values then start from those. In
+ * the changed counter periods' `id` and `value` as read under their row locks: the new values then start from those. In
  * one statement that waited for a period's lock they must: PostgreSQL checks an UPDATE's new row against the table's
  * check constraints when computed from the row as the statement's snapshot saw it, before it finds that row changed
  * and computes it again from the committed one — units given back meanwhile would otherwise fail `value >= 0`.
@@ -470,6 +470,8 @@ function ledgerQueries(
           ),
           sql`, `,
         )}`
+  // A period's value the new one starts from: as read under its lock when given (a period no lock read: its own).
+  const periodValue = lockedPeriods === null ? sql`value` : sql`coalesce(l.value, counter_period.value)`
   return sql`entries as (
       select * from (${values}) as v(t, w, c, r, b, d, ref) where ${condition}
     ), ledger as (
@@ -481,10 +483,9 @@ function ledgerQueries(
       from (select w, sum(b) as b, sum(d) as d from entries where w is not null group by w) s
       where wallet.id = s.w returning wallet.id
     ), counters as (
-      update counter_period set value = ${lockedPeriods === null ? sql`value` : sql`l.value`} + s.b, updated = now(),
-        updater = ${actor}
+      update counter_period set value = ${periodValue} + s.b, updated = now(), updater = ${actor}
       from (select c, sum(b) as b from entries where c is not null group by c) s${
-        lockedPeriods === null ? sql`` : sql` join ${lockedPeriods} l on l.id = s.c`
+        lockedPeriods === null ? sql`` : sql` left join ${lockedPeriods} l on l.id = s.c`
       }
       where counter_period.id = s.c returning counter_period.id
     )`
