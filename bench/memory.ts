@@ -15,7 +15,8 @@
  *   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), BENCH_DURATION_SEC (default 15),
  *   BENCH_CONNECTIONS (default 50), BENCH_ROUNDS (default 6), BENCH_PGLITE=1 (also measure on embedded PGlite),
  *   BENCH_BASELINE=0 (skip the `sources` run), BENCH_FLAGS (candidate node options to compare, separated by `;`,
- *   each optionally led by environment variables: `MALLOC_ARENA_MAX=2 --max-semi-space-size=8`)
+ *   each optionally led by environment variables: `MALLOC_ARENA_MAX=2 --max-semi-space-size=8`; BENCH_ROOT=<dir> among
+ *   them runs that candidate from another checkout, built beforehand, e.g. main's, to compare with it in the same run)
  */
 import assert from 'node:assert/strict'
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
@@ -118,11 +119,12 @@ async function startServer(
   database: Record<string, string>,
   port: number,
 ) {
+  const root = configuration.env.BENCH_ROOT ?? ROOT
   const child = spawn(
     process.execPath,
-    [...configuration.nodeFlags, path.join(ROOT, 'bin', 'obol.js'), 'start', '--demo'],
+    [...configuration.nodeFlags, path.join(root, 'bin', 'obol.js'), 'start', '--demo'],
     {
-      cwd: ROOT,
+      cwd: root,
       env: {
         ...process.env,
         ...database,

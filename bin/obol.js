@@ -23,16 +23,20 @@ if (major < 22 || (major === 22 && minor < 12)) {
  * without it, it runs as it is). Not on embedded PGlite, WebAssembly too, whose queries run 1.4 to 2.2 times slower
  * on baseline code. OBOL_WASM_TIER_UP=1 keeps V8's default. The new process also gets glibc's mmap threshold fixed at
  * 1 MiB unless the environment sets one (as `npm start` does): scrypt's 16 MB blocks are then given back after each
- * password or secret hash instead of kept by malloc (docs/decisions.md, Memory and the built server).
+ * password or secret hash instead of kept by malloc (docs/decisions.md, Memory and the built server). Like `npm
+ * start`, it also gets `--expose-gc`, for the one collection of start-up garbage once the server is ready (src/main.ts,
+ * collectStartGarbage), and at most two glibc arenas (MALLOC_ARENA_MAX=2) instead of one per thread that mallocs
+ * (docs/performance.md, Memory, "Idle margin").
  */
 function baselineWasmOnPostgres() {
   const [command] = process.argv.slice(2)
   if (command !== 'start' || !process.env.DATABASE_URL || process.env.OBOL_WASM_TIER_UP === '1') return
   if (process.execArgv.includes('--liftoff-only') || typeof process.execve !== 'function') return
+  const gc = process.execArgv.includes('--expose-gc') ? [] : ['--expose-gc']
   process.execve(
     process.execPath,
-    [process.execPath, ...process.execArgv, '--liftoff-only', ...process.argv.slice(1)],
-    { MALLOC_MMAP_THRESHOLD_: '1048576', ...process.env },
+    [process.execPath, ...process.execArgv, '--liftoff-only', ...gc, ...process.argv.slice(1)],
+    { MALLOC_MMAP_THRESHOLD_: '1048576', MALLOC_ARENA_MAX: '2', ...process.env },
   )
 }
 

@@ -1,4 +1,5 @@
-// Time zones by their IANA names (the tenant setting holds one), through Intl only: no zone database of our own.
+// Time zones by their IANA names (the tenant setting holds one), through Intl (UTC read directly, below): no zone
+// database of our own.
 //
 // Two kinds of time appear below. An *instant* is epoch milliseconds. A *wall-clock* time ("local ms") is the
 // reading of a clock in the zone, stored as if it were a UTC instant: 2026-03-29 02:30 in Paris is
@@ -7,6 +8,17 @@
 // skips midnight).
 
 export const DAY_MS = 86_400_000
+
+/**
+ * UTC (every tenant's default zone) is read without Intl between the years 1000 and 9999, where its formatters give
+ * the same readings: a UTC clock shows the instant itself and its day is the ISO date. Building a first Intl
+ * formatter with a zone reads about 6 MB of ICU's data and code into memory (docs/performance.md, Memory, "Idle
+ * margin"); a tenant in UTC now never does. Other zones, and UTC outside these years, go through Intl.
+ */
+const UTC = 'UTC'
+const UTC_FROM = Date.UTC(1000, 0, 1)
+const UTC_UNTIL = Date.UTC(10_000, 0, 1)
+const plainUtc = (timeZone: string, instant: number) => timeZone === UTC && instant >= UTC_FROM && instant < UTC_UNTIL
 
 const clockFormats = new Map<string, Intl.DateTimeFormat>()
 const dayFormats = new Map<string, Intl.DateTimeFormat>()
@@ -41,6 +53,7 @@ function clockFormat(timeZone: string): Intl.DateTimeFormat {
 
 /** True when the name is an IANA time zone this runtime knows. */
 export function isTimeZone(timeZone: string): boolean {
+  if (timeZone === UTC) return true
   try {
     clockFormat(timeZone)
     return true
@@ -58,6 +71,7 @@ export function utcDate(year: number, month: number, day: number): number {
 
 /** The wall-clock time an instant shows in the zone (its milliseconds kept). */
 export function wallClock(instant: number, timeZone: string): number {
+  if (plainUtc(timeZone, instant)) return instant
   const fields: Record<string, number> = {}
   for (const part of clockFormat(timeZone).formatToParts(instant)) {
     if (part.type !== 'literal') fields[part.type] = Number(part.value)
@@ -106,6 +120,7 @@ export function offsetChange(from: number, to: number, timeZone: string): number
 
 /** The day (yyyy-MM-dd) an instant falls on in the zone. */
 export function dayIn(instant: Date, timeZone: string): string {
+  if (plainUtc(timeZone, instant.getTime())) return instant.toISOString().slice(0, 10)
   return cached(
     dayFormats,
     timeZone,

@@ -1,0 +1,34 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { startServer, stop, useCli } from '../support/cli.ts'
+import { createTestDatabase, onPostgres } from '../support/test-database.ts'
+
+const { root } = useCli()
+
+/**
+ * `obol start` on PostgreSQL restarts itself with the settings that keep it small at rest (bin/obol.js): baseline
+ * WebAssembly, `--expose-gc` for the one collection of start-up garbage a second after it is ready (src/main.ts),
+ * glibc's fixed mmap threshold and two malloc arenas. Started plainly (`node bin/obol.js start`, not `npm start`),
+ * the server still gets them all, and collects once.
+ */
+describe.skipIf(!onPostgres)('obol start on PostgreSQL: memory settings (PostgreSQL only)', { timeout: 90_000 }, () => {
+  it('runs with the memory settings and collects its start-up garbage once, after it is ready', async () => {
+    const created = await createTestDatabase()
+    try {
+      const server = await startServer(path.join(root, 'unused'), { DATABASE_URL: created.url!, LOG_LEVEL: 'debug' })
+      const argv = fs.readFileSync(`/proc/${server.pid}/cmdline`, 'utf8').split('\0')
+      expect(argv).toEqual(expect.arrayContaining(['--liftoff-only', '--expose-gc']))
+      const env = fs.readFileSync(`/proc/${server.pid}/environ`, 'utf8').split('\0')
+      expect(env).toEqual(expect.arrayContaining(['MALLOC_MMAP_THRESHOLD_=1048576', 'MALLOC_ARENA_MAX=2']))
+      for (let i = 0; i < 100 && !server.output().includes('start-up garbage collected'); i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+      expect(server.output().match(/start-up garbage collected/g)).toHaveLength(1)
+      expect((await fetch(`${server.base}/health/ready`)).status).toBe(200)
+      expect(await stop(server)).toMatchObject({ code: 0, signal: null })
+    } finally {
+      await created.drop()
+    }
+  })
+})
