@@ -1,19 +1,17 @@
 import { sql } from 'drizzle-orm'
-import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildApp, type App } from '../../src/app.ts'
+import type { App } from '../../src/app.ts'
 import { FakeClock } from '../../src/kernel/clock.ts'
 import { openPostgres, rows, type Database } from '../../src/kernel/db/database.ts'
-import { JobRuntime } from '../../src/kernel/jobs/job-runtime.ts'
 import { money } from '../../src/kernel/money.ts'
-import { testAppDeps, useTestApp } from '../support/test-app.ts'
+import { apiInstance, useTestApp } from '../support/test-app.ts'
 import { onPostgres } from '../support/test-database.ts'
 import { created } from './catalog-fixtures.ts'
 import {
   credit,
   expectLedgerConsistent,
   ledgerCheck,
-  MEDIATION,
+  mediationCall,
   placePrepaid,
   seedPrepaid,
   wallet,
@@ -43,21 +41,10 @@ beforeAll(async () => {
   }
 })
 
-/** Calls an app as the admin (either instance: both accept the admin's token). */
-async function call(app: App, method: 'POST', url: string, body: unknown, contentType = 'application/json') {
-  const response = await app.server.inject({
-    method,
-    url,
-    headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': contentType },
-    payload: typeof body === 'string' && contentType === 'text/plain' ? body : JSON.stringify(body),
-  })
-  return { status: response.statusCode, body: response.json() }
-}
-const reserveOn = (app: App, line: string) => call(app, 'POST', `${MEDIATION}/reserveCdr`, line, 'text/plain')
+const reserveOn = (app: App, line: string) => mediationCall(t, app, 'reserveCdr', line, 'text/plain')
 const confirmOn = (app: App, reservationId: number, consumedQuantity?: number) =>
-  call(app, 'POST', `${MEDIATION}/confirmReservation`, { reservationId, consumedQuantity })
-const cancelOn = (app: App, reservationId: number) =>
-  call(app, 'POST', `${MEDIATION}/cancelReservation`, { reservationId })
+  mediationCall(t, app, 'confirmReservation', { reservationId, consumedQuantity })
+const cancelOn = (app: App, reservationId: number) => mediationCall(t, app, 'cancelReservation', { reservationId })
 
 describe('reservations racing on one instance', () => {
   it('two concurrent reservations against a balance that covers one: one is held, the other refused', async () => {
@@ -162,17 +149,7 @@ describe.skipIf(!onPostgres)('32 clients on two instances (needs PostgreSQL)', (
 
   beforeAll(async () => {
     const database = openPostgres(t.db.url!, { max: 8 })
-    const jobs = new JobRuntime({
-      database,
-      clock,
-      log: pino({ level: 'silent' }),
-      heartbeatIntervalMs: 200,
-      instanceStaleAfterMs: 2000,
-      timerPollIntervalMs: 100,
-      worker: false,
-      roles: 'api',
-    })
-    second = { app: await buildApp(testAppDeps(database, jobs, {}, clock)), database }
+    second = { app: await apiInstance(database, clock), database }
     await t.request('PUT', '/api/v1/tenantSettings', { prepaidReservationExpirationDelayinMillisec: 1000 })
     for (const [account] of ACCOUNTS) await credit(t, INITIAL, 'PP', account)
   })

@@ -1,6 +1,8 @@
 import { sql } from 'drizzle-orm'
 import { expect } from 'vitest'
 import { rows } from '../../src/kernel/db/database.ts'
+import type { App } from '../../src/app.ts'
+import type * as repo from '../../src/modules/prepaid/prepaid.repository.ts'
 import type { TestApp } from '../support/test-app.ts'
 import { charge, created } from './catalog-fixtures.ts'
 import { orderOf, place, seedOrderCatalog } from './order-fixtures.ts'
@@ -81,6 +83,26 @@ export async function wallet(t: TestApp, code = 'PP', account = 'UA_1'): Promise
   return response.body.find((w: any) => w.code === code)
 }
 
+/**
+ * A mediation call to one application instance (`reserveCdr` with a usage line as text/plain, confirm and cancel with
+ * a JSON body), as the admin.
+ */
+export async function mediationCall(
+  t: TestApp,
+  app: App,
+  path: string,
+  body: unknown,
+  contentType = 'application/json',
+) {
+  const response = await app.server.inject({
+    method: 'POST',
+    url: `${MEDIATION}/${path}`,
+    headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': contentType },
+    payload: typeof body === 'string' && contentType === 'text/plain' ? body : JSON.stringify(body),
+  })
+  return { status: response.statusCode, body: response.json() }
+}
+
 /** Posts a usage line as text/plain, with the given token (the admin's by default). */
 export async function reserveAs(t: TestApp, token: string | undefined, line: string) {
   const response = await t.app.server.inject({
@@ -120,4 +142,81 @@ export function expectLedgerConsistent(check: Awaited<ReturnType<typeof ledgerCh
     expect(Number(w.lr), `wallet ${String(w.id)} reserved`).toBe(Number(w.reserved))
   }
   for (const c of check.counters) expect(Number(c.lv), `counter period ${String(c.id)}`).toBe(Number(c.value))
+}
+
+/** The rows a one-statement reserve (`reserveHeld`) of a subscription's CALL charge names, called directly. */
+export interface HeldTarget {
+  readonly sellerId: number
+  readonly userAccountId: number
+  readonly subscriptionId: number
+  readonly chargeInstanceId: number
+  readonly walletId: number
+  readonly periodId: number
+}
+
+/** Reserves `line` (a CALL line: it opens the month's counter period) and reads the rows its reservation names. */
+export async function heldTarget(t: TestApp, line: string): Promise<HeldTarget> {
+  const first = await reserve(t, line)
+  expect(first.status, JSON.stringify(first.body)).toBe(200)
+  const [found] = await rows<Record<string, string>>(
+    t.db.current.db,
+    sql`select r.seller_id::text as seller, r.user_account_id::text as user_account, r.subscription_id::text as subscription,
+        r.charge_instance_id::text as charge_instance, r.wallet_id::text as wallet,
+        (select key from jsonb_each_text(r.counter_period_values) limit 1) as period
+      from reservation r where r.id = ${first.body.reservationId as number}`,
+  )
+  return {
+    sellerId: Number(found!.seller),
+    userAccountId: Number(found!.user_account),
+    subscriptionId: Number(found!.subscription),
+    chargeInstanceId: Number(found!.charge_instance),
+    walletId: Number(found!.wallet),
+    periodId: Number(found!.period),
+  }
+}
+
+/**
+ * The arguments of a one-statement reserve on `target` made at `at`: a CALL reservation taking `units` free units of
+ * its period and holding `amount` on its wallet, expiring a minute later.
+ */
+export function heldArgs(
+  t: TestApp,
+  target: HeldTarget,
+  at: Date,
+  units: string,
+  amount: string,
+): Parameters<typeof repo.reserveHeld> {
+  const { periodId, walletId } = target
+  return [
+    t.db.current.db,
+    {
+      type: 'USAGE',
+      sellerId: target.sellerId,
+      userAccountId: target.userAccountId,
+      subscriptionId: target.subscriptionId,
+      walletId,
+      chargeInstanceId: target.chargeInstanceId,
+      offerTemplateId: null,
+      quantity: '10',
+      freeQuantity: units,
+      amountWithoutTax: amount,
+      amountWithTax: amount,
+      counterPeriodValues: { [String(periodId)]: units },
+      discountTaken: {},
+      usageDate: at,
+      param1: 'CALL',
+      param2: null,
+      creditLimit: null,
+      subscriptionDate: null,
+      subscriptionCode: null,
+      reservationDate: at,
+      expiryDate: new Date(at.getTime() + 60_000),
+    },
+    [{ periodId, units }],
+    [
+      { type: 'HOLD', counterPeriodId: periodId, balanceDelta: `-${units}` },
+      { type: 'HOLD', walletId, balanceDelta: '0', reservedDelta: amount },
+    ],
+    'test',
+  ]
 }

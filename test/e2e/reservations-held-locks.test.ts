@@ -6,7 +6,14 @@ import { pgErrorOf } from '../../src/kernel/db/database-errors.ts'
 import * as repo from '../../src/modules/prepaid/prepaid.repository.ts'
 import { useTestApp } from '../support/test-app.ts'
 import { onPostgres } from '../support/test-database.ts'
-import { credit, expectLedgerConsistent, ledgerCheck, reserve, seedPrepaid } from './reservations-fixtures.ts'
+import {
+  credit,
+  expectLedgerConsistent,
+  heldArgs,
+  heldTarget,
+  ledgerCheck,
+  seedPrepaid,
+} from './reservations-fixtures.ts'
 
 /**
  * The one-statement reserve and close (`reserveHeld`, `closeHeld`) against another transaction holding one of their
@@ -19,7 +26,7 @@ const t = useTestApp({ clock })
 
 let periodId = 0
 let walletId = 0
-const ids = { seller: 0, userAccount: 0, subscription: 0, chargeInstance: 0 }
+const ids = { sellerId: 0, userAccountId: 0, subscriptionId: 0, chargeInstanceId: 0 }
 let other: Database | undefined
 
 async function figures() {
@@ -32,41 +39,7 @@ async function figures() {
   return found!
 }
 
-/** A usage reservation taking `units` free units of the period and holding `amount` on the wallet. */
-function held(units: string, amount: string): Parameters<typeof repo.reserveHeld> {
-  return [
-    t.db.current.db,
-    {
-      type: 'USAGE',
-      sellerId: ids.seller,
-      userAccountId: ids.userAccount,
-      subscriptionId: ids.subscription,
-      walletId,
-      chargeInstanceId: ids.chargeInstance,
-      offerTemplateId: null,
-      quantity: '10',
-      freeQuantity: units,
-      amountWithoutTax: amount,
-      amountWithTax: amount,
-      counterPeriodValues: { [String(periodId)]: units },
-      discountTaken: {},
-      usageDate: clock.now(),
-      param1: 'CALL',
-      param2: null,
-      creditLimit: null,
-      subscriptionDate: null,
-      subscriptionCode: null,
-      reservationDate: clock.now(),
-      expiryDate: new Date(clock.now().getTime() + 60_000),
-    },
-    [{ periodId, units }],
-    [
-      { type: 'HOLD', counterPeriodId: periodId, balanceDelta: `-${units}` },
-      { type: 'HOLD', walletId, balanceDelta: '0', reservedDelta: amount },
-    ],
-    'test',
-  ]
-}
+const held = (units: string, amount: string) => heldArgs(t, { ...ids, walletId, periodId }, clock.now(), units, amount)
 
 /**
  * A transaction on another connection that runs `work` and then waits: `finish(true)` commits it, `finish(false)`
@@ -129,21 +102,10 @@ beforeAll(async () => {
   other = openPostgres(t.db.url!, { max: 3 })
   await seedPrepaid(t, ['SUB_L'])
   await credit(t, '10')
-  const first = await reserve(t, '2026-03-10T09:00:00;SUB_L;1;CALL;x')
-  expect(first.status, JSON.stringify(first.body)).toBe(200)
-  const [found] = await rows<Record<string, string>>(
-    t.db.current.db,
-    sql`select r.seller_id::text as seller, r.user_account_id::text as user_account, r.subscription_id::text as subscription,
-        r.charge_instance_id::text as charge_instance, r.wallet_id::text as wallet,
-        (select key from jsonb_each_text(r.counter_period_values) limit 1) as period
-      from reservation r where r.id = ${first.body.reservationId as number}`,
-  )
-  ids.seller = Number(found!.seller)
-  ids.userAccount = Number(found!.user_account)
-  ids.subscription = Number(found!.subscription)
-  ids.chargeInstance = Number(found!.charge_instance)
-  walletId = Number(found!.wallet)
-  periodId = Number(found!.period)
+  const target = await heldTarget(t, '2026-03-10T09:00:00;SUB_L;1;CALL;x')
+  Object.assign(ids, target)
+  walletId = target.walletId
+  periodId = target.periodId
 })
 
 afterAll(async () => {

@@ -1,13 +1,11 @@
 import { sql } from 'drizzle-orm'
-import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildApp, type App } from '../../src/app.ts'
+import type { App } from '../../src/app.ts'
 import { FakeClock } from '../../src/kernel/clock.ts'
 import { openPostgres, rows, type Database } from '../../src/kernel/db/database.ts'
-import { JobRuntime } from '../../src/kernel/jobs/job-runtime.ts'
-import { testAppDeps, useTestApp } from '../support/test-app.ts'
+import { apiInstance, useTestApp } from '../support/test-app.ts'
 import { onPostgres } from '../support/test-database.ts'
-import { credit, expectLedgerConsistent, ledgerCheck, MEDIATION, seedPrepaid } from './reservations-fixtures.ts'
+import { credit, expectLedgerConsistent, ledgerCheck, mediationCall, seedPrepaid } from './reservations-fixtures.ts'
 
 /**
  * Reserves, confirms and cancels racing on one counter period kept near zero, on two instances (PostgreSQL only):
@@ -23,32 +21,15 @@ beforeAll(async () => {
   if (!onPostgres) return
   await seedPrepaid(t, ['SUB_Z'])
   const database = openPostgres(t.db.url!, { max: 8 })
-  const jobs = new JobRuntime({
-    database,
-    clock,
-    log: pino({ level: 'silent' }),
-    heartbeatIntervalMs: 200,
-    instanceStaleAfterMs: 2000,
-    timerPollIntervalMs: 100,
-    worker: false,
-    roles: 'api',
-  })
-  second = { app: await buildApp(testAppDeps(database, jobs, {}, clock)), database }
+  second = { app: await apiInstance(database, clock), database }
 })
 afterAll(async () => {
   await second?.app.server.close()
   await second?.database.close()
 })
 
-async function call(app: App, url: string, body: unknown, contentType = 'application/json') {
-  const response = await app.server.inject({
-    method: 'POST',
-    url: `${MEDIATION}/${url}`,
-    headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': contentType },
-    payload: typeof body === 'string' ? body : JSON.stringify(body),
-  })
-  return { status: response.statusCode, body: response.json() }
-}
+const call = (app: App, path: string, body: unknown, contentType?: string) =>
+  mediationCall(t, app, path, body, contentType)
 
 describe.skipIf(!onPostgres)(
   'reserves, confirms and cancels racing on one counter period near zero (needs PostgreSQL)',

@@ -9,6 +9,8 @@ import {
   expectLedgerConsistent,
   ledgerCheck,
   MEDIATION,
+  heldArgs,
+  heldTarget,
   reserve,
   seedPrepaid,
 } from './reservations-fixtures.ts'
@@ -23,7 +25,7 @@ const t = useTestApp({ clock })
 
 let periodId = 0
 let walletId = 0
-const ids = { seller: 0, userAccount: 0, subscription: 0, chargeInstance: 0 }
+const ids = { sellerId: 0, userAccountId: 0, subscriptionId: 0, chargeInstanceId: 0 }
 
 /** What a reserve or close could change: the counter period's units, the wallet, reservations and ledger rows. */
 async function figures() {
@@ -44,61 +46,16 @@ async function figures() {
   return found!
 }
 
-/** A usage reservation of SUB_H's CALL charge taking `units` free units and holding `amount` on the wallet. */
-function held(units: string, amount: string): Parameters<typeof repo.reserveHeld> {
-  return [
-    t.db.current.db,
-    {
-      type: 'USAGE',
-      sellerId: ids.seller,
-      userAccountId: ids.userAccount,
-      subscriptionId: ids.subscription,
-      walletId,
-      chargeInstanceId: ids.chargeInstance,
-      offerTemplateId: null,
-      quantity: '10',
-      freeQuantity: units,
-      amountWithoutTax: amount,
-      amountWithTax: amount,
-      counterPeriodValues: { [String(periodId)]: units },
-      discountTaken: {},
-      usageDate: clock.now(),
-      param1: 'CALL',
-      param2: null,
-      creditLimit: null,
-      subscriptionDate: null,
-      subscriptionCode: null,
-      reservationDate: clock.now(),
-      expiryDate: new Date(clock.now().getTime() + 60_000),
-    },
-    [{ periodId, units }],
-    [
-      { type: 'HOLD', counterPeriodId: periodId, balanceDelta: `-${units}` },
-      { type: 'HOLD', walletId, balanceDelta: '0', reservedDelta: amount },
-    ],
-    'test',
-  ]
-}
+const held = (units: string, amount: string) => heldArgs(t, { ...ids, walletId, periodId }, clock.now(), units, amount)
 
 beforeAll(async () => {
   await seedPrepaid(t, ['SUB_H'])
   await credit(t, '3')
   // A first CALL reservation opens the month's counter period (10 free units): it takes 2 of them.
-  const first = await reserve(t, '2026-03-10T09:00:00;SUB_H;2;CALL;x')
-  expect(first.status, JSON.stringify(first.body)).toBe(200)
-  const [found] = await rows<Record<string, string>>(
-    t.db.current.db,
-    sql`select r.seller_id::text as seller, r.user_account_id::text as user_account, r.subscription_id::text as subscription,
-        r.charge_instance_id::text as charge_instance, r.wallet_id::text as wallet,
-        (select key from jsonb_each_text(r.counter_period_values) limit 1) as period
-      from reservation r where r.id = ${first.body.reservationId as number}`,
-  )
-  ids.seller = Number(found!.seller)
-  ids.userAccount = Number(found!.user_account)
-  ids.subscription = Number(found!.subscription)
-  ids.chargeInstance = Number(found!.charge_instance)
-  walletId = Number(found!.wallet)
-  periodId = Number(found!.period)
+  const target = await heldTarget(t, '2026-03-10T09:00:00;SUB_H;2;CALL;x')
+  Object.assign(ids, target)
+  walletId = target.walletId
+  periodId = target.periodId
 })
 
 describe('the one-statement reserve', () => {

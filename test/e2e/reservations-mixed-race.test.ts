@@ -1,19 +1,17 @@
 import { sql } from 'drizzle-orm'
-import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildApp, type App } from '../../src/app.ts'
+import type { App } from '../../src/app.ts'
 import { FakeClock } from '../../src/kernel/clock.ts'
 import { openPostgres, rows, type Database } from '../../src/kernel/db/database.ts'
-import { JobRuntime } from '../../src/kernel/jobs/job-runtime.ts'
 import { money } from '../../src/kernel/money.ts'
-import { testAppDeps, useTestApp } from '../support/test-app.ts'
+import { apiInstance, useTestApp } from '../support/test-app.ts'
 import { onPostgres } from '../support/test-database.ts'
 import { created } from './catalog-fixtures.ts'
 import {
   credit,
   expectLedgerConsistent,
   ledgerCheck,
-  MEDIATION,
+  mediationCall,
   placePrepaid,
   seedPrepaid,
 } from './reservations-fixtures.ts'
@@ -43,17 +41,7 @@ beforeAll(async () => {
   await created(t, 'PUT', '/api/v1/discountPlans/DP_HALF/activate', undefined, 200)
   await placePrepaid(t, 'SUB_P', { discountPlanCodes: ['DP_HALF'] })
   const database = openPostgres(t.db.url!, { max: 8 })
-  const jobs = new JobRuntime({
-    database,
-    clock,
-    log: pino({ level: 'silent' }),
-    heartbeatIntervalMs: 200,
-    instanceStaleAfterMs: 2000,
-    timerPollIntervalMs: 100,
-    worker: false,
-    roles: 'api',
-  })
-  second = { app: await buildApp(testAppDeps(database, jobs, {}, clock)), database }
+  second = { app: await apiInstance(database, clock), database }
   await t.request('PUT', '/api/v1/tenantSettings', { prepaidReservationExpirationDelayinMillisec: 1000 })
 })
 afterAll(async () => {
@@ -61,15 +49,8 @@ afterAll(async () => {
   await second?.database.close()
 })
 
-async function call(app: App, url: string, body: unknown, contentType = 'application/json') {
-  const response = await app.server.inject({
-    method: 'POST',
-    url: `${MEDIATION}/${url}`,
-    headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': contentType },
-    payload: typeof body === 'string' ? body : JSON.stringify(body),
-  })
-  return { status: response.statusCode, body: response.json() }
-}
+const call = (app: App, path: string, body: unknown, contentType?: string) =>
+  mediationCall(t, app, path, body, contentType)
 
 describe.skipIf(!onPostgres)(
   'locked-path and one-statement reservations racing on one wallet (needs PostgreSQL)',

@@ -53,12 +53,13 @@ export function testAppDeps(
 
 /**
  * Another application instance on `database` (the same database as a test app's, through its own pool on a server):
- * an API-only job runtime that is not started, as a second replica of the service behind a load balancer.
+ * an API-only job runtime that is not started, as a second replica of the service behind a load balancer; on `clock`
+ * when given (the test app's, so both instances see one time).
  */
-export async function apiInstance(database: Database): Promise<App> {
+export async function apiInstance(database: Database, clock: Clock = systemClock): Promise<App> {
   const jobs = new JobRuntime({
     database,
-    clock: systemClock,
+    clock,
     log: pino({ level: 'silent' }),
     heartbeatIntervalMs: 200,
     instanceStaleAfterMs: 2000,
@@ -66,7 +67,7 @@ export async function apiInstance(database: Database): Promise<App> {
     worker: false,
     roles: 'api',
   })
-  return buildApp(testAppDeps(database, jobs))
+  return buildApp(testAppDeps(database, jobs, {}, clock))
 }
 
 export interface Response {
