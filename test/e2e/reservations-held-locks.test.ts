@@ -12,6 +12,7 @@ import {
   heldArgs,
   heldTarget,
   ledgerCheck,
+  reserve,
   seedPrepaid,
 } from './reservations-fixtures.ts'
 
@@ -192,6 +193,32 @@ describe.skipIf(!onPostgres)('the one-statement reserve against another transact
     const after = await figures()
     expect(Number(after.reserved)).toBe(Number(before.reserved) + 2)
     expect(after.balance).toBe(before.balance)
+    expectLedgerConsistent(await ledgerCheck(t))
+  })
+
+  it('chosen as a deadlock victim, a reserve through the API reads again and is answered', async () => {
+    const before = await figures()
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    let holdingWallet!: () => void
+    const walletHeld = new Promise<void>((resolve) => (holdingWallet = resolve))
+    // Locks the wallet, then (once the reserve waits for it, holding the period) the period: a deadlock, which the
+    // reserve's backend detects first (this transaction's deadlock_timeout is 10 s, the server's 1 s).
+    const cycle = other!.db.transaction(async (tx) => {
+      await tx.execute(sql`set local deadlock_timeout = '10s'`)
+      await repo.lockWallets(tx, [walletId])
+      holdingWallet()
+      await gate
+      await repo.lockCounterPeriods(tx, [periodId])
+    })
+    await walletHeld
+    const answer = reserve(t, '2026-03-10T09:10:00;SUB_L;1;CALL;x')
+    await blocked()
+    release()
+    await cycle
+    const reserved = await answer
+    expect(reserved.status, JSON.stringify(reserved.body)).toBe(200)
+    expect(Number((await figures()).units)).toBe(Number(before.units) - 1)
     expectLedgerConsistent(await ledgerCheck(t))
   })
 })

@@ -72,6 +72,20 @@ export async function inTransaction<T>(db: Db, work: (tx: Db) => Promise<T>): Pr
   }
 }
 
+/**
+ * A one-statement write, or `whenVictim` when PostgreSQL chose it as a deadlock or serialization victim: the
+ * statement was rolled back whole, and the caller then goes on as when its checks failed (read again, or the locked
+ * transaction, which retries).
+ */
+async function unlessVictim<T>(write: Promise<T>, whenVictim: T): Promise<T> {
+  try {
+    return await write
+  } catch (error) {
+    if (RETRYABLE.has(pgErrorOf(error)?.code ?? '')) return whenVictim
+    throw error
+  }
+}
+
 const notFound = (id: number) => new AppError('ENTITY_NOT_FOUND', `Reservation ${id} not found`)
 const notOpen = (id: number, status: string) =>
   new AppError(
@@ -527,13 +541,16 @@ export function createReservationService(deps: { db: Db; clock: Clock; catalogCa
     if (r.expiryDate.getTime() <= now.getTime() || Object.keys(r.discountTaken).length > 0) return undefined
     const close = await plan(r)
     if (!close) return undefined
-    const closed = await repo.closeHeld(
-      db,
-      r.id,
-      { status: close.status, consumedQuantity: close.consumedQuantity, at: now, now },
-      close.entries,
-      caller.username,
-      close.operations,
+    const closed = await unlessVictim(
+      repo.closeHeld(
+        db,
+        r.id,
+        { status: close.status, consumedQuantity: close.consumedQuantity, at: now, now },
+        close.entries,
+        caller.username,
+        close.operations,
+      ),
+      false,
     )
     return closed ? close.message : undefined
   }
@@ -571,12 +588,15 @@ export function createReservationService(deps: { db: Db; clock: Clock; catalogCa
           catalogCache && cachedCatalog(db, catalogCache.readsAt(context.catalogGeneration)),
         )
         const walletId = context.prepaidWalletId ?? null
-        const held = await repo.reserveHeld(
-          db,
-          reservationValues(line, sub, charge, walletId, take, total, {}, now, settings),
-          Object.entries(take.taken).map(([periodId, units]) => ({ periodId: Number(periodId), units })),
-          holdsOf(take, walletId, total.withTax),
-          caller.username,
+        const held = await unlessVictim(
+          repo.reserveHeld(
+            db,
+            reservationValues(line, sub, charge, walletId, take, total, {}, now, settings),
+            Object.entries(take.taken).map(([periodId, units]) => ({ periodId: Number(periodId), units })),
+            holdsOf(take, walletId, total.withTax),
+            caller.username,
+          ),
+          { outcome: 'COUNTER_MOVED' } as const,
         )
         if (held.outcome === 'COUNTER_MOVED') continue
         const available = money(held.available ?? '0')
