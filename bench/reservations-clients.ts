@@ -5,6 +5,7 @@
  * usage line of `quantity` units.
  */
 import assert from 'node:assert/strict'
+import http from 'node:http'
 import { parentPort, workerData } from 'node:worker_threads'
 
 export interface ClientsTask {
@@ -26,25 +27,50 @@ export interface ClientsResult {
 const task = workerData as ClientsTask
 const auth = { authorization: `Bearer ${task.token}` }
 const pick = () => (task.mode === 'hot' ? 1 : 1 + Math.floor(Math.random() * task.wallets))
+const agent = new http.Agent({ keepAlive: true, maxSockets: task.connections })
+const target = new URL(task.base)
+/** One POST on a kept-alive connection: its status and body. */
+const post = (path: string, contentType: string, body: string) =>
+  new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const request = http.request(
+      {
+        agent,
+        host: target.hostname,
+        port: target.port,
+        path,
+        method: 'POST',
+        headers: { ...auth, 'content-type': contentType, 'content-length': Buffer.byteLength(body) },
+      },
+      (response) => {
+        let text = ''
+        response.setEncoding('utf8')
+        response.on('data', (chunk: string) => (text += chunk))
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, text }))
+        response.on('error', reject)
+      },
+    )
+    request.on('error', reject)
+    request.end(body)
+  })
 let pairs = 0
 const latencies: number[] = []
 const deadline = performance.now() + task.seconds * 1000
 const loop = async () => {
   while (performance.now() < deadline) {
     const at = performance.now()
-    const reserved = await fetch(`${task.base}/api/rest/billing/mediation/reserveCdr`, {
-      method: 'POST',
-      headers: { ...auth, 'content-type': 'text/plain' },
-      body: `${task.usageTime};BSUB_${pick()};${task.quantity};U;bench`,
-    })
-    const answer = (await reserved.json()) as { reservationId: number }
-    assert.equal(reserved.status, 200, JSON.stringify(answer))
-    const confirmed = await fetch(`${task.base}/api/rest/billing/mediation/confirmReservation`, {
-      method: 'POST',
-      headers: { ...auth, 'content-type': 'application/json' },
-      body: JSON.stringify({ reservationId: answer.reservationId }),
-    })
-    assert.equal(confirmed.status, 200, await confirmed.text())
+    const reserved = await post(
+      '/api/rest/billing/mediation/reserveCdr',
+      'text/plain',
+      `${task.usageTime};BSUB_${pick()};${task.quantity};U;bench`,
+    )
+    assert.equal(reserved.status, 200, reserved.text)
+    const answer = JSON.parse(reserved.text) as { reservationId: number }
+    const confirmed = await post(
+      '/api/rest/billing/mediation/confirmReservation',
+      'application/json',
+      JSON.stringify({ reservationId: answer.reservationId }),
+    )
+    assert.equal(confirmed.status, 200, confirmed.text)
     latencies.push(performance.now() - at)
     pairs++
   }

@@ -7,10 +7,12 @@
  * with a counter of free units, hold against a prepaid wallet and confirm into a wallet operation.
  *
  *   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), BENCH_DURATION_SEC (default 10),
- *   BENCH_CONNECTIONS (default 32), BENCH_WALLETS (default 1000)
+ *   BENCH_CONNECTIONS (default 32), BENCH_WALLETS (default 1000), BENCH_POOL (the server's PostgreSQL connections,
+ *   default BENCH_CONNECTIONS)
  *
- * The clients run in a worker thread of the server's process (32 async loops using fetch, `reservations-clients.ts`):
- * the server's event loop is its own, but the two share the machine's cores as pgbench's clients share its server's.
+ * The clients run in a worker thread of the server's process (32 async loops on kept-alive `node:http` connections,
+ * `reservations-clients.ts`): the server's event loop is its own, but the two share the machine's cores as pgbench's
+ * clients share its server's.
  */
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
@@ -148,7 +150,7 @@ async function main(): Promise<void> {
   await admin.query(`create database ${pgbenchName}`)
   const url = new URL(serverUrl)
   url.pathname = `/${name}`
-  const database = openPostgres(url.toString(), { max: connections })
+  const database = openPostgres(url.toString(), { max: Number(process.env.BENCH_POOL ?? connections) })
   try {
     await migrate(database.db)
     await seedAccountsDemo(database.db)
