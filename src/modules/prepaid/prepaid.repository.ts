@@ -1,4 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm'
+import { coalescedReads } from '../../kernel/db/coalesced-reads.ts'
 import { one, preparedRows, rows, type Db } from '../../kernel/db/database.ts'
 import { instantText, textArray } from '../../kernel/model/json.ts'
 import { walletOperationsInsert, type BillingParties, type WalletOperationValues } from '../ordering/index.ts'
@@ -197,21 +198,30 @@ export interface UsageContext {
   readonly catalogGeneration: bigint
 }
 
+/** What a reserve looks up: a subscription by code, the usage charge `param1` selects, on the usage day. */
+export interface UsageKey {
+  readonly subscriptionCode: string
+  readonly param1: string
+  readonly day: string
+}
+
 /**
- * A subscription by code with, in the same statement, the usage charge `param1` selects, its
+ * For each key, a subscription by code with, in the same statement, the usage charge `param1` selects, its
  * counter template and calendar, the counter period already open on `day`, and whether its order has ACTIVE
- * discount plan instances: a reserve's lookups in one round trip. Nothing is locked.
+ * discount plan instances: a reserve's lookups in one round trip, for several reserves at once (`usageContextSoon`).
+ * Nothing is locked.
  */
-export async function usageContext(
-  db: Db,
-  subscriptionCode: string,
-  param1: string,
-  day: string,
-): Promise<UsageContext | undefined> {
-  // Every reserve sends this text (a few joins to plan): prepared once per connection.
-  const [found] = await preparedRows<Record<string, unknown>>(
+export async function usageContexts(db: Db, keys: readonly UsageKey[]): Promise<(UsageContext | undefined)[]> {
+  // Every reserve sends this text (a few joins to plan), one text per count of keys: prepared once per connection.
+  // `offset 0` keeps PostgreSQL from flattening the lateral subquery into a join with the keys, so each key stays the
+  // index lookups of one subscription (flattened, its plan read whole tables and bench:reservations fell threefold).
+  const found = await preparedRows<Record<string, unknown>>(
     db,
-    sql`select ${subscriptionColumns}, ${hasPlansColumn}, ${usageChargeColumns},
+    sql`select k.i as key_index, x.* from (values ${sql.join(
+      keys.map((k, i) => sql`(${sql.raw(String(i))}, ${k.subscriptionCode}::text, ${k.param1}::text, ${k.day}::date)`),
+      sql`, `,
+    )}) as k(i, code, param1, day)
+      cross join lateral (select ${subscriptionColumns}, ${hasPlansColumn}, ${usageChargeColumns},
         ${counterTemplateColumns}, per.id as period_id, per.start as period_start, per.value as period_value,
         (select w.id from wallet w where w.user_account_id = s.user_account_id and w.wallet_type = 'PREPAID'
           order by w.code limit 1) as prepaid_wallet_id,
@@ -219,7 +229,7 @@ export async function usageContext(
       ${subscriptionFrom}
       left join lateral (${usageChargeSelect}
         where ci.subscription_id = s.id and ci.charge_type = 'USAGE' and ci.status = 'ACTIVE'
-          and (coalesce(ct.filter_param1, '') = '' or ct.filter_param1 = ${param1})
+          and (coalesce(ct.filter_param1, '') = '' or ct.filter_param1 = k.param1)
         order by (coalesce(ct.filter_param1, '') = ''), ci.id
         limit 1) u on true
       left join counter_template t on t.id = u.counter_template_id
@@ -228,11 +238,27 @@ export async function usageContext(
           from counter_period p
           join counter_instance i on i.id = p.counter_instance_id
         where i.subscription_id = s.id and i.counter_template_id = t.id
-          and p.period_start <= ${day}::date and p.period_end > ${day}::date
+          and p.period_start <= k.day and p.period_end > k.day
         order by p.period_start desc limit 1) per on true
-      where s.code = ${subscriptionCode}`,
+      where s.code = k.code offset 0) x`,
   )
-  if (!found) return undefined
+  const byKey = new Map(found.map((r) => [Number(r.key_index), r]))
+  return keys.map((_, i) => {
+    const r = byKey.get(i)
+    return r && usageContextOf(r)
+  })
+}
+
+/** One reserve's lookups (`usageContexts`), on a transaction's connection or alone. */
+export async function usageContext(db: Db, key: UsageKey): Promise<UsageContext | undefined> {
+  const [found] = await usageContexts(db, [key])
+  return found
+}
+
+/** `usageContext` on the pool, sent with the other reserves' of the same turn of the event loop. */
+export const usageContextSoon = coalescedReads(usageContexts)
+
+function usageContextOf(found: Record<string, unknown>): UsageContext {
   return {
     subscription: subscriptionOf(found),
     charge: found.ci_id === null ? undefined : usageChargeOfPrefixed(found),
@@ -259,29 +285,51 @@ export interface UsageRating {
 
 /**
  * A subscription and one of its charge instances by id, whether its order has ACTIVE discount plan instances, and
- * the catalog generation, in one statement. Nothing is locked.
+ * the catalog generation, in one statement (with the other confirms' of the same turn: `db` is the pool). Nothing
+ * is locked.
  */
 export async function usageByIds(
   db: Db,
   subscriptionId: number,
   chargeInstanceId: number,
 ): Promise<UsageRating | undefined> {
-  const [found] = await preparedRows<Record<string, unknown>>(
+  return await usageRatingSoon(db, { subscriptionId, chargeInstanceId })
+}
+
+/** `usageByIds` for several confirms at once, each key's result by its position. */
+async function usageRatings(
+  db: Db,
+  keys: readonly { subscriptionId: number; chargeInstanceId: number }[],
+): Promise<(UsageRating | undefined)[]> {
+  // `offset 0`: one subscription's lookups per key (see `usageContexts`).
+  const found = await preparedRows<Record<string, unknown>>(
     db,
-    sql`select ${subscriptionColumns}, ${hasPlansColumn}, ${usageChargeColumns},
+    sql`select k.i as key_index, x.* from (values ${sql.join(
+      keys.map((k, i) => sql`(${sql.raw(String(i))}, ${k.subscriptionId}::bigint, ${k.chargeInstanceId}::bigint)`),
+      sql`, `,
+    )}) as k(i, subscription_id, charge_instance_id)
+      cross join lateral (select ${subscriptionColumns}, ${hasPlansColumn}, ${usageChargeColumns},
         ${catalogGenerationSql} as catalog_generation
       ${subscriptionFrom}
-      join lateral (${usageChargeSelect} where ci.id = ${chargeInstanceId}) u on true
-      where s.id = ${subscriptionId}`,
+      join lateral (${usageChargeSelect} where ci.id = k.charge_instance_id) u on true
+      where s.id = k.subscription_id offset 0) x`,
   )
-  if (!found) return undefined
-  return {
-    subscription: subscriptionOf(found),
-    charge: usageChargeOfPrefixed(found),
-    hasPlans: found.has_plans === true,
-    catalogGeneration: BigInt(found.catalog_generation as string),
-  }
+  const byKey = new Map(found.map((r) => [Number(r.key_index), r]))
+  return keys.map((_, i) => {
+    const r = byKey.get(i)
+    return (
+      r && {
+        subscription: subscriptionOf(r),
+        charge: usageChargeOfPrefixed(r),
+        hasPlans: r.has_plans === true,
+        catalogGeneration: BigInt(r.catalog_generation as string),
+      }
+    )
+  })
 }
+
+/** `usageRatings` on the pool, one key at a time, sent with the other confirms' of the same turn. */
+const usageRatingSoon = coalescedReads(usageRatings)
 
 /**
  * The counter period of a subscription's counter containing a period start, created on first use with
@@ -747,20 +795,31 @@ export async function closeReservation(
 
 /**
  * A reservation as last committed, with its seller's code, without a lock: what a confirm or cancel decides from
- * before `closeHeld` writes it (a status other than OPEN is final, so one read here stays true).
+ * before `closeHeld` writes it (a status other than OPEN is final, so one read here stays true). Read with the other
+ * confirms' and cancels' of the same turn of the event loop: `db` is the pool.
  */
 export async function reservationById(
   db: Db,
   id: number,
   timeZoneDay: (d: Date) => string,
 ): Promise<(ReservationRow & { readonly sellerCode: string }) | undefined> {
-  const [found] = await preparedRows<Record<string, unknown>>(
-    db,
-    sql`select ${reservationColumns}, (select code from seller where seller.id = reservation.seller_id) as seller_code
-      from reservation where id = ${id}`,
-  )
+  const found = await reservationRowSoon(db, id)
   return found && { ...reservationOf(found, timeZoneDay), sellerCode: found.seller_code as string }
 }
+
+/** Reservations by id with their seller's code, each id's row by its position (`reservationById`). */
+async function reservationRows(db: Db, ids: readonly number[]): Promise<(Record<string, unknown> | undefined)[]> {
+  const found = await preparedRows<Record<string, unknown>>(
+    db,
+    sql`select ${reservationColumns}, (select code from seller where seller.id = reservation.seller_id) as seller_code
+      from reservation where ${idIn(sql`id`, ids)}`,
+  )
+  const byId = new Map(found.map((r) => [num(r.id), r]))
+  return ids.map((id) => byId.get(id))
+}
+
+/** A reservation's row, read with the other confirms' and cancels' of the same turn of the event loop. */
+const reservationRowSoon = coalescedReads(reservationRows)
 
 /**
  * Closes a reservation and writes and applies its ledger rows in one statement, outside any transaction, if it is

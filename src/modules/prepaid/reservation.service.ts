@@ -422,7 +422,11 @@ export function createReservationService(deps: { db: Db; clock: Clock; catalogCa
     return inTransaction(db, async (tx) => {
       // The subscription, the usage charge, its counter and the period open on the day: one statement.
       const { context, sub, charge, counter } = usableContext(
-        await repo.usageContext(tx, line.subscriptionCode, line.param1, line.usageDay),
+        await repo.usageContext(tx, {
+          subscriptionCode: line.subscriptionCode,
+          param1: line.param1,
+          day: line.usageDay,
+        }),
         line,
         caller,
       )
@@ -569,7 +573,11 @@ export function createReservationService(deps: { db: Db; clock: Clock; catalogCa
       // path does (a counter period to open, discount plan states to hold), the locked path.
       for (let attempt = 1; attempt <= 3; attempt++) {
         const { context, sub, charge, counter } = usableContext(
-          await repo.usageContext(db, line.subscriptionCode, line.param1, line.usageDay),
+          await repo.usageContextSoon(db, {
+            subscriptionCode: line.subscriptionCode,
+            param1: line.param1,
+            day: line.usageDay,
+          }),
           line,
           caller,
         )
