@@ -67,6 +67,15 @@ describe('reads sent together', () => {
     expectLedgerConsistent(await ledgerCheck(t))
   })
 
+  it('answers a line PostgreSQL cannot read on its own, without failing the lines sent with it', async () => {
+    const answers = await Promise.all([
+      reserve(t, '0000-01-01T09:00:00;SUB_C;1;SMS;x'),
+      reserve(t, '2026-03-10T09:30:00;SUB_C;1;SMS;x'),
+    ])
+    expect(answers.map((r) => r.status)).toEqual([400, 200])
+    expect(answers[0].body).toMatchObject({ status: 'FAIL', errorCode: 'INVALID_USAGE_RECORD' })
+  })
+
   it('maps each key of one statement to its own row (the repository, directly)', async () => {
     const db = t.db.current.db
     const day = '2026-03-10'

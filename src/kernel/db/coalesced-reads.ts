@@ -13,7 +13,8 @@ interface Waiting<K, R> {
 /**
  * One read per key, sent together: the keys asked for on a database during one turn of the event loop (requests
  * whose data arrived together, under load) go to PostgreSQL as one statement per `limit` keys, sent when the turn's
- * I/O callbacks are done (`setImmediate`). Each caller gets its own key's result or the statement's error. A
+ * I/O callbacks are done (`setImmediate`). Each caller gets its own key's result; when the statement fails, each key
+ * is read again alone, so a caller gets an error only from its own key's statement. A
  * statement round trip costs more than the rows it reads (measured in docs/performance.md, "Fourth round"), so
  * under load this saves round trips; alone, a read waits only for the end of the turn.
  *
@@ -34,7 +35,9 @@ export function coalescedReads<D extends object, K, R>(
         batch.forEach((w, i) => w.resolve(results[i]))
       },
       (error: unknown) => {
-        for (const w of batch) w.reject(error)
+        // One key PostgreSQL refuses must not fail the requests sent with it: each key again, alone.
+        if (batch.length === 1) batch[0]!.reject(error)
+        else for (const w of batch) send(db, [w])
       },
     )
   }

@@ -64,6 +64,7 @@ describe('parseUsageLine', () => {
     ['2026-03-10T10:00:00;SUB_1;1;DATA', 'line'],
     ['2026-03-10T10:00:00;SUB_1;1;DATA;x;y', 'line'],
     ['2026-02-30T10:00:00;SUB_1;1;DATA;x', 'date'],
+    ['0000-01-01T10:00:00;SUB_1;1;DATA;x', 'date'],
     ['10/03/2026;SUB_1;1;DATA;x', 'date'],
     ['2026-03-10T25:00:00;SUB_1;1;DATA;x', 'date'],
     ['2026-03-10T10:00:00;;1;DATA;x', 'subscription'],

@@ -46,6 +46,8 @@ export function parseUsageLine(text: string, timeZone: string): UsageLine {
     !checked ||
     Number.isNaN(checked.getTime()) ||
     checked.toISOString().slice(0, 10) !== day ||
+    // Years start at 0001: PostgreSQL reads no year 0000 (there is none between 1 BC and AD 1).
+    day < '0001' ||
     Number(hh) > 23 ||
     Number(mm) > 59 ||
     Number(ss ?? 0) > 59
