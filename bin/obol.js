@@ -26,7 +26,9 @@ if (major < 22 || (major === 22 && minor < 12)) {
  * password or secret hash instead of kept by malloc (docs/decisions.md, Memory and the built server). Like `npm
  * start`, it also gets `--expose-gc`, for the one collection of start-up garbage once the server is ready (src/main.ts,
  * collectStartGarbage), and at most two glibc arenas (MALLOC_ARENA_MAX=2) instead of one per thread that mallocs
- * (docs/performance.md, Memory, "Idle margin").
+ * (docs/performance.md, Memory, "Idle margin"). Only here, on PostgreSQL: on PGlite, V8's compiler threads optimizing
+ * PostgreSQL's WebAssembly would share the main arena and leave 35–50 MB of it resident (glibc's default, an arena
+ * per thread, gives theirs back: about 30 MB less at rest; docs/performance.md, Memory, "Arenas on PGlite").
  */
 function baselineWasmOnPostgres() {
   const [command] = process.argv.slice(2)
