@@ -14,9 +14,9 @@ interface Waiting<K, R> {
  * One read per key, sent together: the keys asked for on a database during one turn of the event loop (requests
  * whose data arrived together, under load) go to PostgreSQL as one statement per `limit` keys, sent when the turn's
  * I/O callbacks are done (`setImmediate`). Each caller gets its own key's result; when the statement fails, each key
- * is read again alone, so a caller gets an error only from its own key's statement. A
- * statement round trip costs more than the rows it reads (measured in docs/performance.md, "Fourth round"), so
- * under load this saves round trips; alone, a read waits only for the end of the turn.
+ * is read again alone, so a caller gets an error only from its own key's statement. A statement's round trip costs
+ * more than the rows it reads (docs/performance.md, "Fourth round"), so under load this saves round trips; a read
+ * alone waits only for the end of the turn.
  *
  * Only for reads that need no transaction and no lock (what they answer may change right after in any case):
  * `db` must be the pool, not a transaction's connection.
