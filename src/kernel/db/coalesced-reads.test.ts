@@ -58,4 +58,20 @@ describe('coalesced reads', () => {
     ])
     expect(sent).toEqual([[13, 1], [2], [13], [1]])
   })
+
+  it('does not read each key again when the database is unavailable: every caller gets the error at once', async () => {
+    const sent: (readonly number[])[] = []
+    const unavailable = new Error('Failed query', { cause: new Error('timeout exceeded when trying to connect') })
+    const load = coalescedReads((_db: Handle, keys: readonly number[]) => {
+      sent.push(keys)
+      return Promise.reject(unavailable)
+    })
+    const answers = await Promise.allSettled([load(first, 1), load(first, 2), load(first, 3)])
+    expect(answers.map((a): unknown => a.status === 'rejected' && a.reason)).toEqual([
+      unavailable,
+      unavailable,
+      unavailable,
+    ])
+    expect(sent).toEqual([[1, 2, 3]])
+  })
 })

@@ -1,3 +1,5 @@
+import { isDatabaseUnavailable } from './database-errors.ts'
+
 /**
  * Reads for several keys at once on a database handle (a `Db`): each key's result by its position in `keys`,
  * undefined where nothing was found.
@@ -14,7 +16,8 @@ interface Waiting<K, R> {
  * One read per key, sent together: the keys asked for on a database during one turn of the event loop (requests
  * whose data arrived together, under load) go to PostgreSQL as one statement per `limit` keys, sent when the turn's
  * I/O callbacks are done (`setImmediate`). Each caller gets its own key's result; when the statement fails, each key
- * is read again alone, so a caller gets an error only from its own key's statement. A statement's round trip costs
+ * is read again alone, so a caller gets an error only from its own key's statement (unless the database is
+ * unavailable: then every caller of the statement gets its error at once). A statement's round trip costs
  * more than the rows it reads (docs/performance.md, "Fourth round"), so under load this saves round trips; a read
  * alone waits only for the end of the turn.
  *
@@ -35,8 +38,10 @@ export function coalescedReads<D extends object, K, R>(
         batch.forEach((w, i) => w.resolve(results[i]))
       },
       (error: unknown) => {
-        // One key PostgreSQL refuses must not fail the requests sent with it: each key again, alone.
-        if (batch.length === 1) batch[0]!.reject(error)
+        // One key PostgreSQL refuses must not fail the requests sent with it: each key again, alone. Not when the
+        // database is unavailable (no connection within the pool's timeout, a connection lost): that is no key's
+        // doing, and reading each key again would make every caller wait that timeout twice before its 503.
+        if (batch.length === 1 || isDatabaseUnavailable(error)) for (const w of batch) w.reject(error)
         else for (const w of batch) send(db, [w])
       },
     )
