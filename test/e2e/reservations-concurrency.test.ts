@@ -2,9 +2,9 @@ import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../../src/app.ts'
 import { FakeClock } from '../../src/kernel/clock.ts'
-import { openPostgres, rows, type Database } from '../../src/kernel/db/database.ts'
+import { rows } from '../../src/kernel/db/database.ts'
 import { money } from '../../src/kernel/money.ts'
-import { apiInstance, useTestApp } from '../support/test-app.ts'
+import { secondInstance, useTestApp, type SecondInstance } from '../support/test-app.ts'
 import { onPostgres } from '../support/test-database.ts'
 import { created } from './catalog-fixtures.ts'
 import {
@@ -145,17 +145,15 @@ describe('reservations racing on a discount plan’s last application', () => {
 })
 
 describe.skipIf(!onPostgres)('32 clients on two instances (needs PostgreSQL)', () => {
-  let second: { app: App; database: Database } | undefined
+  let second: SecondInstance | undefined
 
   beforeAll(async () => {
-    const database = openPostgres(t.db.url!, { max: 8 })
-    second = { app: await apiInstance(database, clock), database }
+    second = await secondInstance(t.db.url!, clock)
     await t.request('PUT', '/api/v1/tenantSettings', { prepaidReservationExpirationDelayinMillisec: 1000 })
     for (const [account] of ACCOUNTS) await credit(t, INITIAL, 'PP', account)
   })
   afterAll(async () => {
-    await second?.app.server.close()
-    await second?.database.close()
+    await second?.close()
   })
 
   it(

@@ -2,8 +2,8 @@ import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../../src/app.ts'
 import { FakeClock } from '../../src/kernel/clock.ts'
-import { openPostgres, rows, type Database } from '../../src/kernel/db/database.ts'
-import { apiInstance, useTestApp } from '../support/test-app.ts'
+import { rows } from '../../src/kernel/db/database.ts'
+import { secondInstance, useTestApp, type SecondInstance } from '../support/test-app.ts'
 import { onPostgres } from '../support/test-database.ts'
 import { credit, expectLedgerConsistent, ledgerCheck, mediationCall, seedPrepaid } from './reservations-fixtures.ts'
 
@@ -15,17 +15,15 @@ import { credit, expectLedgerConsistent, ledgerCheck, mediationCall, seedPrepaid
  */
 const clock = new FakeClock('2026-03-10T12:00:00.000Z')
 const t = useTestApp({ clock })
-let second: { app: App; database: Database } | undefined
+let second: SecondInstance | undefined
 
 beforeAll(async () => {
   if (!onPostgres) return
   await seedPrepaid(t, ['SUB_Z'])
-  const database = openPostgres(t.db.url!, { max: 8 })
-  second = { app: await apiInstance(database, clock), database }
+  second = await secondInstance(t.db.url!, clock)
 })
 afterAll(async () => {
-  await second?.app.server.close()
-  await second?.database.close()
+  await second?.close()
 })
 
 const call = (app: App, path: string, body: unknown, contentType?: string) =>

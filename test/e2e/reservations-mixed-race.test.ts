@@ -2,9 +2,9 @@ import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { App } from '../../src/app.ts'
 import { FakeClock } from '../../src/kernel/clock.ts'
-import { openPostgres, rows, type Database } from '../../src/kernel/db/database.ts'
+import { rows } from '../../src/kernel/db/database.ts'
 import { money } from '../../src/kernel/money.ts'
-import { apiInstance, useTestApp } from '../support/test-app.ts'
+import { secondInstance, useTestApp, type SecondInstance } from '../support/test-app.ts'
 import { onPostgres } from '../support/test-database.ts'
 import { created } from './catalog-fixtures.ts'
 import {
@@ -25,7 +25,7 @@ import {
  */
 const clock = new FakeClock('2026-03-10T12:00:00.000Z')
 const t = useTestApp({ clock })
-let second: { app: App; database: Database } | undefined
+let second: SecondInstance | undefined
 
 beforeAll(async () => {
   if (!onPostgres) return
@@ -40,13 +40,11 @@ beforeAll(async () => {
   })
   await created(t, 'PUT', '/api/v1/discountPlans/DP_HALF/activate', undefined, 200)
   await placePrepaid(t, 'SUB_P', { discountPlanCodes: ['DP_HALF'] })
-  const database = openPostgres(t.db.url!, { max: 8 })
-  second = { app: await apiInstance(database, clock), database }
+  second = await secondInstance(t.db.url!, clock)
   await t.request('PUT', '/api/v1/tenantSettings', { prepaidReservationExpirationDelayinMillisec: 1000 })
 })
 afterAll(async () => {
-  await second?.app.server.close()
-  await second?.database.close()
+  await second?.close()
 })
 
 const call = (app: App, path: string, body: unknown, contentType?: string) =>

@@ -6,7 +6,7 @@ import pino from 'pino'
 import { buildApp, type App, type AppDeps } from '../../src/app.ts'
 import { systemClock, type Clock } from '../../src/kernel/clock.ts'
 import { loadConfig } from '../../src/kernel/config.ts'
-import type { Database } from '../../src/kernel/db/database.ts'
+import { openPostgres, type Database } from '../../src/kernel/db/database.ts'
 import { JobRuntime } from '../../src/kernel/jobs/job-runtime.ts'
 import { executionPurgeJob } from '../../src/kernel/jobs/execution-purge.job.ts'
 import { walletOperationPartitionJob } from '../../src/kernel/jobs/wallet-operation-partition.job.ts'
@@ -68,6 +68,24 @@ export async function apiInstance(database: Database, clock: Clock = systemClock
     roles: 'api',
   })
   return buildApp(testAppDeps(database, jobs, {}, clock))
+}
+
+/** A second application instance on a PostgreSQL test database, with a pool of its own; `close` ends both. */
+export interface SecondInstance {
+  readonly app: App
+  close(): Promise<void>
+}
+
+export async function secondInstance(url: string, clock: Clock): Promise<SecondInstance> {
+  const database = openPostgres(url, { max: 8 })
+  const app = await apiInstance(database, clock)
+  return {
+    app,
+    close: async () => {
+      await app.server.close()
+      await database.close()
+    },
+  }
 }
 
 export interface Response {
