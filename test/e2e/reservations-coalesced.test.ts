@@ -67,7 +67,7 @@ describe('reads sent together', () => {
     expectLedgerConsistent(await ledgerCheck(t))
   })
 
-  it('answers a line PostgreSQL cannot read on its own, without failing the lines sent with it', async () => {
+  it('refuses a line dated in year 0000 (PostgreSQL has none) on its own, without failing the line sent with it', async () => {
     const answers = await Promise.all([
       reserve(t, '0000-01-01T09:00:00;SUB_C;1;SMS;x'),
       reserve(t, '2026-03-10T09:30:00;SUB_C;1;SMS;x'),
