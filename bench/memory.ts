@@ -5,7 +5,8 @@
  * driven in rounds; each round runs a Query API list and then an order preview of the demo catalog, each with
  * BENCH_CONNECTIONS connections for BENCH_DURATION_SEC seconds (autocannon in a child process). The resident set
  * (VmRSS of the server's pid) is read at rest and after every round; /metrics gives the V8 heap and the memory
- * outside it (PGlite's WebAssembly memory is there), reported apart.
+ * outside it, and on PGlite the resident part of its WebAssembly memory (PostgreSQL's whole address space), read at
+ * the same moments and reported apart: the server's figures are printed with it and without it.
  *
  * Configurations, measured in the same run:
  * - `npm start`: what `npm start` runs (the built server, dist/cli.js, with the V8 settings of the start script);
@@ -59,6 +60,9 @@ interface Configuration {
 interface Measured {
   idleRss: number
   roundRss: number[]
+  /** PGlite's WebAssembly memory resident at rest and after each round (0 on PostgreSQL). */
+  idleWasm: number
+  roundWasm: number[]
   heapUsed: number
   external: number
   /** Seconds spent in garbage collection during the rounds (prom-client's nodejs_gc_duration_seconds). */
@@ -79,6 +83,15 @@ async function metric(base: string, name: string): Promise<number> {
   const text = await (await fetch(`${base}/metrics`)).text()
   const line = text.split('\n').find((l) => l.startsWith(`${name} `))
   return Number(line?.split(' ')[1] ?? NaN)
+}
+
+/**
+ * The resident part of PGlite's WebAssembly memory (obol_pglite_memory_bytes), 0 on PostgreSQL; NaN from a server
+ * that does not report it (a checkout from before the gauge, given as BENCH_ROOT).
+ */
+async function residentWasm(running: Running): Promise<number> {
+  if (running.store !== 'PGlite') return 0
+  return metric(running.base, 'obol_pglite_memory_bytes{kind="resident"}')
 }
 
 /** Total seconds of garbage collection so far, every kind of collection summed. */
@@ -148,7 +161,17 @@ async function startServer(
     child,
     base,
     headers: {},
-    measured: { idleRss: 0, roundRss: [], heapUsed: 0, external: 0, gcSeconds: 0, list: [], preview: [] },
+    measured: {
+      idleRss: 0,
+      roundRss: [],
+      idleWasm: 0,
+      roundWasm: [],
+      heapUsed: 0,
+      external: 0,
+      gcSeconds: 0,
+      list: [],
+      preview: [],
+    },
   }
   await waitReady(base, child, () => output)
   return running
@@ -167,6 +190,7 @@ const listUrl = (base: string) =>
 /** Reads the resident set at rest, then gets a token and checks both requests answer 200 before any load. */
 async function prepare(running: Running): Promise<void> {
   running.measured.idleRss = residentBytes(running.child.pid!)
+  running.measured.idleWasm = await residentWasm(running)
   running.measured.gcSeconds = await gcSeconds(running.base)
   const token = (await (
     await fetch(`${running.base}/auth/realms/obol/protocol/openid-connect/token`, {
@@ -195,6 +219,7 @@ async function round(running: Running): Promise<void> {
     await load(`${base}/api/v1/orders/preview`, { headers, durationSec, connections, method: 'POST', body }),
   )
   measured.roundRss.push(residentBytes(running.child.pid!))
+  measured.roundWasm.push(await residentWasm(running))
 }
 
 async function finish(running: Running): Promise<void> {
@@ -234,14 +259,23 @@ function demoPreview() {
   }
 }
 
-const mb = (bytes: number) => `${(bytes / MB).toFixed(0).padStart(4)} MB`
+const mb = (bytes: number) => (Number.isNaN(bytes) ? '   ? MB' : `${(bytes / MB).toFixed(0).padStart(4)} MB`)
 const requests = (m: Measured) => [...m.list, ...m.preview].reduce((sum, r) => sum + r.requestsPerSec * durationSec, 0)
 const rps = (results: LoadResult[]) => results.reduce((sum, r) => sum + r.requestsPerSec, 0) / results.length
 
 function report(store: string, name: string, m: Measured): string[] {
+  const wasm =
+    m.idleWasm !== 0
+      ? [
+          `${''.padEnd(21)} PGlite's WebAssembly memory ${mb(m.idleWasm)} | after each round ${m.roundWasm.map(mb).join(' ')}; ` +
+            `without it: idle ${mb(m.idleRss - m.idleWasm)} | after each round ` +
+            m.roundRss.map((rss, i) => mb(rss - (m.roundWasm[i] ?? 0))).join(' '),
+        ]
+      : []
   return [
     `${store.padEnd(10)} ${name.padEnd(10)} idle ${mb(m.idleRss)} | after each round ${m.roundRss.map(mb).join(' ')} | ` +
       `heap used ${mb(m.heapUsed)}, outside the heap ${mb(m.external)}`,
+    ...wasm,
     `${''.padEnd(21)} garbage collection ${((1000 * m.gcSeconds) / requests(m)).toFixed(3)} ms per request`,
     `${''.padEnd(21)} list ${rps(m.list).toFixed(0).padStart(6)} req/s, preview ${rps(m.preview).toFixed(0).padStart(6)} req/s`,
   ]

@@ -24,6 +24,7 @@ describe(loadConfig.name, () => {
       databaseUrl: undefined,
       logLevel: 'info',
       databasePoolMax: 10,
+      pgliteSharedBuffersMb: 4,
     })
     expect(config.dataDir).toMatch(/\/data$/)
   })
@@ -36,6 +37,8 @@ describe(loadConfig.name, () => {
     ['DATABASE_URL', 'not a url', 'DATABASE_URL: expected a URL of the form postgres://'],
     ['LOG_LEVEL', 'loud', 'LOG_LEVEL: expected one of fatal, error, warn, info, debug, trace, silent'],
     ['DATABASE_POOL_MAX', '0', 'DATABASE_POOL_MAX: expected an integer between 1 and 1000'],
+    ['PGLITE_SHARED_BUFFERS_MB', '0', 'PGLITE_SHARED_BUFFERS_MB: expected an integer between 1 and 1024'],
+    ['PGLITE_SHARED_BUFFERS_MB', '16MB', 'PGLITE_SHARED_BUFFERS_MB: expected an integer between 1 and 1024'],
     ['PUBLIC_URL', 'ftp://x', 'PUBLIC_URL: expected an http:// or https:// URL'],
     ['TRUST_PROXY', 'my-proxy', 'TRUST_PROXY: expected false, true, a hop count, or a comma-separated list'],
     ['TRUST_PROXY', '10.0.0.0/33', "got '10.0.0.0/33'"],

@@ -10,6 +10,8 @@ export interface Config {
   databaseReadUrls: string[]
   databaseReadMaxLagMs: number
   databasePoolMax: number
+  /** Shared buffers of the embedded database, in MB (unused on PostgreSQL). */
+  pgliteSharedBuffersMb: number
   dataDir: string
   /** Root of Expert exports (`{providerRoot}`): files go under `<exportDir>/exports/queryStudio/`. */
   exportDir: string
@@ -57,6 +59,14 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * Shared buffers of the embedded database by default, in MB. PGlite zeroes PostgreSQL's whole shared memory inside
+ * its WebAssembly memory when it opens, so every MB of buffers is resident from the start whether used or not; a
+ * page outside them is read back from the operating system's page cache (about 35 µs a page, measured), so 4 MB
+ * costs only where the pages in use exceed 4 MB (docs/performance.md, Memory, "PGlite's shared memory").
+ */
+export const PGLITE_SHARED_BUFFERS_MB = 4
+
 /** One entry per variable: the README's configuration table is checked against this list by a test. */
 export const CONFIG_VARIABLES = [
   { name: 'PORT', default: '8080', description: 'HTTP port (1-65535)' },
@@ -74,6 +84,11 @@ export const CONFIG_VARIABLES = [
   },
   { name: 'DATABASE_POOL_MAX', default: '10', description: 'connections in the PostgreSQL pool' },
   { name: 'DATA_DIR', default: './data', description: 'embedded database and exports' },
+  {
+    name: 'PGLITE_SHARED_BUFFERS_MB',
+    default: '4',
+    description: 'shared buffers of the embedded database (1-1024), each MB resident from the start',
+  },
   {
     name: 'EXPORT_DIR',
     default: '(DATA_DIR)',
@@ -190,6 +205,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseReadUrls,
     databaseReadMaxLagMs: integer(env, 'DATABASE_READ_MAX_LAG_MS', 5_000, 0, 3_600_000),
     databasePoolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
+    pgliteSharedBuffersMb: integer(env, 'PGLITE_SHARED_BUFFERS_MB', PGLITE_SHARED_BUFFERS_MB, 1, 1024),
     dataDir: path.resolve(dataDir),
     exportDir: path.resolve(env.EXPORT_DIR?.trim() || dataDir),
     logLevel: logLevel as Config['logLevel'],

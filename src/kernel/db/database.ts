@@ -11,6 +11,7 @@ import { spawn } from 'node:child_process'
 import pg from 'pg'
 import type { CsvExportReply, CsvExportTask } from './csv-export.worker.ts'
 import { EXPERT_ROLE, QUERY_ROLE } from './query-role.ts'
+import { PGLITE_SHARED_BUFFERS_MB } from '../config.ts'
 import { isDatabaseUnavailable, pgErrorOf } from './database-errors.ts'
 import { parseLsn, Replicas, type ReplicaStatus } from './replicas.ts'
 
@@ -71,6 +72,11 @@ export interface Database {
   readonly url: string | undefined
   poolStats(): PoolStats
   /**
+   * The size of PGlite's WebAssembly memory, PostgreSQL's whole address space inside this process (embedded only:
+   * undefined on a server). It only grows; /metrics reports it and its resident part apart from the rest.
+   */
+  webAssemblyMemoryBytes(): number | undefined
+  /**
    * Runs one statement of the query layer read-only and as the query role (SELECT on the registry's tables only):
    * on a server in the read pool, whose sessions are read-only, with the timeout and the role (a named statement is
    * prepared once per connection, up to MAX_PREPARED_STATEMENTS names, then run unnamed); on PGlite in a read-only
@@ -113,12 +119,16 @@ export interface Database {
 /**
  * PostgreSQL settings of the embedded database, given at every start after PGlite's own (so data directories made
  * before them are covered too). Its shared memory is allocated inside PGlite's WebAssembly memory, which never
- * shrinks: initdb's 128 MB of shared buffers grew that memory from 128 to 189 MB, about 150 MB of it resident once
- * the buffers had filled; 16 MB keeps it at its 128 MB minimum with about 30 MB resident. Table files are read
- * through the operating system, whose page cache keeps them, so a page missing from the smaller pool costs a copy,
- * not a disk read (docs/performance.md, Memory).
+ * shrinks, and PGlite zeroes all of it when it opens: every MB of it is resident from the first second. initdb's
+ * 128 MB of shared buffers grew that memory from 128 to 189 MB; `sharedBuffersMb` (PGLITE_SHARED_BUFFERS_MB, 4 by
+ * default) keeps it at its 128 MB minimum. Table files are read through the operating system, whose page cache
+ * keeps them, so a page missing from the smaller pool costs a copy, not a disk read. PGlite serves one connection,
+ * so 8 connection slots (3 of them reserved for superusers, as PostgreSQL's default) and no WAL senders replace the
+ * 100 slots and 10 senders sized for a server: about 4 MB less shared memory (docs/performance.md, Memory).
  */
-const PGLITE_SETTINGS = ['-c', 'shared_buffers=16MB']
+function pgliteSettings(sharedBuffersMb: number): string[] {
+  return ['-c', `shared_buffers=${sharedBuffersMb}MB`, '-c', 'max_connections=8', '-c', 'max_wal_senders=0']
+}
 
 /**
  * Creates the PostgreSQL cluster of a new data directory in a short-lived child process. PGlite's initdb runs a
@@ -152,7 +162,9 @@ async function initdbInChild(dataDir: string): Promise<void> {
   })
 }
 
-export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob } = {}): Promise<Database> {
+export async function openPglite(
+  options: { dataDir?: string; loadDataDir?: Blob; sharedBuffersMb?: number } = {},
+): Promise<Database> {
   if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true })
   // A new directory (no PG_VERSION yet) is given its cluster by a child process; a directory to be loaded from a
   // dump is left to PGlite.
@@ -166,7 +178,7 @@ export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob
   const pglite = await PGlite.create({
     // Trigram indexes serve fullTextFilter on huge entities (migrations/0015_opencell.sql).
     extensions: { pg_trgm },
-    startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS],
+    startParams: [...PGlite.defaultStartParams, ...pgliteSettings(options.sharedBuffersMb ?? PGLITE_SHARED_BUFFERS_MB)],
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
   })
@@ -178,6 +190,8 @@ export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob
     pglite,
     url: undefined,
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
+    // PGlite's Emscripten module is not part of its typed interface; its heap view spans the whole memory.
+    webAssemblyMemoryBytes: () => (pglite as unknown as { mod?: { HEAPU8?: Uint8Array } }).mod?.HEAPU8?.byteLength,
     relaxed: db,
     readOnlyQuery: async <T>(_statementTimeoutMs: number, statement: TextStatement) => {
       const found = await pglite.transaction(async (tx) => {
@@ -400,6 +414,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Databa
     get relaxed() {
       return relaxedDb()
     },
+    webAssemblyMemoryBytes: () => undefined,
     poolStats: () => {
       const read = primaryReads.pool()
       return {
