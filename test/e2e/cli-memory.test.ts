@@ -1,5 +1,6 @@
 import fs from 'node:fs'
 import path from 'node:path'
+import os from 'node:os'
 import { describe, expect, it } from 'vitest'
 import { startServer, stop, useCli } from '../support/cli.ts'
 import { createTestDatabase, onPostgres } from '../support/test-database.ts'
@@ -7,10 +8,10 @@ import { createTestDatabase, onPostgres } from '../support/test-database.ts'
 const { root } = useCli()
 
 /**
- * `obol start` on PostgreSQL restarts itself with the settings that keep it small at rest (bin/obol.js): baseline
- * WebAssembly, `--expose-gc` for the one collection of start-up garbage a second after it is ready (src/main.ts),
- * glibc's fixed mmap threshold and two malloc arenas. Started plainly (`node bin/obol.js start`, not `npm start`),
- * the server still gets them all, and collects once.
+ * `obol start` restarts itself with the settings that keep it small (bin/obol.js): `--expose-gc` for the one
+ * collection of start-up garbage a second after it is ready (src/main.ts) and glibc's fixed mmap threshold; on
+ * PostgreSQL also baseline WebAssembly and two malloc arenas. Started plainly (`node bin/obol.js start`, not `npm
+ * start`), the server still gets them all, and collects once.
  */
 describe.skipIf(!onPostgres)('obol start on PostgreSQL: memory settings (PostgreSQL only)', { timeout: 90_000 }, () => {
   it('runs with the memory settings and collects its start-up garbage once, after it is ready', async () => {
@@ -29,6 +30,28 @@ describe.skipIf(!onPostgres)('obol start on PostgreSQL: memory settings (Postgre
       expect(await stop(server)).toMatchObject({ code: 0, signal: null })
     } finally {
       await created.drop()
+    }
+  })
+})
+
+describe('obol start on PGlite: memory settings', { timeout: 90_000 }, () => {
+  it('keeps WebAssembly tier-up and glibc arenas, fixes the mmap threshold at 1 MiB, and collects once', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'obol-cli-memory-'))
+    try {
+      const server = await startServer(dataDir, { DATABASE_URL: '', LOG_LEVEL: 'debug' })
+      const argv = fs.readFileSync(`/proc/${server.pid}/cmdline`, 'utf8').split('\0')
+      expect(argv).toContain('--expose-gc')
+      expect(argv).not.toContain('--liftoff-only')
+      const env = fs.readFileSync(`/proc/${server.pid}/environ`, 'utf8').split('\0')
+      expect(env).toContain('MALLOC_MMAP_THRESHOLD_=1048576')
+      expect(env.filter((v) => v.startsWith('MALLOC_ARENA_MAX='))).toEqual([])
+      for (let i = 0; i < 100 && !server.output().includes('start-up garbage collected'); i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+      expect(server.output().match(/start-up garbage collected/g)).toHaveLength(1)
+      expect(await stop(server)).toMatchObject({ code: 0, signal: null })
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true })
     }
   })
 })
