@@ -34,7 +34,13 @@ export async function openDatabase(config: Config, log: pino.Logger): Promise<Op
     }
   const lock = acquireDataDirLock(config.dataDir, (message) => log.warn(message))
   try {
-    return { database: await openPglite({ dataDir: pgliteDataDir(config.dataDir), sharedBuffersMb: config.pgliteSharedBuffersMb }), lock }
+    return {
+      database: await openPglite({
+        dataDir: pgliteDataDir(config.dataDir),
+        sharedBuffersMb: config.pgliteSharedBuffersMb,
+      }),
+      lock,
+    }
   } catch (error) {
     lock.release()
     throw error
