@@ -38,7 +38,16 @@ describe('obol start on PGlite: memory settings', { timeout: 90_000 }, () => {
   it('keeps WebAssembly tier-up and glibc arenas, fixes the mmap threshold at 1 MiB, and collects once', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'obol-cli-memory-'))
     try {
-      const server = await startServer(dataDir, { DATABASE_URL: '', LOG_LEVEL: 'debug' })
+      const server = await startServer(dataDir, {
+        DATABASE_URL: '',
+        LOG_LEVEL: 'debug',
+        PGLITE_SHARED_BUFFERS_MB: '32',
+      })
+      // PGLITE_SHARED_BUFFERS_MB reaches PostgreSQL: PGlite zeroes its shared memory when it opens, so the 32 MB of
+      // buffers are resident in its WebAssembly memory from the start (about 21 MB in all with the default 4 MB).
+      const metrics = await (await fetch(`${server.base}/metrics`)).text()
+      const resident = Number(/^obol_pglite_memory_bytes\{kind="resident"\} (\S+)$/m.exec(metrics)?.[1])
+      expect(resident).toBeGreaterThanOrEqual(32 * 1024 * 1024)
       const argv = fs.readFileSync(`/proc/${server.pid}/cmdline`, 'utf8').split('\0')
       expect(argv).toContain('--expose-gc')
       expect(argv).not.toContain('--liftoff-only')
