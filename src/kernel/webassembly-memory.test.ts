@@ -18,6 +18,13 @@ function mapping(start: number, sizeMb: number, perms: string, rssKb: number, na
   ].join('\n')
 }
 
+/** A memory view of `sizeMb` whose first 256 bytes are distinctive (0, 1, 2, …, shifted by `seed`). */
+function viewOf(sizeMb: number, seed = 0): Uint8Array {
+  const view = new Uint8Array(new ArrayBuffer(sizeMb * MB))
+  for (let i = 0; i < 256; i++) view[i] = (i + seed) % 256
+  return view
+}
+
 describe(webAssemblyMemoryResident.name, () => {
   const base = 0x7f0000000000
 
@@ -28,38 +35,55 @@ describe(webAssemblyMemoryResident.name, () => {
       mapping(base + 512 * MB, 128, 'rw-p', 26_000),
       mapping(base + 640 * MB, 8064, '---p', 0),
     ].join('\n')
-    expect(webAssemblyMemoryResident(128 * MB, smaps)).toBe(26_000 * 1024)
+    expect(webAssemblyMemoryResident(viewOf(128), smaps)).toBe(26_000 * 1024)
   })
 
   it('is undefined without such a mapping: another size, a file, a gap before the guard, or no map at all', () => {
+    const view = viewOf(128)
+    const guard = (at: number) => mapping(at, 8064, '---p', 0)
+    expect(webAssemblyMemoryResident(view, [mapping(base, 64, 'rw-p', 5), guard(base + 64 * MB)].join('\n'))).toBe(
+      undefined,
+    )
     expect(
-      webAssemblyMemoryResident(
-        128 * MB,
-        [mapping(base, 64, 'rw-p', 5), mapping(base + 64 * MB, 8064, '---p', 0)].join('\n'),
-      ),
+      webAssemblyMemoryResident(view, [mapping(base, 128, 'rw-p', 5, '/tmp/f'), guard(base + 128 * MB)].join('\n')),
     ).toBeUndefined()
     expect(
-      webAssemblyMemoryResident(
-        128 * MB,
-        [mapping(base, 128, 'rw-p', 5, '/tmp/f'), mapping(base + 128 * MB, 8064, '---p', 0)].join('\n'),
-      ),
+      webAssemblyMemoryResident(view, [mapping(base, 128, 'rw-p', 5), guard(base + 129 * MB)].join('\n')),
     ).toBeUndefined()
-    expect(
-      webAssemblyMemoryResident(
-        128 * MB,
-        [mapping(base, 128, 'rw-p', 5), mapping(base + 129 * MB, 8064, '---p', 0)].join('\n'),
-      ),
-    ).toBeUndefined()
-    expect(webAssemblyMemoryResident(128 * MB, '')).toBeUndefined()
+    expect(webAssemblyMemoryResident(view, '')).toBeUndefined()
   })
 
-  it('finds a real WebAssembly memory of this process, and counts the pages written to it', () => {
+  it('tells two memories of the same size apart by their bytes, and gives up when it cannot', () => {
+    const view = viewOf(128, 7)
+    const smaps = [
+      mapping(base, 128, 'rw-p', 900), // another module's memory, first in the map
+      mapping(base + 128 * MB, 8064, '---p', 0),
+      mapping(base + 9000 * MB, 128, 'rw-p', 21_000),
+      mapping(base + 9128 * MB, 8064, '---p', 0),
+    ].join('\n')
+    const own = BigInt(base + 9000 * MB)
+    // This memory's bytes are at its own mapping only; elsewhere, another module's.
+    const bytesAt = (address: bigint, length: number) =>
+      address === own ? view.slice(0, length) : viewOf(128, 99).slice(0, length)
+    expect(webAssemblyMemoryResident(view, smaps, bytesAt)).toBe(21_000 * 1024)
+    // Both mappings holding the same bytes, or none readable: no figure rather than a wrong one.
+    expect(webAssemblyMemoryResident(view, smaps, (_a, length) => view.slice(0, length))).toBeUndefined()
+    expect(webAssemblyMemoryResident(view, smaps, () => undefined)).toBeUndefined()
+  })
+
+  it('finds each of two real WebAssembly memories of one size, and counts the pages written to it', () => {
     // 125 MB: a size no other memory of the test process (PGlite's are 128 MB or more) has.
-    const memory = new wasm.Memory({ initial: 2000 })
-    const before = webAssemblyMemoryResident(memory.buffer.byteLength)!
-    new Uint8Array(memory.buffer).fill(1, 0, 16 * MB)
-    const after = webAssemblyMemoryResident(memory.buffer.byteLength)!
-    expect(after - before).toBeGreaterThanOrEqual(16 * MB)
-    expect(after).toBeLessThan(40 * MB)
+    const first = new Uint8Array(new wasm.Memory({ initial: 2000 }).buffer)
+    const second = new Uint8Array(new wasm.Memory({ initial: 2000 }).buffer)
+    for (let i = 0; i < 256; i++) {
+      first[i] = i
+      second[i] = 255 - i
+    }
+    const before = [webAssemblyMemoryResident(first)!, webAssemblyMemoryResident(second)!]
+    second.fill(1, 4096, 4096 + 16 * MB)
+    const after = [webAssemblyMemoryResident(first)!, webAssemblyMemoryResident(second)!]
+    expect(after[1]! - before[1]!).toBeGreaterThanOrEqual(16 * MB)
+    expect(after[0]! - before[0]!).toBeLessThan(MB)
+    expect(after[1]).toBeLessThan(40 * MB)
   })
 })

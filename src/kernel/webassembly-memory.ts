@@ -2,37 +2,91 @@ import fs from 'node:fs'
 
 const HEADER = /^([0-9a-f]+)-([0-9a-f]+) (\S{4}) \S+ \S+ (\d+)\s*(.*)$/
 
+/** A mapping V8 may have made for a WebAssembly memory: where it starts and how much of it is resident. */
+interface Candidate {
+  readonly start: bigint
+  readonly rss: number
+}
+
 /**
- * How much of a WebAssembly memory of `size` bytes is resident, from the process's memory map (/proc/self/smaps):
+ * How much of the WebAssembly memory `memory` views is resident, from the process's memory map (/proc/self/smaps):
  * V8 maps a WebAssembly memory on 64-bit Linux as an anonymous read-write mapping of exactly its size, followed
- * directly by its guard region, an anonymous mapping that is never accessible (several GB reserved). The first such
- * pair of that size is the one. Undefined where there is no such map (not Linux) or no such mapping.
+ * directly by its guard region, an anonymous mapping that is never accessible (several GB reserved). Another
+ * memory of the same size may exist (libpg-query's, loaded by the first raw SQL, is 128 MB as PGlite's is): the
+ * mapping is then the one whose bytes, read through /proc/self/mem, are the memory's own. Undefined where there is no
+ * such map (not Linux), no such mapping, or no way to tell two apart.
  */
-export function webAssemblyMemoryResident(size: number, smaps = readSmaps()): number | undefined {
+export function webAssemblyMemoryResident(
+  memory: Uint8Array,
+  smaps = readProc('/proc/self/smaps'),
+  bytesAt: (address: bigint, length: number) => Uint8Array | undefined = readMemory,
+): number | undefined {
   if (smaps === undefined) return undefined
-  // The previous mapping, when it is a read-write anonymous mapping of the right size: the memory, if this one is
+  const candidates = mappingsOfSize(smaps, memory.byteLength)
+  if (candidates.length <= 1) return candidates[0]?.rss
+  const sample = distinctiveSample(memory)
+  if (!sample) return undefined
+  const own = candidates.filter((c) => {
+    const found = bytesAt(c.start + BigInt(sample.offset), sample.bytes.length)
+    return found !== undefined && Buffer.from(found).equals(Buffer.from(sample.bytes))
+  })
+  return own.length === 1 ? own[0]!.rss : undefined
+}
+
+/** The read-write anonymous mappings of `size` bytes that a never-accessible anonymous mapping directly follows. */
+function mappingsOfSize(smaps: string, size: number): Candidate[] {
+  const found: Candidate[] = []
+  // The previous mapping, when it is a read-write anonymous mapping of the right size: a memory, if this one is
   // its guard region.
-  let current: { end: bigint; rss: number } | undefined
+  let current: { start: bigint; end: bigint; rss: number } | undefined
   for (const line of smaps.split('\n')) {
     const header = HEADER.exec(line)
     if (header) {
       const [, start = '0', end = '0', perms, inode, name] = header
       const anonymous = inode === '0' && name === ''
-      if (current && anonymous && perms === '---p' && BigInt(`0x${start}`) === current.end) return current.rss
+      if (current && anonymous && perms === '---p' && BigInt(`0x${start}`) === current.end)
+        found.push({ start: current.start, rss: current.rss })
       current = undefined
       if (anonymous && perms === 'rw-p' && BigInt(`0x${end}`) - BigInt(`0x${start}`) === BigInt(size))
-        current = { end: BigInt(`0x${end}`), rss: 0 }
+        current = { start: BigInt(`0x${start}`), end: BigInt(`0x${end}`), rss: 0 }
       continue
     }
     if (current && line.startsWith('Rss:')) current.rss = Number(/(\d+)/.exec(line)?.[1] ?? 0) * 1024
   }
+  return found
+}
+
+/**
+ * 256 bytes of the memory holding at least 32 distinct values (not zeroes, not a fill), from its first 4 MB: where
+ * a module's static data lies, different from one module to another.
+ */
+function distinctiveSample(memory: Uint8Array): { offset: number; bytes: Uint8Array } | undefined {
+  const LENGTH = 256
+  for (let offset = 0; offset + LENGTH <= Math.min(memory.byteLength, 4 * 1024 * 1024); offset += LENGTH) {
+    const bytes = memory.subarray(offset, offset + LENGTH)
+    if (new Set(bytes).size >= 32) return { offset, bytes: Uint8Array.from(bytes) }
+  }
   return undefined
 }
 
-function readSmaps(): string | undefined {
+function readProc(file: string): string | undefined {
   try {
-    return fs.readFileSync('/proc/self/smaps', 'utf8')
+    return fs.readFileSync(file, 'utf8')
   } catch {
     return undefined
+  }
+}
+
+/** Bytes of this process's own memory at an address, through /proc/self/mem. */
+function readMemory(address: bigint, length: number): Uint8Array | undefined {
+  let fd: number | undefined
+  try {
+    fd = fs.openSync('/proc/self/mem', 'r')
+    const bytes = new Uint8Array(length)
+    return fs.readSync(fd, bytes, 0, length, address) === length ? bytes : undefined
+  } catch {
+    return undefined
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd)
   }
 }

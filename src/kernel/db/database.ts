@@ -72,10 +72,10 @@ export interface Database {
   readonly url: string | undefined
   poolStats(): PoolStats
   /**
-   * The size of PGlite's WebAssembly memory, PostgreSQL's whole address space inside this process (embedded only:
-   * undefined on a server). It only grows; /metrics reports it and its resident part apart from the rest.
+   * PGlite's WebAssembly memory, PostgreSQL's whole address space inside this process, as bytes (embedded only:
+   * undefined on a server). It only grows; /metrics reports its size and resident part apart from the rest.
    */
-  webAssemblyMemoryBytes(): number | undefined
+  webAssemblyMemory(): Uint8Array | undefined
   /**
    * Runs one statement of the query layer read-only and as the query role (SELECT on the registry's tables only):
    * on a server in the read pool, whose sessions are read-only, with the timeout and the role (a named statement is
@@ -191,7 +191,7 @@ export async function openPglite(
     url: undefined,
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
     // PGlite's Emscripten module is not part of its typed interface; its heap view spans the whole memory.
-    webAssemblyMemoryBytes: () => (pglite as unknown as { mod?: { HEAPU8?: Uint8Array } }).mod?.HEAPU8?.byteLength,
+    webAssemblyMemory: () => (pglite as unknown as { mod?: { HEAPU8?: Uint8Array } }).mod?.HEAPU8,
     relaxed: db,
     readOnlyQuery: async <T>(_statementTimeoutMs: number, statement: TextStatement) => {
       const found = await pglite.transaction(async (tx) => {
@@ -414,7 +414,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Databa
     get relaxed() {
       return relaxedDb()
     },
-    webAssemblyMemoryBytes: () => undefined,
+    webAssemblyMemory: () => undefined,
     poolStats: () => {
       const read = primaryReads.pool()
       return {

@@ -66,10 +66,10 @@ export function installMetrics(app: FastifyInstance, database: Database): Regist
       registers: [registry],
       collect() {
         this.reset()
-        const size = database.webAssemblyMemoryBytes()
-        if (size === undefined) return
-        this.set({ kind: 'size' }, size)
-        const resident = webAssemblyMemoryResident(size)
+        const memory = database.webAssemblyMemory()
+        if (memory === undefined) return
+        this.set({ kind: 'size' }, memory.byteLength)
+        const resident = webAssemblyMemoryResident(memory)
         if (resident !== undefined) this.set({ kind: 'resident' }, resident)
       },
     })
