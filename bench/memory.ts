@@ -46,7 +46,10 @@ function startScript(): { env: Record<string, string>; nodeFlags: string[] } {
   const node = words.indexOf('node')
   assert.ok(node >= 0, 'the start script runs node')
   const env = Object.fromEntries(
-    words.slice(0, node).map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]),
+    words
+      .slice(0, node)
+      .filter((w) => w.includes('=')) // not `exec`
+      .map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]),
   )
   return { env, nodeFlags: words.slice(node + 1, words.indexOf('bin/obol.js')).filter((w) => w.startsWith('--')) }
 }
