@@ -14,6 +14,7 @@ import { EXPERT_ROLE, QUERY_ROLE } from './query-role.ts'
 import { PGLITE_SHARED_BUFFERS_MB } from '../config.ts'
 import { isDatabaseUnavailable, pgErrorOf } from './database-errors.ts'
 import { parseLsn, Replicas, type ReplicaStatus } from './replicas.ts'
+import { releaseFileBundle } from './pglite-bundle.ts'
 
 export type Db = PgDatabase<PgQueryResultHKT>
 /** A drizzle handle usable inside or outside a transaction. */
@@ -182,6 +183,7 @@ export async function openPglite(
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
   })
+  const bundle = releaseFileBundle(pglite)
   const db = drizzlePglite(pglite) as unknown as Db
   let reads = 0
   return {
@@ -237,7 +239,10 @@ export async function openPglite(
     },
     // PGlite runs one statement at a time in this process: nothing to interrupt.
     cancelCsvExport: async () => false,
-    close: () => pglite.close(),
+    close: async () => {
+      await pglite.close()
+      bundle?.close()
+    },
   }
 }
 
