@@ -1,10 +1,13 @@
+import fs from 'node:fs'
 import net from 'node:net'
+import path from 'node:path'
 import type pino from 'pino'
 import { ConfigError, loadConfig, type Config } from './kernel/config.ts'
 import { openPglite, openPostgres, pgliteDataDir, type Database } from './kernel/db/database.ts'
-import { acquireDataDirLock, type DataDirLock } from './kernel/db/data-dir-lock.ts'
+import { acquireDataDirLock, LOCK_OWNER_ENV, type DataDirLock } from './kernel/db/data-dir-lock.ts'
 import { migrate } from './kernel/db/migrate.ts'
 import { systemClock } from './kernel/clock.ts'
+import { runNode } from './kernel/child-process.ts'
 import { JobRuntime } from './kernel/jobs/job-runtime.ts'
 import { executionPurgeJob } from './kernel/jobs/execution-purge.job.ts'
 import { walletOperationPartitionJob } from './kernel/jobs/wallet-operation-partition.job.ts'
@@ -19,10 +22,34 @@ export type ProcessRole = 'all' | 'api' | 'worker'
 export interface OpenedDatabase {
   database: Database
   lock: DataDirLock | undefined
+  /** A new embedded database was created, migrated and, when asked, seeded by a child process (prepareInChild). */
+  prepared?: boolean
 }
 
-/** PostgreSQL when DATABASE_URL is set, else embedded PGlite under DATA_DIR (one process at a time). */
-export async function openDatabase(config: Config, log: pino.Logger): Promise<OpenedDatabase> {
+/**
+ * A first start on embedded PGlite has its new database created, migrated and, with --demo, seeded by a child
+ * process (`obol migrate` or `obol seed-demo`, working under this process's lock), and then opens it. That work runs
+ * most of PostgreSQL's WebAssembly: V8 optimizes it on its compiler threads, whose glibc arenas keep much of what
+ * they free, and PGlite's WebAssembly memory, which never shrinks, grows to hold it. In a child both go when it exits,
+ * and the server at rest is the same as on any later start (docs/performance.md, Memory).
+ */
+async function prepareInChild(demo: boolean): Promise<void> {
+  await runNode(
+    [...process.execArgv.filter((a) => !a.startsWith('--inspect')), process.argv[1]!, demo ? 'seed-demo' : 'migrate'],
+    { ...process.env, [LOCK_OWNER_ENV]: String(process.pid) },
+    'preparing the new embedded database failed',
+  )
+}
+
+/**
+ * PostgreSQL when DATABASE_URL is set, else embedded PGlite under DATA_DIR (one process at a time). With
+ * `prepareNew`, a new embedded database is prepared by a child process first (prepareInChild).
+ */
+export async function openDatabase(
+  config: Config,
+  log: pino.Logger,
+  options: { prepareNew?: { demo: boolean } } = {},
+): Promise<OpenedDatabase> {
   if (config.databaseUrl)
     return {
       database: openPostgres(config.databaseUrl, {
@@ -34,12 +61,17 @@ export async function openDatabase(config: Config, log: pino.Logger): Promise<Op
     }
   const lock = acquireDataDirLock(config.dataDir, (message) => log.warn(message))
   try {
+    const dataDir = pgliteDataDir(config.dataDir)
+    // PGlite writes PG_VERSION last when it creates a cluster (openPglite checks the same).
+    const prepared =
+      options.prepareNew !== undefined &&
+      process.argv[1] !== undefined &&
+      !fs.existsSync(path.join(dataDir, 'PG_VERSION'))
+    if (prepared) await prepareInChild(options.prepareNew!.demo)
     return {
-      database: await openPglite({
-        dataDir: pgliteDataDir(config.dataDir),
-        sharedBuffersMb: config.pgliteSharedBuffersMb,
-      }),
+      database: await openPglite({ dataDir, sharedBuffersMb: config.pgliteSharedBuffersMb }),
       lock,
+      prepared,
     }
   } catch (error) {
     lock.release()
@@ -100,7 +132,13 @@ export async function start(options: { demo: boolean; role: ProcessRole }): Prom
   // A taken port is found before anything starts: a first start would otherwise print the generated administrator
   // credentials and then stop, and the next start would not print them again.
   if (options.role !== 'worker') await probePort(config)
-  const { database, lock } = await openDatabase(config, log)
+  const { database, lock, prepared } = await openDatabase(config, log, { prepareNew: { demo: options.demo } })
+  if (prepared)
+    log.info(
+      options.demo
+        ? 'new embedded database created, migrated and seeded with the demo data by a child process'
+        : 'new embedded database created and migrated by a child process',
+    )
   // A failure before the server runs must not leave the lock or the pool behind.
   const abandon = async (error: unknown): Promise<never> => {
     await database.close().catch(() => undefined)
@@ -109,7 +147,7 @@ export async function start(options: { demo: boolean; role: ProcessRole }): Prom
   }
   const applied = await migrate(database.db).catch(abandon)
   if (applied.length > 0) log.info({ applied }, 'migrations applied')
-  if (options.demo) {
+  if (options.demo && !prepared) {
     const seeded = await seedDemo(database.db)
     log.info(seeded.created ? 'demo data created' : 'demo data already present')
   }

@@ -1,3 +1,4 @@
+import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { api, obol, startServer, stop, useCli } from '../support/cli.ts'
@@ -21,5 +22,28 @@ describe('obol CLI: seed-demo', { timeout: 90_000 }, () => {
     expect(customers.body.total).toBe(50)
     expect(customers.body.data).toHaveLength(50)
     expect((await stop(server)).code).toBe(0)
+  })
+})
+
+describe('obol CLI: start --demo on a new directory', { timeout: 90_000 }, () => {
+  it('has a child process create, migrate and seed the database under its lock, then serves the demo tenant', async () => {
+    const dataDir = path.join(root, 'first-demo')
+    const first = await startServer(dataDir, { LOG_LEVEL: 'info' }, { args: ['--demo'] })
+    expect(first.output()).toContain(
+      'new embedded database created, migrated and seeded with the demo data by a child process',
+    )
+    // The child worked under the server's lock: it neither took it nor released it.
+    expect(JSON.parse(fs.readFileSync(path.join(dataDir, 'obol.lock'), 'utf8'))).toMatchObject({ pid: first.pid })
+    const customers = await api(first, 'GET', '/api/v1/customers?limit=1')
+    expect(customers.status, JSON.stringify(customers.body)).toBe(200)
+    expect(customers.body.total).toBe(50)
+    expect((await stop(first)).code).toBe(0)
+    expect(fs.existsSync(path.join(dataDir, 'obol.lock'))).toBe(false)
+
+    // A later start opens the database it finds, in its own process.
+    const next = await startServer(dataDir, { LOG_LEVEL: 'info' }, { args: ['--demo'] })
+    expect(next.output()).not.toContain('child process')
+    expect(next.output()).toContain('demo data already present')
+    expect((await stop(next)).code).toBe(0)
   })
 })

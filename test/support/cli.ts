@@ -95,14 +95,17 @@ export interface Server extends Running {
   readonly pid: number
 }
 
-/** Starts `obol start` on `dataDir` and resolves once it has printed its URLs (or rejects if it exits first). */
+/**
+ * Starts `obol start` (with `options.args` after it) on `dataDir` and resolves once it has printed its URLs (or
+ * rejects if it exits first).
+ */
 export async function startServer(
   dataDir: string,
   env: Record<string, string> = {},
-  options: SpawnOptions = {},
+  options: SpawnOptions & { args?: string[] } = {},
 ): Promise<Server> {
   const port = await freePort()
-  const running = obol(['start'], { DATA_DIR: dataDir, PORT: String(port), ...env }, options)
+  const running = obol(['start', ...(options.args ?? [])], { DATA_DIR: dataDir, PORT: String(port), ...env }, options)
   const ready = new Promise<void>((resolve) => {
     const check = () => {
       if (/Health:\s+\S+\/health\/ready/.test(running.output())) {

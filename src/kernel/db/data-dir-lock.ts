@@ -38,8 +38,15 @@ export interface DataDirLock {
 }
 
 /**
+ * Set by a lock's owner in the environment of a child process it starts to work on the directory while the owner
+ * waits (a first start prepares a new embedded database that way: src/main.ts): its process id.
+ */
+export const LOCK_OWNER_ENV = 'OBOL_DATA_DIR_LOCK_OWNER'
+
+/**
  * Embedded PostgreSQL allows one process per data directory. The lock file names its owner; a lock whose
- * owner no longer exists on this host (checked by pid) is taken over with a warning.
+ * owner no longer exists on this host (checked by pid) is taken over with a warning. A child of the owner that
+ * carries the owner's pid in LOCK_OWNER_ENV works under the owner's lock: it neither takes it nor releases it.
  */
 export function acquireDataDirLock(dataDir: string, warn: (message: string) => void): DataDirLock {
   fs.mkdirSync(dataDir, { recursive: true })
@@ -68,6 +75,13 @@ export function acquireDataDirLock(dataDir: string, warn: (message: string) => v
     } catch {
       owner = undefined
     }
+    if (
+      owner &&
+      owner.hostname === os.hostname() &&
+      owner.pid === process.ppid &&
+      process.env[LOCK_OWNER_ENV] === String(owner.pid)
+    )
+      return { file, release: () => undefined }
     if (owner && owner.pid !== process.pid && owner.hostname === os.hostname() && isAlive(owner.pid)) {
       throw new DataDirLockedError(dataDir, owner)
     }

@@ -7,7 +7,6 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres'
 import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import { sql, type SQL } from 'drizzle-orm'
 import { Worker } from 'node:worker_threads'
-import { spawn } from 'node:child_process'
 import pg from 'pg'
 import type { CsvExportReply, CsvExportTask } from './csv-export.worker.ts'
 import { EXPERT_ROLE, QUERY_ROLE } from './query-role.ts'
@@ -15,6 +14,7 @@ import { PGLITE_SHARED_BUFFERS_MB } from '../config.ts'
 import { isDatabaseUnavailable, pgErrorOf } from './database-errors.ts'
 import { parseLsn, Replicas, type ReplicaStatus } from './replicas.ts'
 import { releaseFileBundle } from './pglite-bundle.ts'
+import { runNode } from '../child-process.ts'
 
 export type Db = PgDatabase<PgQueryResultHKT>
 /** A drizzle handle usable inside or outside a transaction. */
@@ -143,24 +143,11 @@ async function initdbInChild(dataDir: string): Promise<void> {
   const script =
     `const { PGlite } = await import(${JSON.stringify(pglite)});` +
     `const pg = await PGlite.create({ dataDir: ${JSON.stringify(dataDir)} }); await pg.close()`
-  await new Promise<void>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--liftoff-only', '--input-type=module', '--eval', script], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, NODE_OPTIONS: '' },
-    })
-    let stderr = ''
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-    child.once('error', reject)
-    child.once('exit', (code, signal) =>
-      code === 0
-        ? resolve()
-        : reject(
-            new Error(
-              `creating the embedded database in ${dataDir} failed (${signal ?? `exit code ${code}`}): ${stderr.trim()}`,
-            ),
-          ),
-    )
-  })
+  await runNode(
+    ['--liftoff-only', '--input-type=module', '--eval', script],
+    { ...process.env, NODE_OPTIONS: '' },
+    `creating the embedded database in ${dataDir} failed`,
+  )
 }
 
 export async function openPglite(
