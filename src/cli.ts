@@ -1,6 +1,7 @@
 import { createLogger } from './kernel/logger.ts'
 import { loadConfig, ConfigError, CONFIG_VARIABLES } from './kernel/config.ts'
 import { DataDirLockedError } from './kernel/db/data-dir-lock.ts'
+import { ChildProcessFailed } from './kernel/child-process.ts'
 import { migrate } from './kernel/db/migrate.ts'
 import { openDatabase, start, type ProcessRole } from './main.ts'
 import { seedDemo } from './seed.ts'
@@ -152,6 +153,8 @@ export async function main(argv: string[]): Promise<void> {
   } catch (error) {
     if (error instanceof ConfigError) fail(`configuration error: ${error.message}`)
     if (error instanceof DataDirLockedError) fail(error.message)
+    // What the child said is in the message; the parent's stack adds nothing.
+    if (error instanceof ChildProcessFailed) fail(error.message)
     throw error
   }
 }

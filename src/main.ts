@@ -33,12 +33,23 @@ export interface OpenedDatabase {
  * they free, and PGlite's WebAssembly memory, which never shrinks, grows to hold it. In a child both go when it exits,
  * and the server at rest is the same as on any later start (docs/performance.md, Memory).
  */
-async function prepareInChild(demo: boolean): Promise<void> {
-  await runNode(
-    [...process.execArgv.filter((a) => !a.startsWith('--inspect')), process.argv[1]!, demo ? 'seed-demo' : 'migrate'],
-    { ...process.env, [LOCK_OWNER_ENV]: String(process.pid) },
-    'preparing the new embedded database failed',
-  )
+async function prepareInChild(demo: boolean, lock: DataDirLock): Promise<void> {
+  try {
+    await runNode(
+      [
+        ...process.execArgv.filter((a) => !a.startsWith('--inspect')),
+        '--liftoff-only',
+        process.argv[1]!,
+        demo ? 'seed-demo' : 'migrate',
+      ],
+      { ...process.env, [LOCK_OWNER_ENV]: String(process.pid) },
+      'preparing the new embedded database failed',
+      // The channel ends the child when this process ends; the lock names it while it runs.
+      { ipc: true, started: (child) => lock.setHelper(child.pid) },
+    )
+  } finally {
+    lock.setHelper(undefined)
+  }
 }
 
 /**
@@ -67,9 +78,13 @@ export async function openDatabase(
       options.prepareNew !== undefined &&
       process.argv[1] !== undefined &&
       !fs.existsSync(path.join(dataDir, 'PG_VERSION'))
-    if (prepared) await prepareInChild(options.prepareNew!.demo)
+    if (prepared) await prepareInChild(options.prepareNew!.demo, lock)
     return {
-      database: await openPglite({ dataDir, sharedBuffersMb: config.pgliteSharedBuffersMb }),
+      database: await openPglite({
+        dataDir,
+        sharedBuffersMb: config.pgliteSharedBuffersMb,
+        createInProcess: lock.inherited,
+      }),
       lock,
       prepared,
     }

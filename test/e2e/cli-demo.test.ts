@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { api, obol, startServer, stop, useCli } from '../support/cli.ts'
+import { api, freePort, obol, startServer, stop, useCli } from '../support/cli.ts'
 
 const { root } = useCli()
 
@@ -33,7 +33,10 @@ describe('obol CLI: start --demo on a new directory', { timeout: 90_000 }, () =>
       'new embedded database created, migrated and seeded with the demo data by a child process',
     )
     // The child worked under the server's lock: it neither took it nor released it.
-    expect(JSON.parse(fs.readFileSync(path.join(dataDir, 'obol.lock'), 'utf8'))).toMatchObject({ pid: first.pid })
+    const lock = JSON.parse(fs.readFileSync(path.join(dataDir, 'obol.lock'), 'utf8'))
+    expect(lock).toMatchObject({ pid: first.pid })
+    // It was named in the lock while it ran, and no longer is.
+    expect(lock).not.toHaveProperty('helper')
     const customers = await api(first, 'GET', '/api/v1/customers?limit=1')
     expect(customers.status, JSON.stringify(customers.body)).toBe(200)
     expect(customers.body.total).toBe(50)
@@ -45,5 +48,18 @@ describe('obol CLI: start --demo on a new directory', { timeout: 90_000 }, () =>
     expect(next.output()).not.toContain('child process')
     expect(next.output()).toContain('demo data already present')
     expect((await stop(next)).code).toBe(0)
+  })
+
+  it('fails with what the child said, and frees the directory, when the child cannot prepare it', async () => {
+    const dataDir = path.join(root, 'unpreparable')
+    fs.mkdirSync(dataDir, { recursive: true })
+    // A file where the embedded database's directory goes.
+    fs.writeFileSync(path.join(dataDir, 'pgdata'), '')
+    const run = await obol(['start', '--demo'], { DATA_DIR: dataDir, PORT: String(await freePort()) }).exited
+    expect(run.code).toBe(1)
+    expect(run.stderr).toMatch(/^obol: preparing the new embedded database failed \(exit code 1\):/)
+    expect(run.stderr).toContain(`EEXIST: file already exists, mkdir '${path.join(dataDir, 'pgdata')}'`)
+    expect(run.stderr).not.toMatch(/^\s+at /m)
+    expect(fs.existsSync(path.join(dataDir, 'obol.lock'))).toBe(false)
   })
 })

@@ -6,6 +6,8 @@ export interface LockOwner {
   pid: number
   hostname: string
   startedAt: string
+  /** A child process working on the directory for the owner (DataDirLock.setHelper), while it runs. */
+  helper?: number
 }
 
 export class DataDirLockedError extends Error {
@@ -34,6 +36,13 @@ function isAlive(pid: number): boolean {
 
 export interface DataDirLock {
   readonly file: string
+  /** Held by this process's parent, for which it works (see acquireDataDirLock). */
+  readonly inherited: boolean
+  /**
+   * Names (or, undefined, no longer names) a child process working on the directory for the owner: the lock is held
+   * while either of them runs, so a start after the owner is killed does not open the directory under the child.
+   */
+  setHelper(pid: number | undefined): void
   release(): void
 }
 
@@ -43,10 +52,23 @@ export interface DataDirLock {
  */
 export const LOCK_OWNER_ENV = 'OBOL_DATA_DIR_LOCK_OWNER'
 
+/** The process holding a lock: its owner, else the owner's helper, when one runs on this host. */
+function holder(owner: LockOwner): LockOwner | undefined {
+  if (owner.hostname !== os.hostname()) return owner
+  if (owner.pid !== process.pid && isAlive(owner.pid)) return owner
+  if (owner.helper !== undefined && owner.helper !== process.pid && isAlive(owner.helper))
+    return { ...owner, pid: owner.helper }
+  return undefined
+}
+
 /**
- * Embedded PostgreSQL allows one process per data directory. The lock file names its owner; a lock whose
- * owner no longer exists on this host (checked by pid) is taken over with a warning. A child of the owner that
- * carries the owner's pid in LOCK_OWNER_ENV works under the owner's lock: it neither takes it nor releases it.
+ * Embedded PostgreSQL allows one process per data directory. The lock file names its owner and, while one runs,
+ * the owner's helper; a lock neither of which exists any more on this host (checked by pid) is taken over with a
+ * warning.
+ *
+ * A child of the owner that carries the owner's pid in LOCK_OWNER_ENV and was started with an IPC channel works
+ * under the owner's lock: it neither takes it nor releases it, and it exits as soon as that channel closes, which is
+ * when the owner exits, however it is stopped (the owner names it as its helper meanwhile).
  */
 export function acquireDataDirLock(dataDir: string, warn: (message: string) => void): DataDirLock {
   fs.mkdirSync(dataDir, { recursive: true })
@@ -57,6 +79,13 @@ export function acquireDataDirLock(dataDir: string, warn: (message: string) => v
       fs.writeFileSync(file, JSON.stringify(me), { flag: 'wx' })
       return {
         file,
+        inherited: false,
+        setHelper: (pid) => {
+          // Written aside and renamed, so that a reader never sees half a file.
+          const aside = `${file}.${process.pid}`
+          fs.writeFileSync(aside, JSON.stringify(pid === undefined ? me : { ...me, helper: pid }))
+          fs.renameSync(aside, file)
+        },
         release: () => {
           try {
             const owner = JSON.parse(fs.readFileSync(file, 'utf8')) as LockOwner
@@ -79,13 +108,19 @@ export function acquireDataDirLock(dataDir: string, warn: (message: string) => v
       owner &&
       owner.hostname === os.hostname() &&
       owner.pid === process.ppid &&
-      process.env[LOCK_OWNER_ENV] === String(owner.pid)
-    )
-      return { file, release: () => undefined }
-    if (owner && owner.pid !== process.pid && owner.hostname === os.hostname() && isAlive(owner.pid)) {
-      throw new DataDirLockedError(dataDir, owner)
+      process.env[LOCK_OWNER_ENV] === String(owner.pid) &&
+      process.channel
+    ) {
+      process.once('disconnect', () => {
+        process.stderr.write(`obol: process ${owner.pid}, which holds the lock on ${dataDir}, has stopped\n`)
+        process.exit(1)
+      })
+      // The channel alone does not keep this process running once its work is done.
+      process.channel.unref()
+      return { file, inherited: true, setHelper: () => undefined, release: () => undefined }
     }
-    if (owner && owner.hostname !== os.hostname()) throw new DataDirLockedError(dataDir, owner)
+    const held = owner && holder(owner)
+    if (held) throw new DataDirLockedError(dataDir, held)
     warn(
       owner
         ? `Taking over the lock on ${dataDir}: its owner, process ${owner.pid} (started ${owner.startedAt}), no longer exists.`

@@ -150,13 +150,24 @@ async function initdbInChild(dataDir: string): Promise<void> {
   )
 }
 
+/**
+ * `createInProcess`: a new directory's cluster is created by PGlite in this process, not by initdbInChild. For a
+ * process that works for another under its lock (src/main.ts, prepareInChild): it is short-lived and on baseline
+ * code already, and a grandchild would not be ended with it if its parent were killed, and could go on writing the
+ * directory after the lock is free.
+ */
 export async function openPglite(
-  options: { dataDir?: string; loadDataDir?: Blob; sharedBuffersMb?: number } = {},
+  options: { dataDir?: string; loadDataDir?: Blob; sharedBuffersMb?: number; createInProcess?: boolean } = {},
 ): Promise<Database> {
   if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true })
   // A new directory (no PG_VERSION yet) is given its cluster by a child process; a directory to be loaded from a
   // dump is left to PGlite.
-  if (options.dataDir && !options.loadDataDir && !fs.existsSync(path.join(options.dataDir, 'PG_VERSION')))
+  if (
+    options.dataDir &&
+    !options.loadDataDir &&
+    !options.createInProcess &&
+    !fs.existsSync(path.join(options.dataDir, 'PG_VERSION'))
+  )
     await initdbInChild(options.dataDir)
   // Loaded here, not with this module: a server on PostgreSQL never holds PGlite's code (docs/performance.md, Memory).
   const [{ PGlite }, { pg_trgm }] = await Promise.all([
@@ -227,8 +238,11 @@ export async function openPglite(
     // PGlite runs one statement at a time in this process: nothing to interrupt.
     cancelCsvExport: async () => false,
     close: async () => {
-      await pglite.close()
-      bundle?.close()
+      try {
+        await pglite.close()
+      } finally {
+        bundle?.close()
+      }
     },
   }
 }
