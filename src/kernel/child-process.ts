@@ -5,12 +5,13 @@ const LAST_LINES = 12
 const LINE_CHARS = 300
 
 function lastLines(text: string): string {
-  return text
+  const kept = text
     .split('\n')
     .filter((line) => line.trim() !== '' && !/^\s+at /.test(line) && !/^\s*\^+\s*$/.test(line))
     .filter((line) => line.length <= LINE_CHARS)
     .slice(-LAST_LINES)
     .join('\n')
+  return kept === '' ? '(it wrote nothing)' : kept
 }
 
 /** A child process that ended with a failure: the message says what it was for and what it wrote last. */

@@ -8,12 +8,14 @@ import { acquireDataDirLock, DataDirLockedError, LOCK_OWNER_ENV, type DataDirLoc
 const MODULE = path.join(import.meta.dirname, 'data-dir-lock.ts')
 
 /**
- * A script that locks `dir`, says so, and releases the lock, or says why it was refused; with `hold`, it keeps
- * running (with the lock) until it is stopped.
+ * A script that locks `dir` (at the time `at`, when given), says so, and releases the lock, or says why it was
+ * refused; with `hold`, it keeps running (with the lock) until it is stopped.
  */
-function lockScript(dir: string, hold: boolean): string {
+function lockScript(dir: string, hold: boolean, at = 0): string {
   return (
     `const { acquireDataDirLock } = await import(${JSON.stringify(MODULE)});` +
+    // Several processes given the same moment try at once (each waits for it without yielding).
+    `while (Date.now() < ${at});` +
     `try { const lock = acquireDataDirLock(${JSON.stringify(dir)}, (m) => console.log('warned: ' + m));` +
     ` console.log('locked'); if (${hold}) setInterval(() => undefined, 1000); else { lock.release(); console.log('released') } }` +
     ` catch (e) { console.log('refused: ' + e.message); process.exitCode = 3 }`
@@ -134,5 +136,39 @@ describe('data directory lock', () => {
     lock = acquireDataDirLock(dir, (message) => warnings.push(message))
     expect(warnings).toEqual([expect.stringContaining(`process ${gone}`)])
     expect(JSON.parse(fs.readFileSync(lock.file, 'utf8'))).toMatchObject({ pid: process.pid })
+  })
+
+  it('lets exactly one of several processes take over a stale lock at the same moment', async () => {
+    newDir()
+    const gone = await deadPid()
+    const stale = JSON.stringify({ pid: gone, hostname: os.hostname(), startedAt: new Date().toISOString() })
+    for (let round = 0; round < 5; round += 1) {
+      fs.writeFileSync(path.join(dir, 'obol.lock'), stale)
+      const at = Date.now() + 1500
+      const racers = Array.from({ length: 4 }, () => inChild(lockScript(dir, true, at), {}, false))
+      running.push(...racers.map((r) => r.child))
+      for (let i = 0; i < 200 && racers.some((r) => !/locked|refused/.test(r.output())); i += 1)
+        await new Promise((resolve) => setTimeout(resolve, 25))
+      const locked = racers.filter((r) => r.output().includes('locked\n'))
+      expect(locked, racers.map((r) => r.output()).join('|')).toHaveLength(1)
+      expect(racers.filter((r) => r.output().includes('refused: Data directory'))).toHaveLength(3)
+      expect(JSON.parse(fs.readFileSync(path.join(dir, 'obol.lock'), 'utf8'))).toMatchObject({
+        pid: locked[0]!.child.pid,
+      })
+      for (const racer of racers) racer.child.kill('SIGKILL')
+      await Promise.all(racers.map((r) => r.exited))
+    }
+  })
+
+  it("refuses a child started to work for an owner that has stopped, and leaves the owner's lock", async () => {
+    newDir()
+    const gone = await deadPid()
+    const stale = JSON.stringify({ pid: gone, hostname: os.hostname(), startedAt: new Date().toISOString() })
+    fs.writeFileSync(path.join(dir, 'obol.lock'), stale)
+    const child = inChild(lockScript(dir, false), { [LOCK_OWNER_ENV]: String(gone) }, true)
+    const { code, output } = await child.exited
+    expect(code).toBe(3)
+    expect(output).toContain(`refused: process ${gone}, which started this one to work on ${dir}, has stopped`)
+    expect(fs.readFileSync(path.join(dir, 'obol.lock'), 'utf8')).toBe(stale)
   })
 })

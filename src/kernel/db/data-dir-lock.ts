@@ -52,6 +52,64 @@ export interface DataDirLock {
  */
 export const LOCK_OWNER_ENV = 'OBOL_DATA_DIR_LOCK_OWNER'
 
+/** Tries to create or take over a lock, ATTEMPTS times, RETRY_MS apart while another process takes it over. */
+const ATTEMPTS = 50
+const RETRY_MS = 20
+/** A takeover guard older than this was left by a process killed inside it (it is held for a few milliseconds). */
+const GUARD_STALE_MS = 10_000
+
+/**
+ * Creates `file` holding `text`, failing with EEXIST when it exists. Written aside and linked into place, so that the
+ * file never exists empty or half-written: a reader taking that for a stale lock would remove a live one.
+ */
+function createWhole(file: string, text: string): void {
+  const aside = `${file}.${process.pid}.new`
+  fs.writeFileSync(aside, text)
+  try {
+    fs.linkSync(aside, file)
+  } finally {
+    fs.rmSync(aside, { force: true })
+  }
+}
+
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
+}
+
+/**
+ * Removes a stale lock file, unless it changed since it was read as `seen`. One process at a time does so, inside a
+ * guard directory (creating a directory either succeeds or fails, atomically): two processes taking over the same
+ * stale lock would otherwise each remove it and write their own, the second removing the first's new lock, and both
+ * would open the database. False when another process holds the guard (look again shortly); true when the stale
+ * file is gone.
+ */
+function removeStale(file: string, seen: string): boolean {
+  const guard = `${file}.takeover`
+  try {
+    fs.mkdirSync(guard)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    try {
+      if (Date.now() - fs.statSync(guard).mtimeMs > GUARD_STALE_MS) fs.rmdirSync(guard)
+    } catch {
+      // Gone meanwhile.
+    }
+    return false
+  }
+  try {
+    let now: string | undefined
+    try {
+      now = fs.readFileSync(file, 'utf8')
+    } catch {
+      now = undefined
+    }
+    if (now === seen) fs.rmSync(file, { force: true })
+    return now === seen || now === undefined
+  } finally {
+    fs.rmdirSync(guard)
+  }
+}
+
 /** The process holding a lock: its owner, else the owner's helper, when one runs on this host. */
 function holder(owner: LockOwner): LockOwner | undefined {
   if (owner.hostname !== os.hostname()) return owner
@@ -67,16 +125,18 @@ function holder(owner: LockOwner): LockOwner | undefined {
  * warning.
  *
  * A child of the owner that carries the owner's pid in LOCK_OWNER_ENV and was started with an IPC channel works
- * under the owner's lock: it neither takes it nor releases it, and it exits as soon as that channel closes, which is
- * when the owner exits, however it is stopped (the owner names it as its helper meanwhile).
+ * under the owner's lock: it neither takes it nor releases it. The owner names it as its helper in the lock file
+ * while it runs, so the directory stays locked until it ends though the owner is killed (its work usually runs to
+ * the end: it exits on the channel's closing only when it next waits for the event loop). Started so but finding
+ * the owner gone, it refuses.
  */
 export function acquireDataDirLock(dataDir: string, warn: (message: string) => void): DataDirLock {
   fs.mkdirSync(dataDir, { recursive: true })
   const file = path.join(dataDir, 'obol.lock')
   const me: LockOwner = { pid: process.pid, hostname: os.hostname(), startedAt: new Date().toISOString() }
-  for (let attempt = 0; attempt < 3; attempt++) {
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     try {
-      fs.writeFileSync(file, JSON.stringify(me), { flag: 'wx' })
+      createWhole(file, JSON.stringify(me))
       return {
         file,
         inherited: false,
@@ -98,9 +158,15 @@ export function acquireDataDirLock(dataDir: string, warn: (message: string) => v
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
     }
+    let text: string
+    try {
+      text = fs.readFileSync(file, 'utf8')
+    } catch {
+      continue // Removed meanwhile: try to create it again.
+    }
     let owner: LockOwner | undefined
     try {
-      owner = JSON.parse(fs.readFileSync(file, 'utf8')) as LockOwner
+      owner = JSON.parse(text) as LockOwner
     } catch {
       owner = undefined
     }
@@ -111,6 +177,7 @@ export function acquireDataDirLock(dataDir: string, warn: (message: string) => v
       process.env[LOCK_OWNER_ENV] === String(owner.pid) &&
       process.channel
     ) {
+      // When its work next waits for the event loop (PGlite's statements run one after another without doing so).
       process.once('disconnect', () => {
         process.stderr.write(`obol: process ${owner.pid}, which holds the lock on ${dataDir}, has stopped\n`)
         process.exit(1)
@@ -121,12 +188,19 @@ export function acquireDataDirLock(dataDir: string, warn: (message: string) => v
     }
     const held = owner && holder(owner)
     if (held) throw new DataDirLockedError(dataDir, held)
+    // Started to work for an owner (LOCK_OWNER_ENV) that has stopped before this process could: the work was the
+    // owner's, and the next start does it.
+    if (owner && process.env[LOCK_OWNER_ENV] === String(owner.pid))
+      throw new Error(`process ${owner.pid}, which started this one to work on ${dataDir}, has stopped`)
+    if (!removeStale(file, text)) {
+      pause(RETRY_MS)
+      continue
+    }
     warn(
       owner
         ? `Taking over the lock on ${dataDir}: its owner, process ${owner.pid} (started ${owner.startedAt}), no longer exists.`
         : `Taking over an unreadable lock file on ${dataDir}.`,
     )
-    fs.rmSync(file, { force: true })
   }
   throw new Error(`Could not lock data directory ${dataDir}`)
 }
