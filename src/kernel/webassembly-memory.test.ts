@@ -71,6 +71,27 @@ describe(webAssemblyMemoryResident.name, () => {
     expect(webAssemblyMemoryResident(view, smaps, () => undefined)).toBeUndefined()
   })
 
+  it('tells apart two instances of one module, whose static data is the same, by the data each wrote', () => {
+    const mine = viewOf(128, 7)
+    const other = viewOf(128, 7)
+    for (let i = 0; i < 256; i++) {
+      mine[5 * MB + i] = (i * 3) % 256
+      other[5 * MB + i] = (i * 5) % 256
+    }
+    const smaps = [
+      mapping(base, 128, 'rw-p', 900),
+      mapping(base + 128 * MB, 8064, '---p', 0),
+      mapping(base + 9000 * MB, 128, 'rw-p', 21_000),
+      mapping(base + 9128 * MB, 8064, '---p', 0),
+    ].join('\n')
+    const own = BigInt(base + 9000 * MB)
+    const bytesAt = (address: bigint, length: number) => {
+      const offset = Number(address - (address >= own ? own : BigInt(base)))
+      return (address >= own ? mine : other).slice(offset, offset + length)
+    }
+    expect(webAssemblyMemoryResident(mine, smaps, bytesAt)).toBe(21_000 * 1024)
+  })
+
   it('finds each of two real WebAssembly memories of one size, and counts the pages written to it', () => {
     // 125 MB: a size no other memory of the test process (PGlite's are 128 MB or more) has.
     const first = new Uint8Array(new wasm.Memory({ initial: 2000 }).buffer)

@@ -12,8 +12,8 @@ interface Candidate {
  * How much of the WebAssembly memory `memory` views is resident, from the process's memory map (/proc/self/smaps):
  * V8 maps a WebAssembly memory on 64-bit Linux as an anonymous read-write mapping of exactly its size, followed
  * directly by its guard region, an anonymous mapping that is never accessible (several GB reserved). Another
- * memory of the same size may exist (libpg-query's, loaded by the first raw SQL, is 128 MB as PGlite's is): the
- * mapping is then the one whose bytes, read through /proc/self/mem, are the memory's own. Undefined where there is no
+ * memory of the same size may exist (libpg-query's, loaded by the first raw SQL, is 128 MB as PGlite's is; another
+ * PGlite instance): the mapping is then the one whose bytes, read through /proc/self/mem, are the memory's own. Undefined where there is no
  * such map (not Linux), no such mapping, or no way to tell two apart.
  */
 export function webAssemblyMemoryResident(
@@ -24,12 +24,14 @@ export function webAssemblyMemoryResident(
   if (smaps === undefined) return undefined
   const candidates = mappingsOfSize(smaps, memory.byteLength)
   if (candidates.length <= 1) return candidates[0]?.rss
-  const sample = distinctiveSample(memory)
-  if (!sample) return undefined
-  const own = candidates.filter((c) => {
-    const found = bytesAt(c.start + BigInt(sample.offset), sample.bytes.length)
-    return found !== undefined && Buffer.from(found).equals(Buffer.from(sample.bytes))
-  })
+  const samples = distinctiveSamples(memory)
+  if (samples.length === 0) return undefined
+  const own = candidates.filter((c) =>
+    samples.every((sample) => {
+      const found = bytesAt(c.start + BigInt(sample.offset), sample.bytes.length)
+      return found !== undefined && Buffer.from(found).equals(Buffer.from(sample.bytes))
+    }),
+  )
   return own.length === 1 ? own[0]!.rss : undefined
 }
 
@@ -57,16 +59,25 @@ function mappingsOfSize(smaps: string, size: number): Candidate[] {
 }
 
 /**
- * 256 bytes of the memory holding at least 32 distinct values (not zeroes, not a fill), from its first 4 MB: where
- * a module's static data lies, different from one module to another.
+ * Blocks of 256 bytes holding at least 32 distinct values each (not zeroes, not a fill), the first such block of
+ * every MB of the memory: a module's static data in the first ones, different from one module to another, and the
+ * data it has written in the others, different from one instance of the same module to another (a process may hold
+ * several PGlite instances, closed ones until they are collected).
  */
-function distinctiveSample(memory: Uint8Array): { offset: number; bytes: Uint8Array } | undefined {
+function distinctiveSamples(memory: Uint8Array): { offset: number; bytes: Uint8Array }[] {
   const LENGTH = 256
-  for (let offset = 0; offset + LENGTH <= Math.min(memory.byteLength, 4 * 1024 * 1024); offset += LENGTH) {
-    const bytes = memory.subarray(offset, offset + LENGTH)
-    if (new Set(bytes).size >= 32) return { offset, bytes: Uint8Array.from(bytes) }
+  const STEP = 1024 * 1024
+  const samples: { offset: number; bytes: Uint8Array }[] = []
+  for (let from = 0; from < memory.byteLength; from += STEP) {
+    for (let offset = from; offset + LENGTH <= Math.min(memory.byteLength, from + STEP); offset += LENGTH) {
+      const bytes = memory.subarray(offset, offset + LENGTH)
+      if (new Set(bytes).size >= 32) {
+        samples.push({ offset, bytes: Uint8Array.from(bytes) })
+        break
+      }
+    }
   }
-  return undefined
+  return samples
 }
 
 function readProc(file: string): string | undefined {
