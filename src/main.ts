@@ -44,7 +44,8 @@ async function prepareInChild(demo: boolean, lock: DataDirLock): Promise<void> {
       ],
       { ...process.env, [LOCK_OWNER_ENV]: String(process.pid) },
       'preparing the new embedded database failed',
-      // The channel ends the child when this process ends; the lock names it while it runs.
+      // The lock names the child while it runs, so it stays held if this process is killed meanwhile; the channel
+      // ends the child once its work waits for the event loop (kernel/db/data-dir-lock.ts).
       { ipc: true, started: (child) => lock.setHelper(child.pid) },
     )
   } finally {
@@ -73,7 +74,7 @@ export async function openDatabase(
   const lock = acquireDataDirLock(config.dataDir, (message) => log.warn(message))
   try {
     const dataDir = pgliteDataDir(config.dataDir)
-    // PGlite writes PG_VERSION last when it creates a cluster (openPglite checks the same).
+    // A directory without PG_VERSION has no cluster yet (openPglite decides the same).
     const prepared =
       options.prepareNew !== undefined &&
       process.argv[1] !== undefined &&
@@ -162,9 +163,10 @@ export async function start(options: { demo: boolean; role: ProcessRole }): Prom
   }
   const applied = await migrate(database.db).catch(abandon)
   if (applied.length > 0) log.info({ applied }, 'migrations applied')
-  if (options.demo && !prepared) {
+  if (options.demo) {
+    // Idempotent: after the child's seeding, a check that finds the tenant present.
     const seeded = await seedDemo(database.db)
-    log.info(seeded.created ? 'demo data created' : 'demo data already present')
+    if (seeded.created || !prepared) log.info(seeded.created ? 'demo data created' : 'demo data already present')
   }
   const jobs = createJobRuntime(database, config, log, options.role)
   await jobs.start().catch(abandon)
