@@ -82,7 +82,23 @@ function webUi() {
   if (result.status !== 0) process.stderr.write('obol: the web UI could not be built; /ui answers 503\n')
 }
 
+/**
+ * Before `start`: builds native/malloc-trim.c (bin/build-native.js) when missing or stale, for the server to give
+ * glibc's freed memory back after start-up. Without a C compiler the server runs all the same, without it; a
+ * compiler that fails says why.
+ */
+async function nativeTrim() {
+  const [command, ...options] = process.argv.slice(2)
+  if (command !== 'start' || options.some((o) => o === '--help' || o === '-h')) return
+  const { buildNative, isNativeStale } = await import('./build-native.js')
+  if (!isNativeStale()) return
+  const result = buildNative()
+  if (!result.built && !/ENOENT|not Linux/.test(result.reason))
+    process.stderr.write(`obol: native/malloc-trim.c not built (${result.reason}); starting without it\n`)
+}
+
 webUi()
+await nativeTrim()
 const entry = await built()
 if (entry) {
   const { main } = await import(entry)

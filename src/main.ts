@@ -8,6 +8,7 @@ import { acquireDataDirLock, LOCK_OWNER_ENV, type DataDirLock } from './kernel/d
 import { migrate } from './kernel/db/migrate.ts'
 import { systemClock } from './kernel/clock.ts'
 import { runNode } from './kernel/child-process.ts'
+import { loadMallocTrim } from './kernel/malloc-trim.ts'
 import { JobRuntime } from './kernel/jobs/job-runtime.ts'
 import { executionPurgeJob } from './kernel/jobs/execution-purge.job.ts'
 import { walletOperationPartitionJob } from './kernel/jobs/wallet-operation-partition.job.ts'
@@ -281,14 +282,29 @@ const START_GARBAGE_DELAY_MS = 1000
  * does not give for tens of seconds. With `--expose-gc` (`npm start`, and bin/obol.js on PostgreSQL) one full
  * collection that gives memory back ("last-resort": the young generation shrunk, the old compacted) runs once, a
  * second after the server is ready: 140 → 118 MB resident at rest (docs/performance.md, Memory, "Idle margin").
- * Once, before any load: V8's own collection is left alone after it. Without the flag, nothing.
+ * Then glibc is asked to give back the free memory it holds (`malloc_trim`, when bin/build-native.js could build it):
+ * V8's compiler threads, optimizing PGlite's WebAssembly during start-up, leave 10–25 MB freed inside glibc's arenas
+ * below memory still in use, which glibc keeps otherwise. Once, before any load: V8's own collection and malloc are
+ * left alone after it. Without either, nothing.
  */
 function collectStartGarbage(log: pino.Logger): void {
   const collect = globalThis.gc
-  if (typeof collect !== 'function') return
+  const trim = loadMallocTrim()
+  if (typeof collect !== 'function' && trim === undefined) return
   setTimeout(() => {
     const started = performance.now()
-    collect({ type: 'major', execution: 'sync', flavor: 'last-resort' })
-    log.debug({ ms: Math.round(performance.now() - started) }, 'start-up garbage collected')
+    const before = process.memoryUsage.rss()
+    if (typeof collect === 'function') collect({ type: 'major', execution: 'sync', flavor: 'last-resort' })
+    const trimmed = trim === undefined ? 'not built' : trim()
+    const mb = (bytes: number) => Math.round(bytes / 1024 / 1024)
+    log.debug(
+      {
+        ms: Math.round(performance.now() - started),
+        collected: typeof collect === 'function',
+        mallocTrim: trimmed,
+        residentMb: { before: mb(before), after: mb(process.memoryUsage.rss()) },
+      },
+      'start-up garbage collected',
+    )
   }, START_GARBAGE_DELAY_MS).unref()
 }
