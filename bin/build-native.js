@@ -21,14 +21,20 @@ export function isNativeStale(output = NATIVE_OUTPUT) {
 
 /**
  * Compiles the module to `output`, written aside and renamed into place (two starts at once never load half a
- * file). Answers whether it was built; a missing compiler or a failed compilation answers false with the reason.
+ * file). Answers whether it was built; otherwise why, and whether it was the compiler that failed (rather than
+ * missing, or a directory that cannot be written).
  * @param {string} [output]
- * @returns {{ built: true } | { built: false, reason: string }}
+ * @returns {{ built: true } | { built: false, reason: string, compilerFailed?: true }}
  */
 export function buildNative(output = NATIVE_OUTPUT) {
   if (process.platform !== 'linux' && process.platform !== 'darwin')
     return { built: false, reason: 'not Linux or macOS' }
-  fs.mkdirSync(path.dirname(output), { recursive: true })
+  try {
+    // A read-only installation (an image built without a compiler) cannot hold it: not built, and no failure.
+    fs.mkdirSync(path.dirname(output), { recursive: true })
+  } catch (error) {
+    return { built: false, reason: error instanceof Error ? error.message : String(error) }
+  }
   const aside = `${output}.${process.pid}.tmp`
   // macOS links a module's undefined symbols (the Node-API functions) only when told they come from the host.
   const platformArgs = process.platform === 'darwin' ? ['-undefined', 'dynamic_lookup'] : []
@@ -39,10 +45,16 @@ export function buildNative(output = NATIVE_OUTPUT) {
   })
   if (result.error || result.status !== 0) {
     fs.rmSync(aside, { force: true })
-    const reason = result.error ? `${compiler}: ${result.error.message}` : result.stderr.trim().split('\n')[0]
-    return { built: false, reason: reason || `${compiler} exited with ${result.status}` }
+    if (result.error) return { built: false, reason: `${compiler}: ${result.error.message}` }
+    const reason = result.stderr.trim().split('\n')[0] || `${compiler} exited with ${result.status}`
+    return { built: false, reason, compilerFailed: true }
   }
-  fs.renameSync(aside, output)
+  try {
+    fs.renameSync(aside, output)
+  } catch (error) {
+    fs.rmSync(aside, { force: true })
+    return { built: false, reason: error instanceof Error ? error.message : String(error) }
+  }
   return { built: true }
 }
 

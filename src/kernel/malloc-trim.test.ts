@@ -63,16 +63,35 @@ describe(loadMallocTrim.name, () => {
 })
 
 describe.skipIf(process.platform !== 'linux')(buildNative.name, () => {
-  it('answers why when the compiler is missing, and leaves nothing behind', () => {
+  function withCompiler<T>(compiler: string, run: () => T): T {
     const saved = process.env.CC
-    process.env.CC = path.join(dir, 'no-such-compiler')
+    process.env.CC = compiler
     try {
-      const result = buildNative(path.join(dir, 'none', 'malloc-trim.node'))
-      expect(result).toMatchObject({ built: false, reason: expect.stringContaining('ENOENT') })
-      expect(fs.readdirSync(path.join(dir, 'none'))).toEqual([])
+      return run()
     } finally {
       if (saved === undefined) delete process.env.CC
       else process.env.CC = saved
     }
+  }
+
+  it('answers why when the compiler is missing, and leaves nothing behind', () => {
+    const result = withCompiler(path.join(dir, 'no-such-compiler'), () =>
+      buildNative(path.join(dir, 'none', 'malloc-trim.node')),
+    )
+    expect(result).toEqual({ built: false, reason: expect.stringContaining('ENOENT') as string })
+    expect(fs.readdirSync(path.join(dir, 'none'))).toEqual([])
+  })
+
+  it('says the compiler failed when it does (what `start` reports), and leaves nothing behind', () => {
+    const result = withCompiler('false', () => buildNative(path.join(dir, 'failed', 'malloc-trim.node')))
+    expect(result).toEqual({ built: false, reason: 'false exited with 1', compilerFailed: true })
+    expect(fs.readdirSync(path.join(dir, 'failed'))).toEqual([])
+  })
+
+  it('answers why, without throwing, when its directory cannot be created', () => {
+    const file = path.join(dir, 'a-file')
+    fs.writeFileSync(file, '')
+    const result = buildNative(path.join(file, 'native', 'malloc-trim.node'))
+    expect(result).toEqual({ built: false, reason: expect.stringContaining('ENOTDIR') as string })
   })
 })
