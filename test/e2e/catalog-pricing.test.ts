@@ -507,7 +507,7 @@ describe('pricing versions', () => {
       'a price with 13 decimals',
       { pricingModel: 'FLAT', currency: 'EUR', price: '0.1234567890123' },
       'price',
-      'does not have the expected form',
+      'expected a decimal number: a JSON number, or a string of at most 18 integer digits and 12 decimals',
     ],
     [
       'an unknown field',

@@ -51,6 +51,18 @@ describe('prepaid wallets', () => {
     const bad = await t.request('POST', '/api/v1/userAccounts/UA_1/wallets/PP/credits', { amount: 0 })
     expect(bad.status).toBe(400)
     expect(bad.body.details[0].field).toBe('amount')
+    // A string that is not a decimal gets one problem, in words: not also "expected a number" from the other
+    // alternative (numbers and decimal strings are both accepted), nor the regular expression.
+    const text = await t.request('POST', '/api/v1/userAccounts/UA_1/wallets/PP/credits', { amount: 'ten' })
+    expect(text.status).toBe(400)
+    expect(text.body.details).toEqual([
+      {
+        field: 'amount',
+        message: 'expected a decimal number: a JSON number, or a string of at most 18 integer digits and 12 decimals',
+      },
+    ])
+    const boolean = await t.request('POST', '/api/v1/userAccounts/UA_1/wallets/PP/credits', { amount: true })
+    expect(boolean.body.details).toEqual([{ field: 'amount', message: 'expected a number or a string' }])
     const dup = await t.request('POST', '/api/v1/userAccounts/UA_1/wallets', { code: 'PP', walletType: 'PREPAID' })
     expect(dup.status).toBe(409)
     expect((await t.request('GET', '/api/v1/userAccounts/NOPE/wallets')).status).toBe(404)

@@ -118,6 +118,20 @@ export function anyCaseWord(words: readonly string[], description: string) {
   return Type.String({ pattern, description })
 }
 
+/**
+ * The pattern of a decimal string: an optional minus, at most `integerDigits` integer digits and at most 12 decimals
+ * (the scale of every stored amount and price). Registered with its wording, so a refusal reads "expected a decimal
+ * number…" rather than the regular expression.
+ */
+export function decimalStringPattern(integerDigits: number): string {
+  const pattern = `^-?\\d{1,${integerDigits}}(\\.\\d{1,12})?$`
+  describePattern(
+    pattern,
+    `expected a decimal number: a JSON number, or a string of at most ${integerDigits} integer digits and 12 decimals`,
+  )
+  return pattern
+}
+
 /** Paging and sorting of a plain resource list. */
 export const ListQuery = Type.Object(
   {

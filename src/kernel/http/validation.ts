@@ -164,14 +164,22 @@ export function describeValidation(errors: AjvError[], context: string | undefin
     if (e.keyword === 'type')
       typesAt.set(e.instancePath, [...(typesAt.get(e.instancePath) ?? []), ...String(e.params.type).split(',')])
   }
-  const alternatives = new Set(
-    errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.instancePath),
+  const isAlternatives = (e: AjvError) => e.keyword === 'anyOf' || e.keyword === 'oneOf'
+  const alternatives = new Set(errors.filter(isAlternatives).map((e) => e.instancePath))
+  // Where an alternative of the value's own type refused it for a further reason (a decimal string not of the
+  // decimal form), that reason is the one to give: the anyOf's "expected a number" would send the client the wrong
+  // way.
+  const refusedByType = new Set(
+    errors
+      .filter((e) => !isAlternatives(e) && e.keyword !== 'type' && alternatives.has(e.instancePath))
+      .map((e) => e.instancePath),
   )
   const seen = new Set<string>()
   const details: ErrorDetail[] = []
   for (const e of errors) {
-    // The failures inside an anyOf are summed up by the anyOf itself.
+    // The failures inside an anyOf are summed up by the anyOf itself, or by the further reason above.
     if (e.keyword === 'type' && alternatives.has(e.instancePath)) continue
+    if (isAlternatives(e) && refusedByType.has(e.instancePath)) continue
     const base = e.instancePath.replace(/^\//, '').split('/').filter(Boolean).join('.')
     let field = base
     if (e.keyword === 'required') field = [base, String(e.params.missingProperty)].filter(Boolean).join('.')

@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
 import { decimalOut, nullableDecimalOut } from '../decimal-json.ts'
+import { decimalStringPattern } from '../http/schemas.ts'
 import type { WireRecord } from './resource.repository.ts'
 import type { FieldDef } from '../model/index.ts'
 import { CODE_PATTERN, type Resource } from './resource.model.ts'
@@ -7,7 +8,7 @@ import { CODE_PATTERN, type Resource } from './resource.model.ts'
 type JsonSchema = Record<string, unknown>
 
 const decimalSchema: JsonSchema = {
-  anyOf: [{ type: 'number' }, { type: 'string', pattern: '^-?\\d{1,28}(\\.\\d{1,12})?$' }],
+  anyOf: [{ type: 'number' }, { type: 'string', pattern: decimalStringPattern(28) }],
   description: 'decimal, as a JSON number or a decimal string',
 }
 

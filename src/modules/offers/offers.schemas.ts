@@ -1,4 +1,5 @@
 import { Type, type Static } from '@fastify/type-provider-typebox'
+import { decimalStringPattern } from '../../kernel/http/schemas.ts'
 import { CODE_PATTERN } from '../../kernel/resources/resource.model.ts'
 
 // One JSON type per schema where a value may take two (a string or null, a number or a decimal string): a wrong value
@@ -8,13 +9,13 @@ const NullableText = (maxLength: number, description?: string) =>
 const Decimal = (description: string) =>
   Type.Unsafe<number | string>({
     type: ['number', 'string'],
-    pattern: '^-?\\d{1,18}(\\.\\d{1,12})?$',
+    pattern: decimalStringPattern(18),
     description: `${description}: a JSON number or a decimal string`,
   })
 const NullableDecimal = (description: string) =>
   Type.Unsafe<number | string | null>({
     type: ['number', 'string', 'null'],
-    pattern: '^-?\\d{1,18}(\\.\\d{1,12})?$',
+    pattern: decimalStringPattern(18),
     description: `${description}: a JSON number, a decimal string or null`,
   })
 

@@ -1,11 +1,12 @@
 import type { Decimal } from 'decimal.js'
 import { decimalJson, type DecimalJson } from '../../kernel/decimal-json.ts'
 import type { ErrorDetail } from '../../kernel/errors.ts'
+import { decimalStringPattern } from '../../kernel/http/schemas.ts'
 import { formatDecimal, Money, UNIT_PRICE_SCALE } from '../../kernel/money.ts'
 
 /** A decimal on the wire: a JSON number or a decimal string (never parsed through binary floating point twice). */
 export const decimalSchema = {
-  anyOf: [{ type: 'number' }, { type: 'string', pattern: '^-?\\d{1,18}(\\.\\d{1,12})?$' }],
+  anyOf: [{ type: 'number' }, { type: 'string', pattern: decimalStringPattern(18) }],
   description: 'decimal, as a JSON number or a decimal string (at most 18 integer digits and 12 decimals)',
 }
 
