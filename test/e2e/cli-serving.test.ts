@@ -19,10 +19,20 @@ describe('obol CLI: the web UI, logs and signals', { timeout: 90_000 }, () => {
     expect((await fetch(`${server.base}/api/v1/sellers`)).status).toBe(401)
     const exit = await stop(server)
     const lines = exit.stdout.split('\n').filter((line) => line.startsWith('{'))
-    const logged = lines.map((line) => JSON.parse(line) as { msg: string; req?: { url: string } })
+    const logged = lines.map(
+      (line) =>
+        JSON.parse(line) as { msg: string; req?: { method: string; url: string }; res?: { statusCode: number } },
+    )
     expect(logged.map((l) => l.msg)).toContain('stopped')
     const urls = logged.flatMap((l) => (l.req ? [l.req.url] : []))
-    expect(urls).toContain('/api/v1/sellers')
+    // One line a request, when it ends, with what came in and what went out.
+    expect(logged.filter((l) => l.req?.url === '/api/v1/sellers')).toEqual([
+      expect.objectContaining({
+        msg: 'request completed',
+        req: expect.objectContaining({ method: 'GET', url: '/api/v1/sellers' }) as unknown,
+        res: { statusCode: 401 },
+      }),
+    ])
     expect(urls.filter((url) => url.startsWith('/health') || url.startsWith('/metrics'))).toEqual([])
   }, 120_000)
   it('logs human-readable lines on a terminal', async () => {
@@ -37,7 +47,9 @@ describe('obol CLI: the web UI, logs and signals', { timeout: 90_000 }, () => {
       await new Promise((resolve) => setTimeout(resolve, 100))
     process.kill(-server.pid, 'SIGTERM')
     const exit = await server.exited
-    expect(exit.stdout).toMatch(/INFO.*request completed/)
+    // One line a request: what came in and what went out, without the objects under it.
+    expect(exit.stdout).toMatch(/INFO.*request completed: GET \/api\/v1\/sellers → 401 in \d+ ms/)
+    expect(exit.stdout).not.toMatch(/req: \{/)
     expect(exit.stdout).not.toMatch(/^\{"level"/m)
   }, 120_000)
   it.each([
