@@ -1,8 +1,11 @@
-/** Types of bin/build-native.js, for the tests that build the malloc_trim module. */
+/** Types of bin/build-native.js, for the server's loader and the tests that build the malloc_trim module. */
 export declare const ROOT: string
 export declare const NATIVE_SOURCE: string
 export declare const NATIVE_OUTPUT: string
+export declare function sha256Of(file: string): string
+export declare function digestFileOf(output: string): string
 export declare function isNativeStale(output?: string): boolean
 export declare function buildNative(
   output?: string,
-): { built: true } | { built: false; reason: string; compilerFailed?: true }
+  options?: { timeoutMs?: number },
+): { built: true } | { built: false; reason: string; tell?: true }

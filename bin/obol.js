@@ -93,7 +93,7 @@ async function nativeTrim() {
   const { buildNative, isNativeStale } = await import('./build-native.js')
   if (!isNativeStale()) return
   const result = buildNative()
-  if (!result.built && result.compilerFailed)
+  if (!result.built && result.tell)
     process.stderr.write(`obol: native/malloc-trim.c not built (${result.reason}); starting without it\n`)
 }
 

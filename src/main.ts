@@ -8,7 +8,7 @@ import { acquireDataDirLock, LOCK_OWNER_ENV, type DataDirLock } from './kernel/d
 import { migrate } from './kernel/db/migrate.ts'
 import { systemClock } from './kernel/clock.ts'
 import { runNode } from './kernel/child-process.ts'
-import { loadMallocTrim } from './kernel/malloc-trim.ts'
+import { loadMallocTrim, MALLOC_TRIM_NOT_BUILT } from './kernel/malloc-trim.ts'
 import { JobRuntime } from './kernel/jobs/job-runtime.ts'
 import { executionPurgeJob } from './kernel/jobs/execution-purge.job.ts'
 import { walletOperationPartitionJob } from './kernel/jobs/wallet-operation-partition.job.ts'
@@ -289,13 +289,17 @@ const START_GARBAGE_DELAY_MS = 1000
  */
 function collectStartGarbage(log: pino.Logger): void {
   const collect = globalThis.gc
-  const trim = loadMallocTrim()
+  const loaded = loadMallocTrim()
+  const trim = 'trim' in loaded ? loaded.trim : undefined
+  // Built but refused, or not loading: said once, so the operator can delete it or see why it is not rebuilt.
+  if ('reason' in loaded && loaded.reason !== MALLOC_TRIM_NOT_BUILT)
+    log.warn({ module: 'dist/native' }, `the malloc_trim module is not used: ${loaded.reason}`)
   if (typeof collect !== 'function' && trim === undefined) return
   setTimeout(() => {
     const started = performance.now()
     const before = process.memoryUsage.rss()
     if (typeof collect === 'function') collect({ type: 'major', execution: 'sync', flavor: 'last-resort' })
-    const trimmed = trim === undefined ? 'not built' : trim()
+    const trimmed = 'reason' in loaded ? loaded.reason : loaded.trim()
     const mb = (bytes: number) => Math.round(bytes / 1024 / 1024)
     log.debug(
       {

@@ -1,28 +1,38 @@
 import fs from 'node:fs'
 import { createRequire } from 'node:module'
-import path from 'node:path'
-import { PROJECT_ROOT } from './project-root.ts'
-
-/** Where bin/build-native.js writes the module (built by `obol start` when a C compiler is there). */
-export const MALLOC_TRIM_MODULE = path.join(PROJECT_ROOT, 'dist', 'native', 'malloc-trim.node')
+import { digestFileOf, NATIVE_OUTPUT, sha256Of } from '../../bin/build-native.js'
 
 /**
  * glibc's `malloc_trim(0)`, from native/malloc-trim.c: gives the free memory malloc holds inside its arenas back to
- * the system and answers whether any was given back (false elsewhere than glibc). Undefined when the module was not
- * built (no C compiler when the server was started) or does not load.
+ * the system and answers whether any was given back (false elsewhere than glibc).
  */
 export type MallocTrim = () => boolean
 
-export function loadMallocTrim(file = MALLOC_TRIM_MODULE): MallocTrim | undefined {
-  if (!fs.existsSync(file)) return undefined
+/** The reason when there is no module at all (no C compiler when the server was started): not worth a warning. */
+export const MALLOC_TRIM_NOT_BUILT = 'not built'
+
+/**
+ * The module bin/build-native.js built (`obol start` builds it when a C compiler is there), or why there is none.
+ * It is opened only when its bytes have the digest the build recorded after checking it in a child process: a
+ * truncated or damaged shared object can crash the process as it is opened (SIGBUS), which no try/catch stops. A
+ * refused or unloadable module is built again by the next start.
+ */
+export function loadMallocTrim(file = NATIVE_OUTPUT): { trim: MallocTrim } | { reason: string } {
+  if (!fs.existsSync(file)) return { reason: MALLOC_TRIM_NOT_BUILT }
+  let recorded: string
+  try {
+    recorded = fs.readFileSync(digestFileOf(file), 'utf8').trim()
+  } catch {
+    return { reason: 'no digest of the build beside it; the next start builds it again' }
+  }
+  if (recorded !== sha256Of(file)) return { reason: 'not the file that was built; the next start builds it again' }
   try {
     const loaded: unknown = createRequire(import.meta.url)(file)
     const trim = (loaded as { trim?: unknown } | null)?.trim
-    if (typeof trim !== 'function') return undefined
+    if (typeof trim !== 'function') return { reason: 'the module has no trim()' }
     const call = trim as () => unknown
-    return () => call() === true
-  } catch {
-    // Built for another platform or architecture (dist/ copied from another machine): the server runs without it.
-    return undefined
+    return { trim: () => call() === true }
+  } catch (error) {
+    return { reason: `does not load: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}` }
   }
 }
