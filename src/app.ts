@@ -19,7 +19,7 @@ import { installRoutePolicy, type PolicyEntry } from './kernel/http/route-policy
 import { finishDocument, installOpenApiConventions, securitySchemes, TAGS } from './kernel/http/openapi.ts'
 import { registerHealthRoutes } from './kernel/http/health.routes.ts'
 import { actorOf } from './kernel/http/actor.ts'
-import { loggerOptions } from './kernel/logger.ts'
+import { logAbortedRequests, loggerOptions } from './kernel/logger.ts'
 import type { JobRuntime } from './kernel/jobs/job-runtime.ts'
 import type { TimeZoneListener } from './kernel/settings.ts'
 import { registerJobRoutes } from './kernel/jobs/job.routes.ts'
@@ -91,6 +91,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     trustProxy: typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust,
   })
   server.setValidatorCompiler(validatorCompiler())
+  logAbortedRequests(server)
   installJsonBodyParser(server)
   installTextGuard(server)
   let draining = false

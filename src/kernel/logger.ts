@@ -1,4 +1,10 @@
-import { LogController, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify'
+import {
+  LogController,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify'
 import pino from 'pino'
 import pretty from 'pino-pretty'
 
@@ -23,7 +29,8 @@ function prettyStream(): pino.DestinationStream {
     sync: true,
     translateTime: 'SYS:HH:MM:ss.l',
     // A request's line on one line: "request completed: GET /api/v1/sellers → 401 in 2 ms" (JSON lines keep all).
-    ignore: 'pid,hostname,req,res,responseTime',
+    // (The request id too: JSON lines carry it for correlating; a person at a terminal reads the line itself.)
+    ignore: 'pid,hostname,reqId,req,res,responseTime',
     messageFormat: (log, messageKey) => {
       const raw = log[messageKey]
       const message = typeof raw === 'string' || typeof raw === 'number' ? String(raw) : ''
@@ -50,7 +57,7 @@ function isProbe(request: FastifyRequest): boolean {
 /**
  * One line a request at info, when it ends: its method, URL, client, status and time together (Fastify's default
  * is two, one as it comes in and one as it ends, joined only by the request id). The incoming line stays, at debug.
- * Health probes and metrics scrapes end at debug too, unless they fail.
+ * Health probes and metrics scrapes that succeed end at debug too (they come every few seconds from machines).
  */
 class RequestLines extends LogController {
   override incomingRequest(request: FastifyRequest): void {
@@ -62,7 +69,7 @@ class RequestLines extends LogController {
     if (this.isLogDisabled(request)) return
     const line = { req: request, res: reply, responseTime: reply.elapsedTime }
     if (error) reply.log.error({ ...line, err: error }, 'request errored')
-    else if (isProbe(request)) reply.log.debug(line, 'request completed')
+    else if (isProbe(request) && reply.statusCode < 400) reply.log.debug(line, 'request completed')
     else reply.log.info(line, 'request completed')
   }
 }
@@ -77,4 +84,20 @@ export function loggerOptions(
     logger: { level, redact: REDACT, ...(options.pretty ? { stream: prettyStream() } : {}) },
     logController: new RequestLines(),
   }
+}
+
+/**
+ * A request whose client went away before its answer was sent never ends with a "request completed" line, and its
+ * arrival is at debug: this line says at info what it was and how long it had run.
+ */
+export function logAbortedRequests(server: FastifyInstance): void {
+  const started = new WeakMap<FastifyRequest, number>()
+  server.addHook('onRequest', async (request) => {
+    started.set(request, performance.now())
+  })
+  server.addHook('onRequestAbort', async (request) => {
+    const since = started.get(request)
+    const responseTime = since === undefined ? undefined : performance.now() - since
+    request.log.info({ req: request, responseTime }, 'request aborted')
+  })
 }

@@ -1,6 +1,7 @@
+import net from 'node:net'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { startServer, stop, useCli } from '../support/cli.ts'
+import { ADMIN, startServer, stop, useCli } from '../support/cli.ts'
 
 const { root } = useCli()
 
@@ -17,6 +18,28 @@ describe('obol CLI: the web UI, logs and signals', { timeout: 90_000 }, () => {
     for (const probe of ['/health/live', '/health/ready', '/metrics'])
       expect((await fetch(server.base + probe)).ok).toBe(true)
     expect((await fetch(`${server.base}/api/v1/sellers`)).status).toBe(401)
+    // A client that cuts its body off: the request gets a line of its own at info, and is not taken for a database
+    // outage (the body's ECONNRESET is the client's socket).
+    const token = (await (
+      await fetch(`${server.base}/auth/realms/obol/protocol/openid-connect/token`, {
+        method: 'POST',
+        body: new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_id: ADMIN.clientId,
+          client_secret: ADMIN.clientSecret,
+        }),
+      })
+    ).json()) as { access_token: string }
+    const socket = net.connect(Number(new URL(server.base).port), '127.0.0.1')
+    await new Promise((resolve) => socket.once('connect', resolve))
+    socket.write(
+      `POST /api/v1/customers HTTP/1.1\r\nHost: obol\r\nAuthorization: Bearer ${token.access_token}\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"code":',
+    )
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    socket.destroy()
+    for (let i = 0; i < 100 && !server.output().includes('request aborted'); i++)
+      await new Promise((resolve) => setTimeout(resolve, 50))
     const exit = await stop(server)
     const lines = exit.stdout.split('\n').filter((line) => line.startsWith('{'))
     const logged = lines.map(
@@ -34,6 +57,8 @@ describe('obol CLI: the web UI, logs and signals', { timeout: 90_000 }, () => {
       }),
     ])
     expect(urls.filter((url) => url.startsWith('/health') || url.startsWith('/metrics'))).toEqual([])
+    expect(logged.filter((l) => l.req?.url === '/api/v1/customers').map((l) => l.msg)).toEqual(['request aborted'])
+    expect(logged.map((l) => l.msg)).not.toContain('database unavailable')
   }, 120_000)
   it('logs human-readable lines on a terminal', async () => {
     const server = await startServer(

@@ -113,6 +113,9 @@ export function asAppError(raw: unknown): AppError | undefined {
       return new AppError('VALIDATION_FAILED', 'Content-Length does not match the body')
     default:
   }
+  // A 4xx status comes from Fastify or Node's HTTP layer, never from a database driver: a body the client cut off
+  // fails with ECONNRESET, which is not the database's socket (it is answered and logged as a client error below).
+  if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) return undefined
   return translateDatabaseError(error)
 }
 
