@@ -78,6 +78,8 @@ export function bodyValidator(schema: object): (value: unknown) => ErrorDetail[]
 
 export interface AjvError {
   instancePath: string
+  /** Where in the schema the failing keyword is (`#/properties/x/anyOf/1/pattern`): ties a failure to its alternative. */
+  schemaPath?: string
   keyword: string
   message?: string
   params: Record<string, unknown>
@@ -157,35 +159,86 @@ function keywordMessage(e: AjvError, typesAt: ReadonlyMap<string, string[]>): st
   }
 }
 
+/**
+ * What to say of each `anyOf` / `oneOf` a value failed, from its alternatives' own failures (tied to it by their
+ * schema path). The alternatives that took the value's JSON type are the ones the client meant: their failures are
+ * given (a decimal string not of the decimal form, an empty item of a list that may also be null), and the others'
+ * dropped; several such refusing the same value by format or by a list of values make one problem ("expected a valid
+ * date-time or date"). When no alternative took the value's type, one problem lists the types accepted.
+ */
+function sortAlternatives(errors: AjvError[]): { skip: Set<AjvError>; messages: Map<AjvError, string> } {
+  const skip = new Set<AjvError>()
+  const messages = new Map<AjvError, string>()
+  for (const choice of errors) {
+    if ((choice.keyword !== 'anyOf' && choice.keyword !== 'oneOf') || choice.schemaPath === undefined) continue
+    const prefix = `${choice.schemaPath}/`
+    const byAlternative = new Map<string, AjvError[]>()
+    for (const e of errors) {
+      if (!e.schemaPath?.startsWith(prefix)) continue
+      const index = e.schemaPath.slice(prefix.length).split('/')[0]!
+      byAlternative.set(index, [...(byAlternative.get(index) ?? []), e])
+    }
+    const typeRefused = (failures: AjvError[]) =>
+      failures.some((e) => e.keyword === 'type' && e.instancePath === choice.instancePath)
+    const fitting = [...byAlternative.values()].filter((failures) => !typeRefused(failures))
+    const inner = [...byAlternative.values()].flat()
+    if (fitting.length === 0) {
+      for (const e of inner) skip.add(e)
+      const types = inner
+        .filter((e) => e.keyword === 'type' && e.instancePath === choice.instancePath)
+        .flatMap((e) => String(e.params.type).split(','))
+      if (types.length > 0)
+        messages.set(choice, `expected ${[...new Set(types)].map((t) => TYPE_WORDS[t] ?? t).join(' or ')}`)
+      continue
+    }
+    const kept = fitting.flat()
+    // Several alternatives passing a oneOf leave nothing to say but the oneOf's own failure.
+    if (kept.length === 0) continue
+    skip.add(choice)
+    for (const e of inner) if (!kept.includes(e)) skip.add(e)
+    const atValue = (keywords: string[]) =>
+      kept.filter((e) => keywords.includes(e.keyword) && e.instancePath === choice.instancePath)
+    const formats = atValue(['format'])
+    if (formats.length > 1) {
+      messages.set(formats[0]!, `expected a valid ${formats.map((e) => String(e.params.format)).join(' or ')}`)
+      for (const e of formats.slice(1)) skip.add(e)
+    }
+    const listed = atValue(['const', 'enum'])
+    if (listed.length > 1) {
+      const values = listed.flatMap((e) =>
+        e.keyword === 'const' ? [e.params.allowedValue] : (e.params.allowedValues as unknown[]),
+      )
+      messages.set(listed[0]!, `expected one of ${values.map(String).join(', ')}`)
+      for (const e of listed.slice(1)) skip.add(e)
+    }
+  }
+  return { skip, messages }
+}
+
 export function describeValidation(errors: AjvError[], context: string | undefined): ErrorDetail[] {
-  // The types each alternative of an anyOf accepted, by the path of the value they were tried on.
+  // The types each alternative of an anyOf accepted, by the path of the value they were tried on (for errors that
+  // carry no schema path).
   const typesAt = new Map<string, string[]>()
   for (const e of errors) {
     if (e.keyword === 'type')
       typesAt.set(e.instancePath, [...(typesAt.get(e.instancePath) ?? []), ...String(e.params.type).split(',')])
   }
-  const isAlternatives = (e: AjvError) => e.keyword === 'anyOf' || e.keyword === 'oneOf'
-  const alternatives = new Set(errors.filter(isAlternatives).map((e) => e.instancePath))
-  // Where an alternative of the value's own type refused it for a further reason (a decimal string not of the
-  // decimal form), that reason is the one to give: the anyOf's "expected a number" would send the client the wrong
-  // way.
-  const refusedByType = new Set(
-    errors
-      .filter((e) => !isAlternatives(e) && e.keyword !== 'type' && alternatives.has(e.instancePath))
-      .map((e) => e.instancePath),
+  const alternatives = new Set(
+    errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.instancePath),
   )
+  const { skip, messages } = sortAlternatives(errors)
   const seen = new Set<string>()
   const details: ErrorDetail[] = []
   for (const e of errors) {
-    // The failures inside an anyOf are summed up by the anyOf itself, or by the further reason above.
-    if (e.keyword === 'type' && alternatives.has(e.instancePath)) continue
-    if (isAlternatives(e) && refusedByType.has(e.instancePath)) continue
+    if (skip.has(e)) continue
+    // Without schema paths: the failures inside an anyOf are summed up by the anyOf itself.
+    if (e.schemaPath === undefined && e.keyword === 'type' && alternatives.has(e.instancePath)) continue
     const base = e.instancePath.replace(/^\//, '').split('/').filter(Boolean).join('.')
     let field = base
     if (e.keyword === 'required') field = [base, String(e.params.missingProperty)].filter(Boolean).join('.')
     if (e.keyword === 'additionalProperties')
       field = [base, String(e.params.additionalProperty)].filter(Boolean).join('.')
-    let message = keywordMessage(e, typesAt)
+    let message = messages.get(e) ?? keywordMessage(e, typesAt)
     if (!field) field = PART_NAMES[context ?? ''] ? (context ?? 'body') : 'body'
     else if (context && PART_NAMES[context]) message = `${PART_NAMES[context]} ${message}`
     const key = `${field}:${message}`
