@@ -102,7 +102,7 @@ describe('charges', () => {
     [{ inputUnitOfMeasure: 'MB' }, 'inputUnitOfMeasure', 'only USAGE charges take an input unit of measure'],
     [{ subscriptionProrata: true }, 'subscriptionProrata', 'only RECURRING charges take subscriptionProrata'],
     [{ billingCalendar: 'MONTHLY' }, 'billingCalendar', 'only RECURRING charges take a billing calendar'],
-    [{ code: 'bad code' }, 'code', 'does not have the expected form'],
+    [{ code: 'bad code' }, 'code', 'expected a code: letters, digits, _, . and -, starting with a letter or a digit'],
   ])('refuses %j with a 400 naming the field', async (extra, field, message) => {
     const response = await t.request('POST', '/api/v1/charges', charge('CH_BAD', 'ONESHOT', extra))
     expect(response.status).toBe(400)

@@ -1,6 +1,7 @@
 import type { EntityDef, FieldDef } from '../model/index.ts'
 import type { ErrorDetail } from '../errors.ts'
 import type { Db } from '../db/database.ts'
+import { describePattern } from '../http/validation.ts'
 
 /** What a plain v1 resource adds to its registry entity: a path, a role resource and optional checks. */
 export interface ResourceSpec {
@@ -32,4 +33,9 @@ export interface Resource extends ResourceSpec {
   writableFields: FieldDef[]
 }
 
+/** A new record's code: a letter or digit, then letters, digits, `_`, `.` and `-` (no spaces). */
 export const CODE_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_.\\-]*$'
+describePattern(
+  CODE_PATTERN,
+  'expected a code: letters, digits, _, . and -, starting with a letter or a digit (no spaces)',
+)

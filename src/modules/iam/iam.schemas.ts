@@ -1,7 +1,11 @@
 import { Type } from 'typebox'
 import { Auditable, ListOf, Nullable, PageOf } from '../../kernel/http/schemas.ts'
+import { describePattern } from '../../kernel/http/validation.ts'
 
-const nameString = Type.String({ minLength: 1, maxLength: 100, pattern: '^\\S(.*\\S)?$' })
+/** A name without spaces at either end. */
+const NAME_PATTERN = '^\\S(.*\\S)?$'
+describePattern(NAME_PATTERN, 'must not start or end with a space')
+const nameString = Type.String({ minLength: 1, maxLength: 100, pattern: NAME_PATTERN })
 const roleList = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 200, uniqueItems: true })
 const sellerList = Nullable(
   Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { maxItems: 500, uniqueItems: true }),
@@ -52,7 +56,13 @@ export const Role = Type.Object(
 )
 export const RoleList = ListOf(Role, 'RoleList')
 
-const usernameString = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9][A-Za-z0-9_.@-]*$' })
+/** A username: a letter or digit, then letters, digits, `_`, `.`, `@` and `-`. */
+const USERNAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_.@-]*$'
+describePattern(
+  USERNAME_PATTERN,
+  'expected letters, digits, _, ., @ and -, starting with a letter or a digit (no spaces)',
+)
+const usernameString = Type.String({ minLength: 1, maxLength: 100, pattern: USERNAME_PATTERN })
 const password = Type.String({ minLength: 10, maxLength: 200 })
 const groupNames = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100, uniqueItems: true })
 const userFields = {

@@ -1,6 +1,8 @@
 import { Type, type Static, type TSchema } from 'typebox'
 import { decimalOut, nullableDecimalOut, type DecimalJson } from '../../kernel/decimal-json.ts'
 import { decimalSchema } from '../pricing/index.ts'
+import { describePattern } from '../../kernel/http/validation.ts'
+import { CODE_PATTERN } from '../../kernel/resources/resource.model.ts'
 import type { OrderPreview } from './order-preview.ts'
 
 /*
@@ -8,7 +10,7 @@ import type { OrderPreview } from './order-preview.ts'
  * JSON Schema as before the conversion: `oneOf` and `nullable` keep `enum` and `type: [..., 'null']` as they were.
  */
 const code = Type.String({ minLength: 1, maxLength: 255 })
-const newCode = Type.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9][A-Za-z0-9_.\\-]*$' })
+const newCode = Type.String({ minLength: 1, maxLength: 255, pattern: CODE_PATTERN })
 const codes = Type.Array(code, { maxItems: 100, description: 'discount plan codes' })
 const object = <P extends Record<string, TSchema>>(properties: P) =>
   Type.Object(properties, { additionalProperties: false })
@@ -17,11 +19,18 @@ const nullable = <T>(type: string, options: Record<string, unknown> = {}) =>
   Type.Unsafe<T | null>({ type: [type, 'null'], ...options })
 const decimal = (description: string) => Type.Unsafe<number | string>({ ...decimalSchema, description })
 
+/** A numeric attribute value sent as a string: digits, an optional minus and decimals. */
+const NUMBER_STRING = '^-?\\d+(\\.\\d+)?$'
+describePattern(
+  NUMBER_STRING,
+  'expected a number: a JSON number, or a string of digits with an optional minus and decimals',
+)
+
 const orderAttribute = object({
   attributeCode: code,
   stringValue: Type.Optional(nullable<string>('string', { maxLength: 2000 })),
   doubleValue: Type.Optional(
-    Type.Union([Type.Number(), Type.String({ maxLength: 100, pattern: '^-?\\d+(\\.\\d+)?$' }), Type.Null()], {
+    Type.Union([Type.Number(), Type.String({ maxLength: 100, pattern: NUMBER_STRING }), Type.Null()], {
       description: 'a number, as a JSON number or a decimal string',
     }),
   ),

@@ -2,9 +2,10 @@ import { Type } from '@fastify/type-provider-typebox'
 import type { DecimalJson } from '../../kernel/decimal-json.ts'
 import { decimalOut } from '../../kernel/decimal-json.ts'
 import { decimalSchema } from '../pricing/index.ts'
+import { CODE_PATTERN } from '../../kernel/resources/resource.model.ts'
 
 const Code = Type.String({ minLength: 1, maxLength: 255 })
-const NewCode = Type.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9][A-Za-z0-9_.\\-]*$' })
+const NewCode = Type.String({ minLength: 1, maxLength: 255, pattern: CODE_PATTERN })
 const DecimalIn = Type.Unsafe<number | string>(decimalSchema)
 const DecimalOut = Type.Unsafe<DecimalJson>(decimalOut)
 /** A nullable string without `anyOf`: the response serializer then needs no schema validator. */
