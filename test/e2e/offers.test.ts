@@ -229,7 +229,7 @@ describe('create and read', () => {
     [{ status: 'paused' }, 'status', 'draft, ready, live, retired'],
     [{ status: 'retired' }, 'status', 'a new offer starts in draft (IN_STUDY)'],
     [{ status: 'OBSOLETE' }, 'status', 'not retired (OBSOLETE)'],
-    [{ code: 'bad code' }, 'code', 'expected form'],
+    [{ code: 'bad code' }, 'code', 'expected a code: letters, digits'],
   ])(
     'refuses %j with 400 OFFER_VALIDATION_FAILED naming the field, creating nothing',
     async (extra, field, message) => {
