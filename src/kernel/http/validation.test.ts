@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { CODE_PATTERN } from '../resources/resource.model.ts'
 import { decimalStringPattern } from './schemas.ts'
 import { bodyValidator } from './validation.ts'
 
@@ -76,6 +77,43 @@ describe('validation problems of values with alternatives (anyOf, oneOf)', () =>
       {
         field: 'filter.amount',
         message: 'expected a decimal number: a JSON number, or a string of at most 18 integer digits and 12 decimals',
+      },
+    ])
+  })
+
+  it('each item of a list: its own problem, whatever the other items did', () => {
+    const rows = { type: 'array', items: { type: 'object', properties: { price: decimal } } }
+    expect(problems({ rows }, { rows: [{ price: 'x' }, { price: true }] })).toEqual([
+      {
+        field: 'rows.0.price',
+        message: 'expected a decimal number: a JSON number, or a string of at most 18 integer digits and 12 decimals',
+      },
+      { field: 'rows.1.price', message: 'expected a number or a string' },
+    ])
+    const limits = {
+      type: 'array',
+      items: {
+        anyOf: [
+          { type: 'number', minimum: 0 },
+          { type: 'string', minLength: 2 },
+        ],
+      },
+    }
+    expect(problems({ limits }, { limits: [-1, 'a'] })).toEqual([
+      { field: 'limits.0', message: 'expected a number of 0 or more' },
+      { field: 'limits.1', message: 'expected at least 2 characters' },
+    ])
+  })
+})
+
+describe('validation problems of patterns', () => {
+  it('an empty code is said to be empty, not also refused by the code pattern', () => {
+    const code = { type: 'string', minLength: 1, pattern: CODE_PATTERN }
+    expect(problems({ code }, { code: '' })).toEqual([{ field: 'code', message: 'must not be empty' }])
+    expect(problems({ code }, { code: 'bad code' })).toEqual([
+      {
+        field: 'code',
+        message: 'expected a code: letters, digits, _, . and -, starting with a letter or a digit (no spaces)',
       },
     ])
   })

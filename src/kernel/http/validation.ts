@@ -173,8 +173,11 @@ function sortAlternatives(errors: AjvError[]): { skip: Set<AjvError>; messages: 
     if ((choice.keyword !== 'anyOf' && choice.keyword !== 'oneOf') || choice.schemaPath === undefined) continue
     const prefix = `${choice.schemaPath}/`
     const byAlternative = new Map<string, AjvError[]>()
+    // Only the failures on this value or inside it: the items of a list share their schema paths.
+    const own = (e: AjvError) =>
+      e.instancePath === choice.instancePath || e.instancePath.startsWith(`${choice.instancePath}/`)
     for (const e of errors) {
-      if (!e.schemaPath?.startsWith(prefix)) continue
+      if (!e.schemaPath?.startsWith(prefix) || !own(e)) continue
       const index = e.schemaPath.slice(prefix.length).split('/')[0]!
       byAlternative.set(index, [...(byAlternative.get(index) ?? []), e])
     }
@@ -227,6 +230,26 @@ export function describeValidation(errors: AjvError[], context: string | undefin
     errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.instancePath),
   )
   const { skip, messages } = sortAlternatives(errors)
+  // An empty value is said to be empty, not also refused by its pattern.
+  const empty = new Set(
+    errors.filter((e) => e.keyword === 'minLength' && e.params.limit === 1).map((e) => e.instancePath),
+  )
+  for (const e of errors) if (e.keyword === 'pattern' && empty.has(e.instancePath)) skip.add(e)
+  const details = problemsOf(errors, context, typesAt, alternatives, skip, messages)
+  // Never a refusal without a reason: should the sorting drop every failure, they are all given.
+  return details.length > 0 || errors.length === 0
+    ? details
+    : problemsOf(errors, context, typesAt, alternatives, new Set(), new Map())
+}
+
+function problemsOf(
+  errors: AjvError[],
+  context: string | undefined,
+  typesAt: ReadonlyMap<string, string[]>,
+  alternatives: ReadonlySet<string>,
+  skip: ReadonlySet<AjvError>,
+  messages: ReadonlyMap<AjvError, string>,
+): ErrorDetail[] {
   const seen = new Set<string>()
   const details: ErrorDetail[] = []
   for (const e of errors) {
