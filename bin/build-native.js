@@ -48,6 +48,25 @@ export function isNativeStale(output = NATIVE_OUTPUT) {
   }
 }
 
+/**
+ * Removes the temporary files of builds whose process has ended: a compiler killed at its time limit may leave a
+ * child that writes its output later (a wrapper, or gcc's linker).
+ */
+function removeLeftovers(output) {
+  const prefix = `${path.basename(output)}.`
+  for (const name of fs.readdirSync(path.dirname(output))) {
+    // `<output>.<pid>.tmp`, or the digest's `<output>.sha256.<pid>.tmp`.
+    const pid =
+      name.startsWith(prefix) && name.endsWith('.tmp') ? Number(name.slice(0, -'.tmp'.length).split('.').pop()) : NaN
+    if (!Number.isInteger(pid) || pid === process.pid) continue
+    try {
+      process.kill(pid, 0)
+    } catch (error) {
+      if (error.code === 'ESRCH') fs.rmSync(path.join(path.dirname(output), name), { force: true })
+    }
+  }
+}
+
 /** Writes `content` to `file` whole: aside, flushed to disk, then renamed into place. */
 function writeWhole(file, content) {
   const aside = `${file}.${process.pid}.tmp`
@@ -77,6 +96,7 @@ export function buildNative(output = NATIVE_OUTPUT, { timeoutMs = COMPILE_TIMEOU
   } catch (error) {
     return { built: false, reason: error instanceof Error ? error.message : String(error) }
   }
+  removeLeftovers(output)
   // `CC` may carry arguments (`ccache gcc`, `zig cc`), as make reads it through the shell.
   const [compiler = 'cc', ...compilerArgs] = (process.env.CC ?? '').trim().split(/\s+/).filter(Boolean)
   const named = process.env.CC !== undefined && process.env.CC.trim() !== ''

@@ -93,6 +93,22 @@ describe.skipIf(!compiler || !linux)('malloc_trim module (native/malloc-trim.c)'
     expect(loadMallocTrim(damaged)).toEqual({ trim: expect.any(Function) as unknown })
   })
 
+  it("removes what builds of ended processes left behind, not a running build's", () => {
+    const output = path.join(dir, 'leftovers', 'malloc-trim.node')
+    fs.mkdirSync(path.dirname(output))
+    const ended = spawnSync('true').pid
+    const running = process.ppid
+    for (const name of [`malloc-trim.node.${ended}.tmp`, `malloc-trim.node.sha256.${ended}.tmp`])
+      fs.writeFileSync(path.join(path.dirname(output), name), 'left')
+    fs.writeFileSync(path.join(path.dirname(output), `malloc-trim.node.${running}.tmp`), 'being built')
+    expect(buildNative(output)).toEqual({ built: true })
+    expect(fs.readdirSync(path.dirname(output)).sort()).toEqual([
+      'malloc-trim.node',
+      `malloc-trim.node.${running}.tmp`,
+      'malloc-trim.node.sha256',
+    ])
+  })
+
   it('takes a CC with arguments (ccache gcc, zig cc)', () => {
     const output = path.join(dir, 'cc-args', 'malloc-trim.node')
     expect(withEnv({ CC: `${process.env.CC || 'cc'} -O0 -g` }, () => buildNative(output))).toEqual({ built: true })
