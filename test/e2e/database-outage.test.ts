@@ -133,6 +133,8 @@ describe('the errors a lost database gives', () => {
 
 describe('an embedded database that closes under the server', () => {
   let app: App
+  /** A second instance on the same database that has not yet seen the token (as after a restart). */
+  let fresh: App
   let database: Database
 
   beforeAll(async () => {
@@ -140,9 +142,11 @@ describe('an embedded database that closes under the server', () => {
     const { migrate } = await import('../../src/kernel/db/migrate.ts')
     await migrate(database.db)
     app = await appOn(database)
+    fresh = await appOn(database)
   })
   afterAll(async () => {
     await app.server.close()
+    await fresh.server.close()
   })
 
   it('answers 503 DATABASE_UNAVAILABLE with Retry-After in every route family', async () => {
@@ -158,6 +162,14 @@ describe('an embedded database that closes under the server', () => {
     ).toBe(200)
     await database.close()
     await expectUnavailableEverywhere(app, token)
+    // Checking a token it has not seen reads its signing key from the database: 503 to retry, not 401 (a client
+    // would throw away a good token).
+    const unseen = await fresh.server.inject({
+      method: 'GET',
+      url: '/api/v1/customers',
+      headers: { authorization: `Bearer ${token}` },
+    })
+    expect([unseen.statusCode, unseen.json<{ errorCode: string }>().errorCode]).toEqual([503, 'DATABASE_UNAVAILABLE'])
   })
 })
 

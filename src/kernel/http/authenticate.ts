@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { AppError } from '../errors.ts'
+import { isDatabaseUnavailable } from '../db/database-errors.ts'
 import type { Principal } from './principal.ts'
 
 export interface TokenVerifier {
@@ -40,6 +41,9 @@ export function installAuthentication(app: FastifyInstance, verifier: TokenVerif
     try {
       principal = await verifier.verify(token)
     } catch (error) {
+      // Checking a token reads its signing key and the caller's roles: without the database that is a 503 to retry,
+      // not a token to throw away.
+      if (isDatabaseUnavailable(error)) throw error
       const expired = (error as { expired?: boolean }).expired === true
       const description = expired ? 'The access token has expired' : 'The access token is invalid'
       throw new AppError('UNAUTHORIZED', description, {

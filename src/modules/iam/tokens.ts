@@ -8,6 +8,7 @@ import {
   type JWTVerifyGetKey,
 } from 'jose'
 import type { Db } from '../../kernel/db/database.ts'
+import { isDatabaseUnavailable } from '../../kernel/db/database-errors.ts'
 import type { AuthConfig } from '../../kernel/config.ts'
 import type { Principal } from '../../kernel/http/principal.ts'
 import { enabledClientCredentials, grantRows } from './iam.repository.ts'
@@ -129,7 +130,7 @@ export function createTokenService(deps: { db: Db; keys: SigningKeys; config: Au
         payload = result.payload
       }
     } catch (error) {
-      if (error instanceof InvalidTokenError) throw error
+      if (error instanceof InvalidTokenError || isDatabaseUnavailable(error)) throw error
       const code = (error as { code?: string }).code
       if (code === 'ERR_JWT_EXPIRED') throw new InvalidTokenError('the token has expired', true)
       throw new InvalidTokenError('the token is invalid')
