@@ -41,31 +41,37 @@ export function isStale() {
 
 /** Bundles src/cli.ts; written aside and renamed into place, so a concurrent start never loads half a file. */
 export async function build() {
-  const { build: esbuild } = await import('esbuild')
+  const { build: esbuild, stop } = await import('esbuild')
   const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'))
   const external = Object.keys({ ...pkg.dependencies, ...pkg.devDependencies })
     .filter((name) => !BUNDLED.has(name))
     .flatMap((name) => [name, `${name}/*`])
   const aside = path.join(path.dirname(OUTPUT), `.build-${process.pid}`)
-  await esbuild({
-    // The server, and the worker threads it starts by file (they load beside it: see WORKERS).
-    entryPoints: [path.join(ROOT, 'src', 'cli.ts'), ...WORKERS.map((w) => path.join(ROOT, w))],
-    outdir: aside,
-    entryNames: '[name]',
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node22',
-    external,
-    sourcemap: 'linked',
-    // Without comments and indentation, and every string outside Latin-1 escaped (esbuild's default ASCII output),
-    // except in tagged templates, which are written as they are: V8 keeps the server's source in memory, 1 MB at
-    // one byte a character instead of 2.7 MB at two when a comment or template held a `→` (a test checks it). Names
-    // stay as written, so stack traces keep them.
-    minifyWhitespace: true,
-    logLevel: 'warning',
-    banner: { js: '// Built by bin/build.js from src/: edit the sources, not this file.' },
-  })
+  try {
+    await esbuild({
+      // The server, and the worker threads it starts by file (they load beside it: see WORKERS).
+      entryPoints: [path.join(ROOT, 'src', 'cli.ts'), ...WORKERS.map((w) => path.join(ROOT, w))],
+      outdir: aside,
+      entryNames: '[name]',
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node22',
+      external,
+      sourcemap: 'linked',
+      // Without comments and indentation, and every string outside Latin-1 escaped (esbuild's default ASCII output),
+      // except in tagged templates, which are written as they are: V8 keeps the server's source in memory, 1 MB at
+      // one byte a character instead of 2.7 MB at two when a comment or template held a `→` (a test checks it). Names
+      // stay as written, so stack traces keep them.
+      minifyWhitespace: true,
+      logLevel: 'warning',
+      banner: { js: '// Built by bin/build.js from src/: edit the sources, not this file.' },
+    })
+  } finally {
+    // esbuild runs as a child process that stays for later builds: the server it built has no use for it (it held
+    // 40–85 MB beside a server started by a build).
+    await stop()
+  }
   // Workers and maps first, the server last: a start that sees the new dist/cli.js finds everything it loads.
   const files = fs.readdirSync(aside).sort((a, b) => Number(a === 'cli.js') - Number(b === 'cli.js'))
   for (const file of files) fs.renameSync(path.join(aside, file), path.join(path.dirname(OUTPUT), file))

@@ -301,7 +301,7 @@ function collectStartGarbage(log: pino.Logger): void {
     if (typeof collect === 'function') collect({ type: 'major', execution: 'sync', flavor: 'last-resort' })
     const trimmed = 'reason' in loaded ? loaded.reason : loaded.trim()
     const mb = (bytes: number) => Math.round(bytes / 1024 / 1024)
-    log.debug(
+    log.info(
       {
         ms: Math.round(performance.now() - started),
         collected: typeof collect === 'function',

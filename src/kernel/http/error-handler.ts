@@ -144,7 +144,9 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (known) return send(reply, request, known)
     const error = raw as FastifyError
     if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
-      request.log.info({ err: error }, 'client error')
+      // A body the client cut off (ECONNRESET) has its own "request aborted" line; its error is only detail.
+      if (error.code === 'ECONNRESET') request.log.debug({ err: error }, 'client error')
+      else request.log.info({ err: error }, 'client error')
       return send(reply, request, new AppError('VALIDATION_FAILED', 'The request could not be processed as sent'))
     }
     request.log.error({ err: error }, 'unexpected error')
