@@ -169,18 +169,36 @@ function keywordMessage(e: AjvError, typesAt: ReadonlyMap<string, string[]>): st
 function sortAlternatives(errors: AjvError[]): { skip: Set<AjvError>; messages: Map<AjvError, string> } {
   const skip = new Set<AjvError>()
   const messages = new Map<AjvError, string>()
-  for (const choice of errors) {
-    if ((choice.keyword !== 'anyOf' && choice.keyword !== 'oneOf') || choice.schemaPath === undefined) continue
-    const prefix = `${choice.schemaPath}/`
-    const byAlternative = new Map<string, AjvError[]>()
-    // Only the failures on this value or inside it: the items of a list share their schema paths.
-    const own = (e: AjvError) =>
-      e.instancePath === choice.instancePath || e.instancePath.startsWith(`${choice.instancePath}/`)
-    for (const e of errors) {
-      if (!e.schemaPath?.startsWith(prefix) || !own(e)) continue
-      const index = e.schemaPath.slice(prefix.length).split('/')[0]!
-      byAlternative.set(index, [...(byAlternative.get(index) ?? []), e])
+  // Found by key, not by scanning: a body of many items makes as many failures, and each is placed in a few steps.
+  const keyOf = (schemaPath: string, instancePath: string) => `${schemaPath}\u0000${instancePath}`
+  const choices = new Map<string, AjvError>()
+  for (const e of errors) {
+    if ((e.keyword === 'anyOf' || e.keyword === 'oneOf') && e.schemaPath !== undefined)
+      choices.set(keyOf(e.schemaPath, e.instancePath), e)
+  }
+  if (choices.size === 0) return { skip, messages }
+  // Each failure under each choice it lies in: the choice's schema path starts its own, and the choice's value is
+  // the failing value or holds it (the items of a list share their schema paths, not their values).
+  const alternativesOf = new Map<AjvError, Map<string, AjvError[]>>()
+  for (const e of errors) {
+    if (e.schemaPath === undefined) continue
+    const segments = e.schemaPath.split('/')
+    const parts = e.instancePath.split('/')
+    const values = parts.map((_, i) => parts.slice(0, i + 1).join('/'))
+    for (let i = 0; i < segments.length - 1; i++) {
+      if (segments[i] !== 'anyOf' && segments[i] !== 'oneOf') continue
+      const schemaPath = segments.slice(0, i + 1).join('/')
+      for (const value of values) {
+        const choice = choices.get(keyOf(schemaPath, value))
+        if (!choice) continue
+        const byAlternative = alternativesOf.get(choice) ?? new Map<string, AjvError[]>()
+        alternativesOf.set(choice, byAlternative)
+        const index = segments[i + 1]!
+        byAlternative.set(index, [...(byAlternative.get(index) ?? []), e])
+      }
     }
+  }
+  for (const [choice, byAlternative] of alternativesOf) {
     const typeRefused = (failures: AjvError[]) =>
       failures.some((e) => e.keyword === 'type' && e.instancePath === choice.instancePath)
     const fitting = [...byAlternative.values()].filter((failures) => !typeRefused(failures))
@@ -194,13 +212,13 @@ function sortAlternatives(errors: AjvError[]): { skip: Set<AjvError>; messages: 
         messages.set(choice, `expected ${[...new Set(types)].map((t) => TYPE_WORDS[t] ?? t).join(' or ')}`)
       continue
     }
-    const kept = fitting.flat()
+    const kept = new Set(fitting.flat())
     // Several alternatives passing a oneOf leave nothing to say but the oneOf's own failure.
-    if (kept.length === 0) continue
+    if (kept.size === 0) continue
     skip.add(choice)
-    for (const e of inner) if (!kept.includes(e)) skip.add(e)
+    for (const e of inner) if (!kept.has(e)) skip.add(e)
     const atValue = (keywords: string[]) =>
-      kept.filter((e) => keywords.includes(e.keyword) && e.instancePath === choice.instancePath)
+      [...kept].filter((e) => keywords.includes(e.keyword) && e.instancePath === choice.instancePath)
     const formats = atValue(['format'])
     if (formats.length > 1) {
       messages.set(formats[0]!, `expected a valid ${formats.map((e) => String(e.params.format)).join(' or ')}`)
