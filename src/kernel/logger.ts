@@ -87,10 +87,14 @@ export function loggerOptions(
 }
 
 /**
- * A request whose client went away before its answer was sent never ends with a "request completed" line, and its
- * arrival is at debug: this line says at info what it was and how long it had run.
+ * A request whose client cuts its body off never ends with a "request completed" line, and its arrival is at debug:
+ * this line says at info what it was and how long it had run. Fastify's `onRequestAbort` fires only while the body
+ * is being received; a client that leaves while it waits for the answer is not seen here. Nothing is registered when
+ * info is off (no start time kept per request for nothing).
  */
 export function logAbortedRequests(server: FastifyInstance): void {
+  const log = server.log as { isLevelEnabled?: (level: string) => boolean }
+  if (typeof log.isLevelEnabled !== 'function' || !log.isLevelEnabled('info')) return
   const started = new WeakMap<FastifyRequest, number>()
   server.addHook('onRequest', async (request) => {
     started.set(request, performance.now())
