@@ -29,6 +29,7 @@ import { createCatalogCache, createCatalogModule } from './modules/catalog/index
 import { createOrderingModule } from './modules/ordering/index.ts'
 import { createOffersModule } from './modules/offers/index.ts'
 import { createBillingRunsModule, type BillingRunScheduleTimer } from './modules/billing-runs/index.ts'
+import { createInvoicingModule } from './modules/invoicing/index.ts'
 import { bootstrapAccess, createIamModule, type TokenService } from './modules/iam/index.ts'
 import type { BootstrapResult } from './modules/iam/bootstrap.ts'
 import { installAuthentication } from './kernel/http/authenticate.ts'
@@ -156,11 +157,20 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   createOrderingModule({ db: deps.database.db, actorOf, clock: deps.clock, catalogCache }).routes(server)
   createOffersModule({ db: deps.database.db, actorOf, clock: deps.clock, publicUrl: deps.publicUrl }).routes(server)
   registerJobRoutes(server, createJobService({ db: deps.database.db, clock: deps.clock }), deps.jobs, actorOf)
+  const invoicing = createInvoicingModule({
+    db: deps.database.db,
+    clock: deps.clock,
+    jobs: deps.jobs,
+    actorOf,
+    databaseKind: deps.database.kind,
+  })
+  invoicing.routes(server)
   const billingRuns = createBillingRunsModule({
     db: deps.database.db,
     actorOf,
     log: server.log.child({ component: 'billing-run-schedules' }),
     instanceId: deps.jobs.instanceId,
+    runs: invoicing.starter,
   })
   billingRuns.routes(server)
   timeZoneListeners.push(

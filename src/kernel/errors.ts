@@ -73,6 +73,11 @@ export const ERROR_CODES = {
     v1: 'invalid-parameter',
     summary: 'no active usage charge of the subscription matches the usage record’s param1',
   },
+  INVALID_RULE_CONDITION: {
+    status: 400,
+    v1: 'invalid-parameter',
+    summary: 'an invoice validation rule condition does not parse; line and column point at the problem',
+  },
   OFFER_VALIDATION_FAILED: {
     status: 400,
     v1: 'invalid-parameter',
@@ -89,6 +94,9 @@ export const ERROR_CODES = {
   NOT_FOUND: { status: 404, v1: 'resource-not-found', summary: 'the requested record or route does not exist' },
   SCHEDULE_NOT_FOUND: { status: 404, v1: 'resource-not-found', summary: 'no billing run schedule has this code' },
   OFFER_NOT_FOUND: { status: 404, v1: 'resource-not-found', summary: 'no offer has this code (/v1/catalog/offers)' },
+  BILL_RUN_NOT_FOUND: { status: 404, v1: 'resource-not-found', summary: 'no bill run has this id' },
+  INVOICE_NOT_FOUND: { status: 404, v1: 'resource-not-found', summary: 'no invoice or credit note has this id' },
+  RULE_NOT_FOUND: { status: 404, v1: 'resource-not-found', summary: 'no invoice validation rule has this code' },
   METHOD_NOT_ALLOWED: {
     status: 405,
     v1: 'method-not-allowed',
@@ -114,6 +122,21 @@ export const ERROR_CODES = {
     status: 409,
     v1: 'invalid-state',
     summary: 'the operation is not allowed in the record’s current state',
+  },
+  INVALID_BILL_RUN_STATE: {
+    status: 409,
+    v1: 'invalid-state',
+    summary: 'the bill run’s state does not allow the action; the message names the state and what it allows',
+  },
+  INVALID_INVOICE_STATE: {
+    status: 409,
+    v1: 'invalid-state',
+    summary: 'the invoice’s state does not allow the action (a cancelled invoice, a run step still running)',
+  },
+  INVOICE_VALIDATED: {
+    status: 409,
+    v1: 'invalid-state',
+    summary: 'a validated invoice never changes: correct it with a credit note',
   },
   OFFER_STATUS_TRANSITION_INVALID: {
     status: 422,

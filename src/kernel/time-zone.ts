@@ -190,3 +190,17 @@ export function readDay(value: string, timeZone: string): string | undefined {
   const instant = new Date(value)
   return Number.isNaN(instant.getTime()) ? undefined : dayIn(instant, timeZone)
 }
+
+/** The calendar day `days` after (or before) `day` (yyyy-MM-dd): business days are plain dates, no zone involved. */
+export function plusDays(day: string, days: number): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10)
+}
+
+/**
+ * The first whole business day at or after an instant in the zone: its day when the instant is that day's start,
+ * else the next day. A day `d` starts before the instant exactly when `d` is before this day.
+ */
+export function firstWholeDayFrom(instant: Date, timeZone: string): string {
+  const day = dayIn(instant, timeZone)
+  return startOfDay(day, timeZone) === instant.getTime() ? day : plusDays(day, 1)
+}

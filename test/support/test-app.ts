@@ -45,6 +45,8 @@ export function testAppDeps(
     jobs,
     publicUrl: TEST_BASE_URL,
     auth: config.auth,
+    // OBOL_TEST_LOG=debug shows the app's log while debugging a test (silent otherwise).
+    ...(process.env.OBOL_TEST_LOG ? { logLevel: process.env.OBOL_TEST_LOG } : {}),
     // Each test app exports into a directory of its own unless told otherwise.
     exportDir: env.EXPORT_DIR ? config.exportDir : fs.mkdtempSync(path.join(os.tmpdir(), 'obol-exports-')),
     trustProxy: config.trustProxy,

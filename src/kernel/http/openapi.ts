@@ -80,7 +80,27 @@ export const TAGS: readonly { name: string; description: string }[] = [
     description: 'Usage reserved against a prepaid wallet, then confirmed or cancelled; unconfirmed ones expire.',
   },
   { name: 'Offer reservations', description: 'An offer’s price held on a wallet, then confirmed into an order.' },
-  { name: 'BillingRuns', description: 'Billing runs: invoice the billing accounts due on a date.' },
+  {
+    name: 'BillingRuns',
+    description:
+      'Bill runs: the OPEN wallet operations of a billing cycle become invoice lines, draft invoices, then validated ' +
+      'invoices; `processType` decides where a run waits for a person (`advance`).',
+  },
+  {
+    name: 'Invoices',
+    description:
+      'Invoices and credit notes: totals per tax rate, validation, cancel, move; the invoice preview of an account.',
+  },
+  {
+    name: 'InvoiceValidationRules',
+    description:
+      'Rules checked on every draft invoice: a pricing formula that, when true, makes it SUSPECT or REJECTED.',
+  },
+  { name: 'InvoiceSequences', description: 'Gapless invoice numbering per seller and invoice type.' },
+  {
+    name: 'AccountOperations',
+    description: 'The receivables validated invoices (DEBIT) and credit notes (CREDIT) create.',
+  },
   { name: 'BillingRunSchedules', description: 'Schedules that start billing runs on a timer.' },
   { name: 'Jobs', description: 'Background jobs: their timers, manual runs and executions.' },
   {

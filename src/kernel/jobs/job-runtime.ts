@@ -2,7 +2,7 @@ import os from 'node:os'
 import { randomUUID } from 'node:crypto'
 import { sql } from 'drizzle-orm'
 import { instantText } from '../model/json.ts'
-import { PgBoss, fromPglite } from 'pg-boss'
+import { PgBoss, fromDrizzle, fromPglite } from 'pg-boss'
 import type { Logger } from 'pino'
 import { one, rows, type Database, type Db } from '../db/database.ts'
 import type { Clock } from '../clock.ts'
@@ -76,6 +76,20 @@ export type StaleSweep = (db: Db, selfId: string, staleSeconds: number) => Promi
 
 const QUEUE = 'obol-job-run'
 
+/** Work a module hands to every worker instance: one message, handled once (again after a failure or a crash). */
+export interface QueueDefinition<T extends object> {
+  readonly name: string
+  handle(data: T, context: { readonly signal: AbortSignal; readonly log: Logger }): Promise<void>
+  /**
+   * A handler that stops heartbeating for this long (its process was killed) has its message taken by another
+   * instance (pg-boss's heartbeat supervision, at least 10 s). Default 10.
+   */
+  readonly heartbeatSeconds?: number
+  /** A handler that throws gets its message again after this delay, up to `retryLimit` times (defaults 5 s, 20). */
+  readonly retryDelaySeconds?: number
+  readonly retryLimit?: number
+}
+
 const executionColumns = sql`e.id, i.code as "jobCode", e.status, e.trigger,
   ${instantText(sql`e.fire_time`)} as "fireTime",
   ${instantText(sql`e.queued_at`)} as "queuedAt",
@@ -116,6 +130,7 @@ export class JobRuntime {
   private readonly stopping = new AbortController()
   private running = 0
   private readonly staleSweeps: StaleSweep[] = []
+  private readonly queues = new Map<string, { definition: QueueDefinition<object>; ready?: Promise<void> }>()
 
   constructor(options: JobRuntimeOptions) {
     this.options = options
@@ -157,6 +172,9 @@ export class JobRuntime {
     await boss.start()
     await boss.createQueue(QUEUE)
     this.boss = boss
+    const opening: Promise<void>[] = []
+    for (const queue of this.queues.values()) opening.push((queue.ready = this.openQueue(boss, queue.definition)))
+    await Promise.all(opening)
     if (this.options.worker) {
       await boss.work<{ executionId: number }>(QUEUE, { pollingIntervalSeconds: 0.5, batchSize: 1 }, async (jobs) => {
         for (const job of jobs) await this.execute(job.data.executionId)
@@ -165,6 +183,59 @@ export class JobRuntime {
       this.every(this.options.heartbeatIntervalMs, () => this.reapDeadInstances())
     }
     this.every(this.options.heartbeatIntervalMs, () => this.heartbeat())
+  }
+
+  /**
+   * Declares a queue of module work (`send` puts messages in it; every worker instance handles them). May be called
+   * before or after `start`.
+   */
+  defineQueue<T extends object>(definition: QueueDefinition<T>): void {
+    if (this.queues.has(definition.name)) throw new Error(`queue ${definition.name} defined twice`)
+    // Stored untyped: each queue's handler reads the data its own sender wrote.
+    const entry: { definition: QueueDefinition<object>; ready?: Promise<void> } = { definition }
+    if (this.boss) entry.ready = this.openQueue(this.boss, entry.definition)
+    this.queues.set(definition.name, entry)
+  }
+
+  private async openQueue(boss: PgBoss, definition: QueueDefinition<object>): Promise<void> {
+    await boss.createQueue(definition.name, {
+      heartbeatSeconds: definition.heartbeatSeconds ?? 10,
+      retryLimit: definition.retryLimit ?? 20,
+      retryDelay: definition.retryDelaySeconds ?? 5,
+    })
+    if (!this.options.worker) return
+    const log = this.options.log.child({ queue: definition.name })
+    await boss.work<object>(definition.name, { pollingIntervalSeconds: 0.5, batchSize: 1 }, async (jobs) => {
+      for (const job of jobs) {
+        this.running++
+        try {
+          await definition.handle(job.data, { signal: this.stopping.signal, log })
+        } catch (error) {
+          log.warn({ err: error }, 'queued work failed; it is retried')
+          throw error
+        } finally {
+          this.running--
+        }
+      }
+    })
+  }
+
+  /**
+   * Puts a message in a queue inside the caller's transaction: it is handled once that transaction commits, and
+   * never when it rolls back. `singletonKey`: at most one message with this key waits in the queue at a time.
+   */
+  async send(tx: Db, queue: string, data: object, options: { singletonKey?: string } = {}): Promise<void> {
+    const entry = this.queues.get(queue)
+    if (!entry) throw new Error(`queue ${queue} is not defined`)
+    if (!this.boss || !entry.ready) throw new AppError('SERVICE_UNAVAILABLE', 'The job runtime is not started')
+    await entry.ready
+    // pg-boss's own statement runs on the caller's transaction (its Drizzle adapter): the message commits or rolls
+    // back with the change that decided it.
+    await this.boss.send(queue, data, {
+      // Db's execute answers `unknown` in its type; on both drivers it is `{ rows }`, which the adapter reads.
+      db: fromDrizzle(tx as unknown as Parameters<typeof fromDrizzle>[0], sql),
+      ...options,
+    })
   }
 
   private every(ms: number, task: () => Promise<unknown>): void {

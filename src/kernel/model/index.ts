@@ -9,6 +9,7 @@ import { reportingEntities } from './entities/reporting.ts'
 import { orderingEntities } from './entities/ordering.ts'
 import { workbenchEntities } from './entities/workbench.ts'
 import { prepaidEntities } from './entities/prepaid.ts'
+import { invoicingEntities } from './entities/invoicing.ts'
 
 export * from './registry.ts'
 
@@ -24,4 +25,5 @@ export const registry = new EntityRegistry([
   ...orderingEntities,
   ...workbenchEntities,
   ...prepaidEntities,
+  ...invoicingEntities,
 ])

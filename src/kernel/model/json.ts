@@ -38,6 +38,12 @@ export function textArray(values: readonly string[]): SQL {
   return sql`${literal}::text[]`
 }
 
+/** A text[] parameter that may hold nulls (written `NULL`, unquoted, in the array literal). */
+export function nullableTextArray(values: readonly (string | null)[]): SQL {
+  const element = (v: string | null) => (v === null ? 'NULL' : `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`)
+  return sql`${`{${values.map(element).join(',')}}`}::text[]`
+}
+
 /** A parameter cast to the column's type, so both drivers send arrays and JSON the same way. */
 export function columnParam(field: FieldDef, value: unknown): SQL {
   if (value === null || value === undefined) return sql`null`

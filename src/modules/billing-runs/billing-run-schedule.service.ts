@@ -57,8 +57,8 @@ function translateWriteError(error: unknown, code: string): unknown {
 export type BillingRunScheduleService = ReturnType<typeof createBillingRunScheduleService>
 
 /** Billing run schedules: the API's use cases and the timer's claim of a due firing. */
-export function createBillingRunScheduleService(deps: { db: Db; log: WarningLog }) {
-  const { db, log } = deps
+export function createBillingRunScheduleService(deps: { db: Db; log: WarningLog; runs: repo.BillRunStarter }) {
+  const { db, log, runs } = deps
   return {
     async create(body: ScheduleBody, actor: Actor): Promise<repo.ScheduleView> {
       const code = body.name?.trim() ?? ''
@@ -182,16 +182,14 @@ export function createBillingRunScheduleService(deps: { db: Db; log: WarningLog 
      * Fires the schedule now, whatever its state: one bill run per billing cycle. The state and the timer do not
      * change; the firing counts as the last one.
      */
-    async runNow(
-      code: string,
-      actor: Actor,
-    ): Promise<{ schedule: repo.ScheduleView; billingRuns: repo.BillRunView[] }> {
+    async runNow(code: string, actor: Actor): Promise<{ schedule: repo.ScheduleView; billingRuns: unknown[] }> {
       return db.transaction(async (tx) => {
         const current = await repo.lockSchedule(tx, code)
         if (!current) throw notFound(code)
         const { now, timeZone } = await ruleContext(tx)
         const ids = await createScheduledRuns(
           tx,
+          runs,
           current,
           { fireTime: now, trigger: 'RUN_NOW', firedBy: actor.username },
           timeZone,
@@ -199,7 +197,7 @@ export function createBillingRunScheduleService(deps: { db: Db; log: WarningLog 
         await repo.setLastFire(tx, current.id, now)
         return {
           schedule: (await repo.findScheduleById(tx, current.id))!,
-          billingRuns: await repo.findBillRuns(tx, { ids: ids ?? [] }),
+          billingRuns: await runs.views(tx, ids ?? []),
         }
       })
     },
@@ -215,7 +213,7 @@ export function createBillingRunScheduleService(deps: { db: Db; log: WarningLog 
         if (!schedule) return false
         const { now, timeZone } = await ruleContext(tx)
         const fireTime = new Date(due)
-        const ids = await createScheduledRuns(tx, schedule, { fireTime, trigger: 'TIMER', firedBy }, timeZone)
+        const ids = await createScheduledRuns(tx, runs, schedule, { fireTime, trigger: 'TIMER', firedBy }, timeZone)
         let after: ReturnType<typeof afterFiring>
         try {
           after = afterFiring(repo.stateOf(schedule), timeZone, now)

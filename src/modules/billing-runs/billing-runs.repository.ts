@@ -311,14 +311,6 @@ export async function scheduleCycleRules(db: Db, scheduleId: number): Promise<Cy
   return found.map(cycleRulesOf)
 }
 
-export async function cycleRules(db: Db, code: string): Promise<CycleRules | undefined> {
-  const found = await one<Omit<CycleRules, 'id'> & { id: string | number }>(
-    db,
-    sql`select ${cycleRulesColumns} from billing_cycle c where c.code = ${code}`,
-  )
-  return found && cycleRulesOf(found)
-}
-
 /** A bill run to create, in status NEW. */
 export interface NewBillRun {
   description: string | null
@@ -338,97 +330,15 @@ export interface NewBillRun {
   scheduleCode: string | null
   firingId: number | null
   creator: string
+  /** A run created by MOVE: the run whose invoices it takes. */
+  originBillRunId?: number | null
 }
 
-export async function insertBillRuns(db: Db, runs: readonly NewBillRun[]): Promise<number[]> {
-  if (runs.length === 0) return []
-  const values = runs.map(
-    (r) => sql`(${r.description}, 'NEW', ${r.billingCycleId}, ${r.processType}, ${param(r.lastTransactionDate)},
-      ${param(r.invoiceDate)}, ${r.rejectAutoAction}, ${r.suspectAutoAction}, ${r.generateAO}, ${r.computeDatesAtValidation},
-      ${r.ignoreOrders}, ${r.ignoreSubscriptions}, ${r.dateAggregation}, ${r.discountAggregation}, ${r.disableAggregation},
-      ${r.scheduleCode}, ${r.firingId}, ${r.creator})`,
-  )
-  const inserted = await rows<{ id: string | number }>(
-    db,
-    sql`insert into billing_run (description, status, billing_cycle_id, process_type, last_transaction_date, invoice_date,
-      reject_auto_action, suspect_auto_action, generate_ao, compute_dates_at_validation, ignore_orders,
-      ignore_subscriptions, date_aggregation, discount_aggregation, disable_aggregation, schedule_code, firing_id, creator)
-      values ${sql.join(values, sql`, `)} returning id`,
-  )
-  return inserted.map((row) => Number(row.id)).sort((a, b) => a - b)
-}
-
-/** A bill run as read back. */
-export interface BillRunView {
-  id: number
-  description: string | null
-  status: string
-  billingCycle: string
-  processType: ProcessType
-  processDate: string
-  lastTransactionDate: string
-  invoiceDate: string
-  rejectAutoAction: AutoAction | null
-  suspectAutoAction: AutoAction | null
-  generateAO: boolean
-  computeDatesAtValidation: boolean
-  ignoreOrders: boolean
-  ignoreSubscriptions: boolean
-  dateAggregation: string
-  discountAggregation: boolean
-  disableAggregation: boolean
-  scheduleCode: string | null
-  fireTime: string | null
-  auditable: Auditable
-}
-
-const billRunJson = sql`jsonb_build_object(
-  'id', r.id, 'description', r.description, 'status', r.status, 'billingCycle', c.code,
-  'processType', r.process_type, 'processDate', ${iso(sql`r.process_date`)},
-  'lastTransactionDate', ${iso(sql`r.last_transaction_date`)}, 'invoiceDate', ${iso(sql`r.invoice_date`)},
-  'rejectAutoAction', r.reject_auto_action, 'suspectAutoAction', r.suspect_auto_action,
-  'generateAO', r.generate_ao, 'computeDatesAtValidation', r.compute_dates_at_validation,
-  'ignoreOrders', r.ignore_orders, 'ignoreSubscriptions', r.ignore_subscriptions,
-  'dateAggregation', r.date_aggregation, 'discountAggregation', r.discount_aggregation,
-  'disableAggregation', r.disable_aggregation, 'scheduleCode', r.schedule_code,
-  'fireTime', ${iso(sql`f.fire_time`)}, 'auditable', ${auditJson('r')})`
-
-const billRunFrom = sql`billing_run r join billing_cycle c on c.id = r.billing_cycle_id
-  left join billing_run_schedule_firing f on f.id = r.firing_id`
-
-export interface BillRunFilter {
-  ids?: readonly number[]
-  scheduleCode?: string
-  billingCycle?: string
-  status?: string
-}
-
-function billRunWhere(filter: BillRunFilter): SQL {
-  const conditions: SQL[] = [sql`true`]
-  if (filter.ids) conditions.push(sql`r.id = any(${textArray(filter.ids.map(String))}::bigint[])`)
-  if (filter.scheduleCode !== undefined) conditions.push(sql`r.schedule_code = ${filter.scheduleCode}`)
-  if (filter.billingCycle !== undefined) conditions.push(sql`c.code = ${filter.billingCycle}`)
-  if (filter.status !== undefined) conditions.push(sql`r.status = ${filter.status}`)
-  return sql.join(conditions, sql` and `)
-}
-
-export async function findBillRuns(
-  db: Db,
-  filter: BillRunFilter,
-  page?: { offset: number; limit: number },
-): Promise<BillRunView[]> {
-  const tail = page ? sql` order by r.id desc limit ${page.limit} offset ${page.offset}` : sql` order by r.id`
-  const found = await rows<{ j: string }>(
-    db,
-    sql`select (${billRunJson})::text as j from ${billRunFrom} where ${billRunWhere(filter)}${tail}`,
-  )
-  return found.map((row) => JSON.parse(row.j) as BillRunView)
-}
-
-export async function countBillRuns(db: Db, filter: BillRunFilter): Promise<number> {
-  const found = await one<{ n: string }>(
-    db,
-    sql`select count(*)::text as n from ${billRunFrom} where ${billRunWhere(filter)}`,
-  )
-  return Number(found?.n ?? 0)
+/**
+ * Where the bill runs a firing creates go: the invoicing module's chain, which inserts them and starts their lines
+ * step in the firing's transaction, and shows them as the API writes bill runs.
+ */
+export interface BillRunStarter {
+  create(tx: Db, runs: readonly NewBillRun[]): Promise<number[]>
+  views(tx: Db, ids: readonly number[]): Promise<unknown[]>
 }

@@ -3,19 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { CodeParams } from '../../kernel/http/schemas.ts'
 import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
 import type { BillingRunScheduleService } from './billing-run-schedule.service.ts'
-import type { BillRunService } from './billing-run.service.ts'
-import {
-  billRunBody,
-  billRunList,
-  billRunListQuery,
-  billRunView,
-  idParams,
-  runNowView,
-  scheduleBody,
-  scheduleList,
-  scheduleListQuery,
-  scheduleView,
-} from './billing-runs.schemas.ts'
+import { runNowView, scheduleBody, scheduleList, scheduleListQuery, scheduleView } from './billing-runs.schemas.ts'
 
 const VIEW = { policy: { role: 'billing.billingRuns.view' } }
 const MANAGE = { policy: { role: 'billing.billingRuns.manage' } }
@@ -26,9 +14,9 @@ const MANAGE = { policy: { role: 'billing.billingRuns.manage' } }
  */
 export function registerBillingRunRoutes(
   server: FastifyInstance,
-  deps: { schedules: BillingRunScheduleService; billRuns: BillRunService; actorOf: ActorOf },
+  deps: { schedules: BillingRunScheduleService; actorOf: ActorOf },
 ): void {
-  const { schedules, billRuns, actorOf } = deps
+  const { schedules, actorOf } = deps
   const app = server.withTypeProvider<TypeBoxTypeProvider>()
   const tags = ['BillingRunSchedules']
   const base = '/api/v1/billingRunSchedules'
@@ -132,41 +120,5 @@ export function registerBillingRunRoutes(
       },
     },
     async (request) => schedules.runNow(request.params.code, actorOf(request)),
-  )
-
-  const runTags = ['BillingRuns']
-  app.post(
-    '/api/v1/billingRuns',
-    {
-      config: MANAGE,
-      schema: {
-        tags: runTags,
-        summary: 'Create a one-off bill run (status NEW) for a billing cycle, with its own aggregation rules',
-        body: billRunBody,
-        response: { 201: billRunView },
-      },
-    },
-    async (request, reply) => reply.status(201).send(await billRuns.create(request.body, actorOf(request))),
-  )
-  app.get(
-    '/api/v1/billingRuns',
-    {
-      config: VIEW,
-      schema: {
-        tags: runTags,
-        summary: 'List bill runs, newest first; filter by scheduleCode, billingCycle or status',
-        querystring: billRunListQuery,
-        response: { 200: billRunList },
-      },
-    },
-    async (request) => billRuns.list(request.query),
-  )
-  app.get(
-    '/api/v1/billingRuns/:id',
-    {
-      config: VIEW,
-      schema: { tags: runTags, summary: 'Get a bill run', params: idParams, response: { 200: billRunView } },
-    },
-    async (request) => billRuns.get(request.params.id),
   )
 }

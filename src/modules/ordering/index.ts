@@ -10,7 +10,7 @@ export type { OrderService, Caller } from './order.service.ts'
 export { createOrderService } from './order.service.ts'
 export type { OrderInput } from './order.model.ts'
 export { recurringRatingJob } from './recurring-rating.job.ts'
-export { rateDueRecurringCharges, type RecurringRatingResult } from './recurring-rating.ts'
+export { rateDueRecurringCharges, rateRecurringChargesOf, type RecurringRatingResult } from './recurring-rating.ts'
 export { seedOrderingDemo } from './demo-data.ts'
 /** The business day an instant falls on in a time zone (`yyyy-MM-dd`). */
 export { dayIn } from '../../kernel/time-zone.ts'

@@ -330,6 +330,68 @@ async function persist(db: Db, billings: readonly OrderBilling[], actor: string)
 }
 
 /**
+ * Rates the ended periods (by `today`) of the due recurring charges of some orders in the caller's transaction,
+ * with their discount instances: the work of one batch of the recurring rating job, and of the invoice preview
+ * (which rolls it back).
+ */
+async function rateOrders(
+  tx: Db,
+  orderIds: readonly number[],
+  run: { today: string; actor: string; pricesIncludeTax: boolean },
+  cache: RatingCatalog,
+): Promise<{ periods: number; written: number }> {
+  const { today } = run
+  const due = await dueCharges(tx, orderIds, today)
+  const instances = await storedPlanInstances(tx, orderIds)
+  const contexts = await orderContexts(tx, orderIds)
+  const chargeIds = [...new Set(due.map((d) => d.chargeId))]
+  await cache.load(tx, { chargeIds, planIds: instances.map((i) => i.discountPlanId) })
+  const prices = due.flatMap((d) =>
+    endedPeriods(cache.charge(d.chargeId), d, today).map((p) => ({ chargeId: d.chargeId, day: p.start })),
+  )
+  await cache.load(tx, { prices })
+  const billings = orderIds.map((id) =>
+    billOrder(
+      entryOf(contexts, id, 'order to rate'),
+      due.filter((d) => d.orderId === id),
+      instances.filter((i) => i.orderId === id),
+      cache,
+      run,
+    ),
+  )
+  const written = await persist(tx, billings, run.actor)
+  return { periods: billings.reduce((n, b) => n + b.periods, 0), written }
+}
+
+/**
+ * Rates, in the caller's transaction, every recurring period of a billing account's orders that has ended by `today`
+ * (tenant time zone), as the recurring rating job would: the invoice preview's "periods recurring rating would rate
+ * up to that date". The orders are locked (`for no key update`): a concurrent job run waits rather than bills them
+ * twice.
+ */
+export async function rateRecurringChargesOf(
+  tx: Db,
+  billingAccountId: number,
+  today: string,
+  actor: string,
+): Promise<number> {
+  const orders = await rows<{ id: unknown }>(
+    tx,
+    sql`select distinct o.id from customer_order o join subscription s on s.order_id = o.id
+      join charge_instance ci on ci.subscription_id = s.id
+      where o.billing_account_id = ${billingAccountId} and ci.status = 'ACTIVE' and ci.charge_type = 'RECURRING'
+        and ci.next_rating_date <= ${today}::date
+      order by o.id`,
+  )
+  if (orders.length === 0) return 0
+  const orderIds = orders.map((r) => num(r.id))
+  await tx.execute(sql`select id from customer_order where id = any(${textArray(orderIds.map(String))}::bigint[])
+    order by id for no key update`)
+  const { pricesIncludeTax } = await readTenantSettings(tx)
+  return (await rateOrders(tx, orderIds, { today, actor, pricesIncludeTax }, new RatingCatalog())).written
+}
+
+/**
  * Rates recurring charges in arrears (DECISIONS "Recurring"): every ACTIVE recurring charge instance whose next
  * period has ended by today (tenant time zone) gets one wallet operation per ended period, with its discounts, rated
  * with the tenant's `pricesIncludeTax` as it is when the run starts.
@@ -349,28 +411,8 @@ export async function rateDueRecurringCharges(options: RecurringRatingOptions): 
   const excluded = new Set<number>()
   const result: RecurringRatingResult = { processed: 0, failed: 0, walletOperations: 0 }
 
-  const billBatch = async (tx: Db, orderIds: readonly number[]) => {
-    const due = await dueCharges(tx, orderIds, today)
-    const instances = await storedPlanInstances(tx, orderIds)
-    const contexts = await orderContexts(tx, orderIds)
-    const chargeIds = [...new Set(due.map((d) => d.chargeId))]
-    await cache.load(tx, { chargeIds, planIds: instances.map((i) => i.discountPlanId) })
-    const prices = due.flatMap((d) =>
-      endedPeriods(cache.charge(d.chargeId), d, today).map((p) => ({ chargeId: d.chargeId, day: p.start })),
-    )
-    await cache.load(tx, { prices })
-    const billings = orderIds.map((id) =>
-      billOrder(
-        entryOf(contexts, id, 'order to rate'),
-        due.filter((d) => d.orderId === id),
-        instances.filter((i) => i.orderId === id),
-        cache,
-        { today, actor, pricesIncludeTax: settings.pricesIncludeTax },
-      ),
-    )
-    const written = await persist(tx, billings, actor)
-    return { periods: billings.reduce((n, b) => n + b.periods, 0), written }
-  }
+  const billBatch = (tx: Db, orderIds: readonly number[]) =>
+    rateOrders(tx, orderIds, { today, actor, pricesIncludeTax: settings.pricesIncludeTax }, cache)
 
   // The due charge instances are walked once, in id order, a chunk at a time: each chunk gives the orders to bill
   // (all their due charges, also those further on, which are then no longer due when the walk reaches them).

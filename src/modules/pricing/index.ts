@@ -7,6 +7,8 @@ import { createPricingService } from './pricing.service.ts'
 
 export type { PricingService, EvaluateInput } from './pricing.service.ts'
 export { parsePriceFormula, evaluatePriceFormula, FormulaError, type PriceFormulaContext } from './el/index.ts'
+/** The formula language itself, for other conditions written in it (invoice validation rules). */
+export { parseFormula, evaluate, toElValue, ElDecimal, type ElValue, type Formula } from './el/index.ts'
 export * from './models/index.ts'
 export { planPublication, versionOn, type TimelineVersion, type PublicationPlan } from './timeline.model.ts'
 export { decimalSchema, decimalWire, readDecimal } from './decimal-input.ts'

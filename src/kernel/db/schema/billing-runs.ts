@@ -126,9 +126,39 @@ export const billingRuns = pgTable(
     /** The schedule that created this run (kept when the schedule is deleted); null for one-off runs. */
     scheduleCode: text('schedule_code'),
     firingId: refColumn('firing_id').references(() => billingRunScheduleFirings.id, { onDelete: 'set null' }),
+    /**
+     * The step running (CREATING_INVOICE_LINES, CREATING_INVOICES, VALIDATING, CANCELLING), null when the run waits
+     * for a person or is done. `cursor` is the last billing account (by id; by code while validating) the step has
+     * finished, `done` and `total` its progress in billing accounts: a step resumes after its last committed batch.
+     */
+    step: text('step'),
+    cursor: text('cursor'),
+    progressDone: integer('progress_done').notNull().default(0),
+    progressTotal: integer('progress_total').notNull().default(0),
+    startedAt: instant('started_at'),
+    endedAt: instant('ended_at'),
+    /** A person (or FULL_AUTOMATIC) asked for the validation step: the run is VALIDATED once no draft is left. */
+    validationRequested: boolean('validation_requested').notNull().default(false),
+    /** The cancel's choice for the operations of the run: REOPEN or CANCEL. */
+    cancelMode: text('cancel_mode'),
+    invoiceLineCount: integer('invoice_line_count').notNull().default(0),
+    walletOperationCount: integer('wallet_operation_count').notNull().default(0),
+    /** MOVE: the run invoices were moved to; the run a moved-in invoice came from. */
+    nextBillRunId: refColumn('next_bill_run_id'),
+    originBillRunId: refColumn('origin_bill_run_id'),
+    lastError: text('last_error'),
     ...auditColumns(),
   },
   (t) => [
+    check(
+      'billing_run_status_valid',
+      sql`${t.status} in ('NEW', 'INVOICE_LINES_CREATED', 'DRAFT_INVOICES', 'REJECTED', 'VALIDATED', 'CANCELLED')`,
+    ),
+    check(
+      'billing_run_step_valid',
+      sql`${t.step} in ('CREATING_INVOICE_LINES', 'CREATING_INVOICES', 'VALIDATING', 'CANCELLING')`,
+    ),
+    check('billing_run_cancel_mode_valid', sql`${t.cancelMode} in ('REOPEN', 'CANCEL')`),
     check('billing_run_process_type_valid', sql`${t.processType} in ${PROCESS_TYPES}`),
     check('billing_run_reject_action_valid', sql`${t.rejectAutoAction} in ${AUTO_ACTIONS}`),
     check('billing_run_suspect_action_valid', sql`${t.suspectAutoAction} in ${AUTO_ACTIONS}`),
@@ -136,5 +166,7 @@ export const billingRuns = pgTable(
     index('billing_run_firing_idx').on(t.firingId),
     index('billing_run_cycle_idx').on(t.billingCycleId),
     index('billing_run_schedule_code_idx').on(t.scheduleCode),
+    // The chain's own work: runs of a cycle not past their lines step, oldest first.
+    index('billing_run_cycle_status_idx').on(t.billingCycleId, t.status, t.id),
   ],
 )

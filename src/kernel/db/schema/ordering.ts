@@ -385,11 +385,17 @@ export const walletOperations = pgTable(
     /** Discount operations: the operation they discount (a soft link: no constraint on this huge table). */
     discountedWalletOperationId: refColumn('discounted_wallet_operation_id'),
     explanation: text('explanation'),
+    /** BILLED: the bill run and invoice line that billed it (soft links: no constraint on this huge table). */
+    billingRunId: refColumn('billing_run_id'),
+    invoiceLineId: refColumn('invoice_line_id'),
     created: instant('created').notNull().defaultNow(),
     creator: text('creator'),
   },
   (t) => [
-    check('wallet_operation_status_valid', sql`${t.status} in ('OPEN', 'TREATED', 'CANCELED', 'RERATED', 'TO_RERATE')`),
+    check(
+      'wallet_operation_status_valid',
+      sql`${t.status} in ('OPEN', 'BILLED', 'TREATED', 'CANCELED', 'RERATED', 'TO_RERATE')`,
+    ),
     index('wallet_operation_billing_account_status_idx').on(t.billingAccountId, t.status),
     index('wallet_operation_charge_instance_idx').on(t.chargeInstanceId),
     index('wallet_operation_subscription_idx').on(t.subscriptionId),

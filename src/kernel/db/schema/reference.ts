@@ -105,6 +105,8 @@ export const billingCycles = pgTable(
       .references(() => calendars.id),
     invoiceDateDelay: integer('invoice_date_delay').notNull().default(0),
     lastTransactionDateDelay: integer('last_transaction_date_delay').notNull().default(0),
+    /** Days from an invoice's date to its due date. */
+    dueDateDelay: integer('due_date_delay').notNull().default(30),
     ignoreOrders: boolean('ignore_orders').notNull().default(false),
     ignoreSubscriptions: boolean('ignore_subscriptions').notNull().default(false),
     dateAggregation: text('date_aggregation').notNull().default('NONE'),

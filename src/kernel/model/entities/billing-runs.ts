@@ -5,6 +5,14 @@ const resource = 'billing.billingRuns'
 const PROCESS_TYPES = ['AUTOMATIC', 'MANUAL', 'FULL_AUTOMATIC'] as const
 const AUTO_ACTIONS = ['MOVE', 'CANCEL', 'CANCEL_RT', 'AUTOMATIC_VALIDATION', 'MANUAL_ACTION'] as const
 const DATE_AGGREGATION = ['NONE', 'DAY', 'WEEK', 'MONTH'] as const
+const BILL_RUN_STATUSES = [
+  'NEW',
+  'INVOICE_LINES_CREATED',
+  'DRAFT_INVOICES',
+  'REJECTED',
+  'VALIDATED',
+  'CANCELLED',
+] as const
 
 export const billingRunEntities = [
   defineEntity({
@@ -59,10 +67,25 @@ export const billingRunEntities = [
       dateAggregation: { enum: DATE_AGGREGATION },
       scheduleCode: { readOnly: true },
       processDate: { readOnly: true },
+      status: { enum: BILL_RUN_STATUSES, readOnly: true },
+      step: { enum: ['CREATING_INVOICE_LINES', 'CREATING_INVOICES', 'VALIDATING', 'CANCELLING'], readOnly: true },
+      cursor: { readOnly: true },
+      progressDone: { readOnly: true },
+      progressTotal: { readOnly: true },
+      startedAt: { readOnly: true },
+      endedAt: { readOnly: true },
+      validationRequested: { readOnly: true },
+      cancelMode: { enum: ['REOPEN', 'CANCEL'], readOnly: true },
+      invoiceLineCount: { readOnly: true },
+      walletOperationCount: { readOnly: true },
+      lastError: { readOnly: true },
     },
     relations: {
       billingCycle: manyToOne('BillingCycle', 'billingCycleId'),
       firing: manyToOne('BillingRunScheduleFiring', 'firingId', { readOnly: true }),
+      nextBillRun: manyToOne('BillingRun', 'nextBillRunId', { readOnly: true }),
+      originBillRun: manyToOne('BillingRun', 'originBillRunId', { readOnly: true }),
+      invoices: oneToMany('Invoice', 'billingRun'),
     },
   }),
 ]

@@ -182,7 +182,7 @@ export const orderingEntities = [
     huge: true,
     sellerPath: 'seller',
     fields: {
-      status: { enum: ['OPEN', 'TREATED', 'CANCELED', 'RERATED', 'TO_RERATE'] },
+      status: { enum: ['OPEN', 'BILLED', 'TREATED', 'CANCELED', 'RERATED', 'TO_RERATE'] },
       chargeType: { enum: ['ONE_SHOT_SUBSCRIPTION', 'ONE_SHOT_TERMINATION', 'ONE_SHOT_OTHER', 'RECURRING', 'USAGE'] },
     },
     relations: {
@@ -200,6 +200,8 @@ export const orderingEntities = [
       discountPlanItem: manyToOne('DiscountPlanItem', 'discountPlanItemId'),
       discountPlanInstance: manyToOne('DiscountPlanInstance', 'discountPlanInstanceId'),
       discountedWalletOperation: manyToOne('WalletOperation', 'discountedWalletOperationId'),
+      billingRun: manyToOne('BillingRun', 'billingRunId', { readOnly: true }),
+      invoiceLine: manyToOne('InvoiceLine', 'invoiceLineId', { readOnly: true }),
     },
   }),
 ]
