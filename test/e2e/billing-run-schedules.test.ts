@@ -670,6 +670,8 @@ describe('roles', () => {
       'POST /api/v1/billingRunSchedules/:code/resume',
       'POST /api/v1/billingRunSchedules/:code/runNow',
       'POST /api/v1/billingRuns',
+      'POST /api/v1/billingRuns/:id/advance',
+      'POST /api/v1/billingRuns/:id/cancel',
       'PUT /api/v1/billingRunSchedules/:code',
     ])
     for (const entry of routes) {

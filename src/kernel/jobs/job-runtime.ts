@@ -163,10 +163,17 @@ export class JobRuntime {
       sql`insert into app_instance (id, hostname, pid, roles) values (${this.instanceId}, ${os.hostname()}, ${process.pid}, ${this.options.roles})`,
     )
     await this.ensureDefaultInstances()
+    // pg-boss's supervision gives the message of a handler that stopped heartbeating (its process died) to another
+    // instance: checked at a third of the silence after which an instance counts as dead.
+    const supervision = {
+      schedule: false,
+      supervise: this.options.worker,
+      superviseIntervalSeconds: Math.max(1, Math.round(this.options.instanceStaleAfterMs / 3000)),
+    }
     const boss = new PgBoss(
       database.kind === 'pglite'
-        ? { db: fromPglite(database.pglite!), schedule: false, supervise: this.options.worker }
-        : { connectionString: database.url!, max: 3, schedule: false, supervise: this.options.worker },
+        ? { db: fromPglite(database.pglite!), ...supervision }
+        : { connectionString: database.url!, max: 3, ...supervision },
     )
     boss.on('error', (error) => log.error({ err: error }, 'job queue error'))
     await boss.start()

@@ -90,6 +90,11 @@ export function createBillRunChain(deps: ChainDeps) {
   /** Moves a run by `trigger` (the machine's table) and starts the step out of its new state when it starts at once. */
   async function move(tx: Db, run: runs.RunRow, trigger: BillRunTrigger): Promise<void> {
     const status = billRunMachine.next(run.status, trigger)
+    // Leaving NEW (its lines exist, or it is cancelled): the cycle's next run waiting for its lines may start.
+    if (run.status === 'NEW') {
+      const next = await runs.nextPendingRun(tx, run)
+      if (next !== undefined) await deps.send(tx, next)
+    }
     const final = status === 'VALIDATED' || status === 'CANCELLED'
     const step = !final && startsAtOnce(status, run.processType) ? (STEP_FROM[status] ?? null) : null
     await runs.updateRun(
@@ -117,9 +122,9 @@ export function createBillRunChain(deps: ChainDeps) {
       case 'CREATING_INVOICES':
         return runs.countAccountsWithLooseLines(tx, run.id)
       case 'VALIDATING':
-        return (await invoices.validatableInvoices(tx, run.id, autoValidated(run), 1_000_000)).length
+        return invoices.countValidatable(tx, run.id, autoValidated(run))
       case 'CANCELLING':
-        return (await runs.accountsToCancel(tx, run.id, 1_000_000)).length
+        return runs.countAccountsToCancel(tx, run.id)
     }
   }
 
@@ -135,8 +140,6 @@ export function createBillRunChain(deps: ChainDeps) {
     const after = run.cursor === null ? 0 : Number(run.cursor)
     const accounts = await runs.cycleAccounts(tx, run.billingCycleId, after, deps.batchSize)
     if (accounts.length === 0) {
-      const next = await runs.nextPendingRun(tx, run)
-      if (next !== undefined) await deps.send(tx, next)
       await move(tx, run, (await runs.hasWork(tx, run.id)) ? 'linesCreated' : 'nothingToBill')
       return 'more'
     }

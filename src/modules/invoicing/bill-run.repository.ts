@@ -203,16 +203,23 @@ export async function countAccountsWithLooseLines(tx: Db, runId: number): Promis
   return found?.n ?? 0
 }
 
+const accountsOfRun = (runId: number) => sql`(
+  select billing_account_id from invoice_line where billing_run_id = ${runId}
+  union select billing_account_id from invoice where billing_run_id = ${runId} and status <> 'VALIDATED'
+) a`
+
 /** The accounts whose lines the cancel step has not removed yet, at most `limit`. */
 export async function accountsToCancel(tx: Db, runId: number, limit: number): Promise<number[]> {
   const found = await rows<{ id: unknown }>(
     tx,
-    sql`select billing_account_id as id from (
-        select billing_account_id from invoice_line where billing_run_id = ${runId}
-        union select billing_account_id from invoice where billing_run_id = ${runId} and status <> 'VALIDATED'
-      ) a order by 1 limit ${limit}`,
+    sql`select billing_account_id as id from ${accountsOfRun(runId)} order by 1 limit ${limit}`,
   )
   return found.map((r) => num(r.id))
+}
+
+export async function countAccountsToCancel(tx: Db, runId: number): Promise<number> {
+  const found = await one<{ n: number }>(tx, sql`select count(*)::int as n from ${accountsOfRun(runId)}`)
+  return found?.n ?? 0
 }
 
 /**

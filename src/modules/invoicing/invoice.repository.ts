@@ -258,20 +258,32 @@ export async function validatableInvoices(
   autoValidate: { suspect: boolean; rejected: boolean },
   limit: number,
 ): Promise<number[]> {
-  const statuses = [
-    'DRAFT',
-    ...(autoValidate.suspect ? ['SUSPECT'] : []),
-    ...(autoValidate.rejected ? ['REJECTED'] : []),
-  ]
   const found = await rows<{ id: unknown }>(
     tx,
     sql`select i.id from invoice i join billing_account ba on ba.id = i.billing_account_id
       join seller se on se.id = i.seller_id join trading_currency cur on cur.id = i.currency_id
-      where i.billing_run_id = ${runId} and (i.status = 'DRAFT' or (i.status = any(${texts(statuses)})
-        and i.moved_from_run_id is null))
+      where ${validatable(runId, autoValidate)}
       order by ba.code, se.code, cur.code, i.id limit ${limit}`,
   )
   return found.map((r) => num(r.id))
+}
+
+function validatable(runId: number, autoValidate: { suspect: boolean; rejected: boolean }) {
+  const statuses = [...(autoValidate.suspect ? ['SUSPECT'] : []), ...(autoValidate.rejected ? ['REJECTED'] : [])]
+  return sql`i.billing_run_id = ${runId} and (i.status = 'DRAFT' or (i.status = any(${texts(statuses)})
+    and i.moved_from_run_id is null))`
+}
+
+export async function countValidatable(
+  tx: Db,
+  runId: number,
+  autoValidate: { suspect: boolean; rejected: boolean },
+): Promise<number> {
+  const found = await one<{ n: number }>(
+    tx,
+    sql`select count(*)::int as n from invoice i where ${validatable(runId, autoValidate)}`,
+  )
+  return found?.n ?? 0
 }
 
 /** How many of a run's invoices are in each status. */
