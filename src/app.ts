@@ -56,6 +56,8 @@ export interface AppDeps {
   exportDir?: string
   /** Proxies whose X-Forwarded-For gives `request.ip` (TRUST_PROXY); none by default. */
   trustProxy?: TrustProxy
+  /** BILL_RUN_BATCH_SIZE: billing accounts per batch transaction of a bill run step. */
+  billRunBatchSize?: number | undefined
 }
 
 export interface App {
@@ -163,6 +165,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     jobs: deps.jobs,
     actorOf,
     databaseKind: deps.database.kind,
+    ...(deps.billRunBatchSize === undefined ? {} : { batchSize: deps.billRunBatchSize }),
   })
   invoicing.routes(server)
   const billingRuns = createBillingRunsModule({

@@ -183,6 +183,7 @@ export async function start(options: { demo: boolean; role: ProcessRole }): Prom
     auth: config.auth,
     exportDir: config.exportDir,
     trustProxy: config.trustProxy,
+    billRunBatchSize: config.billRunBatchSize,
   }).catch(async (error: unknown) => {
     await jobs.stop(1000).catch(() => undefined)
     return abandon(error)

@@ -20,6 +20,8 @@ export interface Config {
   heartbeatIntervalMs: number
   instanceStaleAfterMs: number
   timerPollIntervalMs: number
+  /** Billing accounts (or invoices) per batch transaction of a bill run step; undefined: 500 (100 embedded). */
+  billRunBatchSize: number | undefined
   publicUrl: string | undefined
   /** Which proxies' X-Forwarded-For is believed for the client address (Fastify's `trustProxy`); false: none. */
   trustProxy: TrustProxy
@@ -99,6 +101,11 @@ export const CONFIG_VARIABLES = [
   { name: 'HEARTBEAT_INTERVAL_MS', default: '5000', description: 'instance heartbeat period' },
   { name: 'INSTANCE_STALE_AFTER_MS', default: '30000', description: 'silence after which an instance is dead' },
   { name: 'TIMER_POLL_INTERVAL_MS', default: '1000', description: 'how often due job timers are claimed' },
+  {
+    name: 'BILL_RUN_BATCH_SIZE',
+    default: '500 (100 embedded)',
+    description: 'billing accounts (or invoices) per transaction of a bill run step',
+  },
   { name: 'PUBLIC_URL', default: '(http://HOST:PORT)', description: 'base URL printed at start and used in links' },
   { name: 'AUTH_REALM', default: 'obol', description: 'realm of the built-in token issuer' },
   { name: 'AUTH_TOKEN_TTL_SEC', default: '300', description: 'lifetime of issued access tokens' },
@@ -213,6 +220,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     heartbeatIntervalMs: integer(env, 'HEARTBEAT_INTERVAL_MS', 5_000, 100, 600_000),
     instanceStaleAfterMs: integer(env, 'INSTANCE_STALE_AFTER_MS', 30_000, 1_000, 3_600_000),
     timerPollIntervalMs: integer(env, 'TIMER_POLL_INTERVAL_MS', 1_000, 50, 60_000),
+    billRunBatchSize: env.BILL_RUN_BATCH_SIZE ? integer(env, 'BILL_RUN_BATCH_SIZE', 500, 1, 100_000) : undefined,
     publicUrl: publicUrl || undefined,
     trustProxy: trustProxy(env),
     auth: loadAuthConfig(env),

@@ -84,7 +84,11 @@ describe('a FULL_AUTOMATIC bill run', () => {
   it('aggregates over subscriptions when the run says so: the three items are one line', async () => {
     const { cycle, accounts } = await freshAccounts(t, 'AGGR')
     await orderFor(t, accounts[0]!, { fee: false, items: 3 })
-    const run = await runCycle(t, cycle, { processType: 'FULL_AUTOMATIC', ignoreSubscriptions: true, ignoreOrders: true })
+    const run = await runCycle(t, cycle, {
+      processType: 'FULL_AUTOMATIC',
+      ignoreSubscriptions: true,
+      ignoreOrders: true,
+    })
     const full = await invoice(t, (await invoicesOf(t, run.id))[0].id)
     expect(full.lines).toHaveLength(1)
     expect(full.lines[0]).toMatchObject({
@@ -288,7 +292,12 @@ describe('sequences', () => {
       currentValue: 41,
     })
     expect(put.status, JSON.stringify(put.body)).toBe(200)
-    expect(put.body).toMatchObject({ seller: 'SEQ_PARENT', pattern: 'P{yy}-{seq:4}', currentValue: 41, inherited: null })
+    expect(put.body).toMatchObject({
+      seller: 'SEQ_PARENT',
+      pattern: 'P{yy}-{seq:4}',
+      currentValue: 41,
+      inherited: null,
+    })
     const child = await t.request('GET', '/api/v1/invoiceSequences/SEQ_CHILD/INVOICE')
     expect(child.body).toMatchObject({ seller: 'SEQ_CHILD', pattern: 'P{yy}-{seq:4}', inherited: 'SEQ_PARENT' })
     const lowered = await t.request('PUT', '/api/v1/invoiceSequences/SEQ_PARENT/INVOICE', { currentValue: 3 })

@@ -163,12 +163,14 @@ export class JobRuntime {
       sql`insert into app_instance (id, hostname, pid, roles) values (${this.instanceId}, ${os.hostname()}, ${process.pid}, ${this.options.roles})`,
     )
     await this.ensureDefaultInstances()
-    // pg-boss's supervision gives the message of a handler that stopped heartbeating (its process died) to another
-    // instance: checked at a third of the silence after which an instance counts as dead.
+    // pg-boss's supervision (its monitor pass) gives the message of a handler that stopped heartbeating — its process
+    // died — to another instance: checked at a third of the silence after which an instance counts as dead.
+    const checkSeconds = Math.max(1, Math.round(this.options.instanceStaleAfterMs / 3000))
     const supervision = {
       schedule: false,
       supervise: this.options.worker,
-      superviseIntervalSeconds: Math.max(1, Math.round(this.options.instanceStaleAfterMs / 3000)),
+      superviseIntervalSeconds: checkSeconds,
+      monitorIntervalSeconds: checkSeconds,
     }
     const boss = new PgBoss(
       database.kind === 'pglite'
