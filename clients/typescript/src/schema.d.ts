@@ -4840,7 +4840,7 @@ export interface components {
             }[];
             /** @description codes of the discount plans orders may select (replaces the set) */
             discountPlans?: string[];
-            /** @description codes of the sellers selling the offer (replaces the set) */
+            /** @description codes of the sellers selling the offer (replaces the set; a seller-restricted caller sets its own sellers, the others stay) */
             sellers?: string[];
             /** @description codes of the offer’s categories (replaces the set) */
             offerTemplateCategories?: string[];
@@ -4889,7 +4889,7 @@ export interface components {
             }[];
             /** @description codes of the discount plans orders may select (replaces the set) */
             discountPlans?: string[];
-            /** @description codes of the sellers selling the offer (replaces the set) */
+            /** @description codes of the sellers selling the offer (replaces the set; a seller-restricted caller sets its own sellers, the others stay) */
             sellers?: string[];
             /** @description codes of the offer’s categories (replaces the set) */
             offerTemplateCategories?: string[];
@@ -22497,7 +22497,7 @@ export interface operations {
                     product_codes?: string[];
                     /** @description offer template categories (replaces the set) */
                     category_codes?: string[];
-                    /** @description sellers selling the offer (replaces the set) */
+                    /** @description sellers selling the offer (replaces the set; a seller-restricted caller sets its own sellers, the others stay) */
                     seller_codes?: string[];
                     /** @description discount plans orders may select (replaces the set) */
                     discount_plan_codes?: string[];
@@ -23093,7 +23093,7 @@ export interface operations {
                     product_codes?: string[];
                     /** @description offer template categories (replaces the set) */
                     category_codes?: string[];
-                    /** @description sellers selling the offer (replaces the set) */
+                    /** @description sellers selling the offer (replaces the set; a seller-restricted caller sets its own sellers, the others stay) */
                     seller_codes?: string[];
                     /** @description discount plans orders may select (replaces the set) */
                     discount_plan_codes?: string[];
@@ -23298,7 +23298,7 @@ export interface operations {
                     product_codes?: string[];
                     /** @description offer template categories (replaces the set) */
                     category_codes?: string[];
-                    /** @description sellers selling the offer (replaces the set) */
+                    /** @description sellers selling the offer (replaces the set; a seller-restricted caller sets its own sellers, the others stay) */
                     seller_codes?: string[];
                     /** @description discount plans orders may select (replaces the set) */
                     discount_plan_codes?: string[];
