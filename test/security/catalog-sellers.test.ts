@@ -7,12 +7,14 @@ import { orderOf, place, seedOrderCatalog } from '../e2e/order-fixtures.ts'
  * Sellers on the catalog (issue 36, finding 5), replayed on both offer interfaces: a client restricted to seller MAIN
  * changes only offers MAIN sells, within MAIN. It cannot remove SELLER_B from a two-seller offer, create an offer
  * sold by SELLER_B, or tell a hidden seller code from an unknown one; deleting an offer in use tells it no count of
- * other sellers' subscriptions.
+ * other sellers' subscriptions. An offer reservation on another seller's user account answers as on an unknown one
+ * (finding 10).
  */
 const t = useTestApp()
 const OFFERS = '/v1/catalog/offers'
 const V1 = '/api/v1/offerTemplates'
 let main = ''
+let mainWallets = ''
 
 const account = { billingCycle: 'CYC_M', language: 'ENG', country: 'FR', tradingCurrency: 'EUR' }
 /** An order of OF_code for SELLER_B's user account UA_B. */
@@ -44,6 +46,7 @@ beforeAll(async () => {
   await offer('OF_B', ['SELLER_B'])
   await offer('OF_EVERYONE', [])
   main = await t.tokenWithRoles(['catalog.offers.view', 'catalog.offers.manage'], { sellerCodes: ['MAIN'] })
+  mainWallets = await t.tokenWithRoles(['billing.wallets.manage'], { sellerCodes: ['MAIN'] })
 })
 
 const asMain = (method: string, url: string, body?: unknown) => t.requestAs(main, method, url, body)
@@ -218,5 +221,43 @@ describe('deleting an offer in use', () => {
       const admin = await t.request('DELETE', url)
       expect(admin.body.message).toBe('Offer OF_USED has 3 ACTIVE subscriptions: it cannot be deleted while they run')
     }
+  })
+})
+
+describe('an offer reservation by a MAIN-only client', () => {
+  const reservation = (userAccountCode: string, sellerCode = 'MAIN') => ({
+    sellerCode,
+    offerCode: 'OF_INTERNET',
+    userAccountCode,
+    subscriptionDate: '2026-03-01',
+    creditLimit: 1000,
+  })
+  const reserve = (body: unknown) => t.requestAs(mainWallets, 'POST', '/api/rest/billing/wallet/reservation', body)
+
+  it('on SELLER_B’s user account answers exactly as on an unknown one (404), holding nothing', async () => {
+    const hidden = await reserve(reservation('UA_B'))
+    const unknown = await reserve(reservation('UA_NOBODY'))
+    expect(hidden.status).toBe(404)
+    expect(hidden.body).toEqual({
+      status: 'FAIL',
+      errorCode: 'ENTITY_NOT_FOUND',
+      message: 'User account UA_B not found',
+    })
+    expect(shape(hidden, 'UA_B')).toEqual(shape(unknown, 'UA_NOBODY'))
+    const open = await t.request('GET', '/api/v1/query/reservation?filters=' + encodeURIComponent('{"type":"OFFER"}'))
+    expect(open.body.total).toBe(0)
+  })
+
+  it('for seller SELLER_B on its own account answers exactly as for an unknown seller', async () => {
+    const hidden = await reserve(reservation('UA_1', 'SELLER_B'))
+    const unknown = await reserve(reservation('UA_1', 'NOBODY'))
+    expect(hidden.status).toBe(400)
+    expect(shape(hidden, 'SELLER_B')).toEqual(shape(unknown, 'NOBODY'))
+  })
+
+  it('on its own seller’s account holds the offer', async () => {
+    const held = await reserve(reservation('UA_1'))
+    expect(held.status, JSON.stringify(held.body)).toBe(200)
+    expect(held.body).toMatchObject({ status: 'OPEN', sellerCode: 'MAIN', userAccountCode: 'UA_1' })
   })
 })

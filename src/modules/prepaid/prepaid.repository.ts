@@ -1,7 +1,9 @@
 import { sql, type SQL } from 'drizzle-orm'
 import { coalescedReads } from '../../kernel/db/coalesced-reads.ts'
 import { one, preparedRows, rows, type Db } from '../../kernel/db/database.ts'
+import { registry } from '../../kernel/model/index.ts'
 import { instantText, textArray } from '../../kernel/model/json.ts'
+import { sellerRestriction, type SellerCodes } from '../../kernel/model/row-security.ts'
 import { walletOperationsInsert, type BillingParties, type WalletOperationValues } from '../ordering/index.ts'
 import type { DiscountState } from '../rating/index.ts'
 import { catalogGenerationSql } from '../catalog/index.ts'
@@ -889,15 +891,20 @@ export async function offerProducts(
   return { offerId: num(offer.id), products: found }
 }
 
-/** A user account with its billing account code, locked: offer reservations of one account queue on it. */
+/**
+ * A user account with its billing account code, locked: offer reservations of one account queue on it. One of a
+ * seller outside `sellerCodes` (row-level security) is not found, and not locked.
+ */
 export async function lockUserAccount(
   db: Db,
   code: string,
+  sellerCodes: SellerCodes,
 ): Promise<{ id: number; billingAccountCode: string } | undefined> {
+  const visible = sellerRestriction(registry, registry.get('UserAccount'), 'ua', sellerCodes) ?? sql`true`
   const found = await one<{ id: unknown; billing_account_code: string }>(
     db,
     sql`select ua.id, ba.code as billing_account_code from user_account ua
-      join billing_account ba on ba.id = ua.billing_account_id where ua.code = ${code} for update of ua`,
+      join billing_account ba on ba.id = ua.billing_account_id where ua.code = ${code} and ${visible} for update of ua`,
   )
   return found && { id: num(found.id), billingAccountCode: found.billing_account_code }
 }
