@@ -2617,7 +2617,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm an OPEN reservation: the consumed quantity (default all) is charged, the rest released
-         * @description 404 ENTITY_NOT_FOUND for an unknown id; 409 INVALID_STATE when the reservation is not OPEN.
+         * @description 404 ENTITY_NOT_FOUND for an unknown id; 409 INVALID_STATE when the reservation is not OPEN; 402 INSUFFICIENT_BALANCE when the consumed part, rated again, costs more than the hold and the available balance together (the reservation stays OPEN: cancel it, or confirm less).
          *
          *     Required role: `billing.wallets.manage`.
          */
@@ -2685,7 +2685,9 @@ export interface paths {
         put?: never;
         /**
          * Credit a PREPAID wallet; answers the wallet after the credit
-         * @description Required role: `billing.wallets.manage`.
+         * @description The amount is positive, with at most the decimals of the wallet’s currency (else 400).
+         *
+         *     Required role: `billing.wallets.manage`.
          */
         post: operations["creditsUserAccountWallet"];
         delete?: never;
@@ -26154,6 +26156,15 @@ export interface operations {
             };
             /** @description Unauthorized: no valid bearer token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            402: {
                 headers: {
                     [name: string]: unknown;
                 };
