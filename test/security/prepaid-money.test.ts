@@ -13,6 +13,7 @@ import {
   ledgerCheck,
   MEDIATION,
   mediationCall,
+  productOffer,
   reserve,
   seedPrepaid,
   wallet,
@@ -70,16 +71,7 @@ beforeAll(async () => {
     price_fx: '#{quantity > 100 ? 0.015 : 0.0333}',
   })
   await post('charges/CH_TIER/pricing/publish', {}, 200)
-  await post('products', { code: 'PR_TIER', name: 'PR_TIER' })
-  await post('products/PR_TIER/versions', { shortDescription: 'v1', validFrom: '2020-01-01' })
-  await post('products/PR_TIER/versions/1/charges/CH_TIER', {}, 200)
-  await created(t, 'PUT', '/api/v1/products/PR_TIER/versions/1/status?status=PUBLISHED', undefined, 200)
-  await post('offerTemplates', {
-    code: 'OF_TIER',
-    name: 'OF_TIER',
-    lifeCycleStatus: 'ACTIVE',
-    offerComponents: [{ productCode: 'PR_TIER' }],
-  })
+  await productOffer(t, 'PR_TIER', ['CH_TIER'], 'OF_TIER')
   await tierAccount('UA_TIER', 'PT', 'SUB_TIER')
   // With an order discount plan (20 % off), reserve and confirm take the locked path.
   await tierAccount('UA_TIER_PLAN', 'PD', 'SUB_TIER_PLAN', { discountPlanCodes: ['DP_ORDER_20'] })
