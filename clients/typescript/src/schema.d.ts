@@ -194,7 +194,9 @@ export interface paths {
         get: operations["getUser"];
         /**
          * Update a user (partial): email, password, enabled, groups
-         * @description Required role: `api.users.manage`.
+         * @description A new password ends the user’s portal sessions, except the session the change is made through (with a token from `/api/portal/token`).
+         *
+         *     Required role: `api.users.manage`.
          */
         put: operations["updateUser"];
         post?: never;
