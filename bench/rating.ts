@@ -149,7 +149,7 @@ async function buildCatalog(db: Db): Promise<void> {
       offerComponents: Array.from({ length: PRODUCTS }, (_v, i) => ({ productCode: `BPR_${i + 1}` })),
       discountPlans: ['BDP_OFFER'],
     },
-    DEMO,
+    { username: DEMO, sellerCodes: null },
   )
 }
 

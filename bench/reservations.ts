@@ -72,7 +72,7 @@ async function buildCatalog(db: Db): Promise<void> {
   await catalog.products.publish('BPR_USAGE', 1, DEMO)
   await catalog.offers.create(
     { code: 'BOF_USAGE', lifeCycleStatus: 'ACTIVE', offerComponents: [{ productCode: 'BPR_USAGE' }] },
-    DEMO,
+    { username: DEMO, sellerCodes: null },
   )
 }
 

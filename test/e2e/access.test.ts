@@ -370,6 +370,54 @@ describe('portal session', () => {
     ).toBe(401)
   })
 
+  it('ends the user’s other sessions on a password change through the portal, and all on one by an admin', async () => {
+    const group = await t.request('POST', '/api/v1/groups', {
+      name: 'Password changers',
+      roles: ['api.users.view', 'api.users.manage'],
+    })
+    expect(group.status).toBe(201)
+    const user = await t.request('POST', '/api/v1/users', {
+      username: 'portal-user',
+      password: 'first-password-1',
+      groups: ['Password changers'],
+    })
+    expect(user.status).toBe(201)
+    const cookieOf = async (password: string) => {
+      const response = await login('portal-user', password)
+      expect(response.statusCode).toBe(200)
+      return String(response.headers['set-cookie']).split(';')[0]!
+    }
+    const tokenStatus = async (cookie: string) =>
+      (await t.app.server.inject({ method: 'GET', url: '/api/portal/token', headers: { cookie } })).statusCode
+    const portalToken = async (cookie: string) =>
+      (await t.app.server.inject({ method: 'GET', url: '/api/portal/token', headers: { cookie } })).json()
+        .access_token as string
+    const [laptop, phone, tablet] = [
+      await cookieOf('first-password-1'),
+      await cookieOf('first-password-1'),
+      await cookieOf('first-password-1'),
+    ]
+    // Another change keeps every session.
+    const email = await t.requestAs(await portalToken(laptop), 'PUT', '/api/v1/users/portal-user', {
+      email: 'portal@example.com',
+    })
+    expect(email.status).toBe(200)
+    expect([await tokenStatus(laptop), await tokenStatus(phone), await tokenStatus(tablet)]).toEqual([200, 200, 200])
+
+    const changed = await t.requestAs(await portalToken(laptop), 'PUT', '/api/v1/users/portal-user', {
+      password: 'second-password-2',
+    })
+    expect(changed.status).toBe(200)
+    expect([await tokenStatus(laptop), await tokenStatus(phone), await tokenStatus(tablet)]).toEqual([200, 401, 401])
+    expect((await login('portal-user', 'first-password-1')).statusCode).toBe(401)
+
+    const desk = await cookieOf('second-password-2')
+    const byAdmin = await t.request('PUT', '/api/v1/users/portal-user', { password: 'third-password-3' })
+    expect(byAdmin.status).toBe(200)
+    expect([await tokenStatus(laptop), await tokenStatus(desk)]).toEqual([401, 401])
+    await cookieOf('third-password-3')
+  })
+
   it('refuses a wrong password and throttles repeated failures with 429', async () => {
     const statuses: number[] = []
     for (let i = 0; i < 7; i++) statuses.push((await login('throttled-user', 'wrong password', '10.9.9.9')).statusCode)

@@ -37,18 +37,24 @@ export async function seedPrepaid(t: TestApp, subscriptions: readonly string[]):
     })
     await post(`charges/${code}/pricing/publish`, {}, 200)
   }
-  await post('products', { code: 'PR_PREPAID', name: 'PR_PREPAID' })
-  await post('products/PR_PREPAID/versions', { shortDescription: 'v1', validFrom: '2020-01-01' })
-  for (const c of ['CH_CALL', 'CH_ANY']) await post(`products/PR_PREPAID/versions/1/charges/${c}`, {}, 200)
-  await created(t, 'PUT', '/api/v1/products/PR_PREPAID/versions/1/status?status=PUBLISHED', undefined, 200)
-  await post('offerTemplates', {
-    code: 'OF_PREPAID',
-    name: 'OF_PREPAID',
-    lifeCycleStatus: 'ACTIVE',
-    offerComponents: [{ productCode: 'PR_PREPAID' }],
-  })
+  await productOffer(t, 'PR_PREPAID', ['CH_CALL', 'CH_ANY'], 'OF_PREPAID')
   for (const subscriptionCode of subscriptions) await placePrepaid(t, subscriptionCode)
   await post('userAccounts/UA_1/wallets', { code: 'PP', walletType: 'PREPAID' })
+}
+
+/** A product of `charges` (version 1 from 2020-01-01, PUBLISHED) and an ACTIVE offer `offer` selling it. */
+export async function productOffer(t: TestApp, product: string, charges: readonly string[], offer: string) {
+  const post = (path: string, body: unknown, status = 201) => created(t, 'POST', `/api/v1/${path}`, body, status)
+  await post('products', { code: product, name: product })
+  await post(`products/${product}/versions`, { shortDescription: 'v1', validFrom: '2020-01-01' })
+  for (const c of charges) await post(`products/${product}/versions/1/charges/${c}`, {}, 200)
+  await created(t, 'PUT', `/api/v1/products/${product}/versions/1/status?status=PUBLISHED`, undefined, 200)
+  await post('offerTemplates', {
+    code: offer,
+    name: offer,
+    lifeCycleStatus: 'ACTIVE',
+    offerComponents: [{ productCode: product }],
+  })
 }
 
 /** Places an order of OF_PREPAID (PR_PREPAID) from 2026-01-01 for a subscription; `extra` adds order fields. */

@@ -194,7 +194,9 @@ export interface paths {
         get: operations["getUser"];
         /**
          * Update a user (partial): email, password, enabled, groups
-         * @description Required role: `api.users.manage`.
+         * @description A new password ends the user’s portal sessions, except the session the change is made through (with a token from `/api/portal/token`).
+         *
+         *     Required role: `api.users.manage`.
          */
         put: operations["updateUser"];
         post?: never;
@@ -2893,7 +2895,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm an OPEN reservation: the consumed quantity (default all) is charged, the rest released
-         * @description 404 ENTITY_NOT_FOUND for an unknown id; 409 INVALID_STATE when the reservation is not OPEN.
+         * @description 404 ENTITY_NOT_FOUND for an unknown id; 409 INVALID_STATE when the reservation is not OPEN; 402 INSUFFICIENT_BALANCE when the consumed part, rated again, costs more than the hold and the available balance together (the reservation stays OPEN: cancel it, or confirm less).
          *
          *     Required role: `billing.wallets.manage`.
          */
@@ -2961,7 +2963,9 @@ export interface paths {
         put?: never;
         /**
          * Credit a PREPAID wallet; answers the wallet after the credit
-         * @description Required role: `billing.wallets.manage`.
+         * @description The amount is positive, with at most the decimals of the wallet’s currency (else 400).
+         *
+         *     Required role: `billing.wallets.manage`.
          */
         post: operations["creditsUserAccountWallet"];
         delete?: never;
@@ -5431,7 +5435,7 @@ export interface components {
             }[];
             /** @description codes of the discount plans orders may select (replaces the set) */
             discountPlans?: string[];
-            /** @description codes of the sellers selling the offer (replaces the set) */
+            /** @description codes of the sellers selling the offer (replaces the set; a seller-restricted caller sets its own sellers, the others stay) */
             sellers?: string[];
             /** @description codes of the offer’s categories (replaces the set) */
             offerTemplateCategories?: string[];
@@ -5480,7 +5484,7 @@ export interface components {
             }[];
             /** @description codes of the discount plans orders may select (replaces the set) */
             discountPlans?: string[];
-            /** @description codes of the sellers selling the offer (replaces the set) */
+            /** @description codes of the sellers selling the offer (replaces the set; a seller-restricted caller sets its own sellers, the others stay) */
             sellers?: string[];
             /** @description codes of the offer’s categories (replaces the set) */
             offerTemplateCategories?: string[];
@@ -23088,7 +23092,7 @@ export interface operations {
                     product_codes?: string[];
                     /** @description offer template categories (replaces the set) */
                     category_codes?: string[];
-                    /** @description sellers selling the offer (replaces the set) */
+                    /** @description sellers selling the offer (replaces the set; a seller-restricted caller sets its own sellers, the others stay) */
                     seller_codes?: string[];
                     /** @description discount plans orders may select (replaces the set) */
                     discount_plan_codes?: string[];
@@ -23684,7 +23688,7 @@ export interface operations {
                     product_codes?: string[];
                     /** @description offer template categories (replaces the set) */
                     category_codes?: string[];
-                    /** @description sellers selling the offer (replaces the set) */
+                    /** @description sellers selling the offer (replaces the set; a seller-restricted caller sets its own sellers, the others stay) */
                     seller_codes?: string[];
                     /** @description discount plans orders may select (replaces the set) */
                     discount_plan_codes?: string[];
@@ -23889,7 +23893,7 @@ export interface operations {
                     product_codes?: string[];
                     /** @description offer template categories (replaces the set) */
                     category_codes?: string[];
-                    /** @description sellers selling the offer (replaces the set) */
+                    /** @description sellers selling the offer (replaces the set; a seller-restricted caller sets its own sellers, the others stay) */
                     seller_codes?: string[];
                     /** @description discount plans orders may select (replaces the set) */
                     discount_plan_codes?: string[];
@@ -28407,6 +28411,15 @@ export interface operations {
             };
             /** @description Unauthorized: no valid bearer token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            402: {
                 headers: {
                     [name: string]: unknown;
                 };

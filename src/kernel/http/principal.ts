@@ -16,6 +16,8 @@ export interface Principal {
    * of theirs carries a seller list; null when any group is unrestricted.
    */
   sellerCodes: readonly string[] | null
+  /** The portal session a token was issued to (`/api/portal/token`): a reference, not the session id. */
+  portalSession?: string
 }
 
 declare module 'fastify' {

@@ -206,7 +206,7 @@ export async function seedCatalogDemo(db: Db): Promise<{ created: boolean }> {
         offerTemplateCategories: ['INTERNET'],
         attributes: { maxSpeedMbps: 1000, technology: 'FTTH' },
       },
-      DEMO,
+      { username: DEMO, sellerCodes: null },
     )
     await catalog.offers.create(
       {
@@ -216,7 +216,7 @@ export async function seedCatalogDemo(db: Db): Promise<{ created: boolean }> {
         offerComponents: [{ productCode: 'PR_INTERNET', mandatory: true }],
         offerTemplateCategories: ['INTERNET'],
       },
-      DEMO,
+      { username: DEMO, sellerCodes: null },
     )
     return { created: true }
   })

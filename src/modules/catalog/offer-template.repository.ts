@@ -252,6 +252,16 @@ export async function replaceDiscountPlans(db: Db, offerId: number, ids: readonl
   }
 }
 
+/** The sellers of an offer, by id and code (none: the offer is sold by every seller). */
+export async function sellersOf(db: Db, offerId: number): Promise<{ id: number; code: string }[]> {
+  return db
+    .select({ id: sellers.id, code: sellers.code })
+    .from(offerSellers)
+    .innerJoin(sellers, eq(sellers.id, offerSellers.sellerId))
+    .where(eq(offerSellers.offerTemplateId, offerId))
+    .orderBy(asc(sellers.code))
+}
+
 export async function replaceSellers(db: Db, offerId: number, ids: readonly number[]): Promise<void> {
   await db.delete(offerSellers).where(eq(offerSellers.offerTemplateId, offerId))
   if (ids.length > 0)

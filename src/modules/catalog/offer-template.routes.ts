@@ -1,13 +1,22 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { DecimalJson } from '../../kernel/decimal-json.ts'
 import { decimalOut, nullableDecimalOut } from '../../kernel/decimal-json.ts'
+import { principalOf } from '../../kernel/http/principal.ts'
 import { CodeParams, errorResponses, ListQuery, NoContent } from '../../kernel/http/schemas.ts'
 import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
 import { decimalSchema } from '../pricing/index.ts'
 import { catalogRecord, CatalogPage, Code, CodeList, Description, NewCode, NullableText } from './catalog.schemas.ts'
 import { OFFER_STATUSES } from './offer-status.model.ts'
-import type { OfferTemplateService } from './offer-template.service.ts'
+import type { OfferActor, OfferTemplateService } from './offer-template.service.ts'
+
+/** The caller of an offer write on either interface: who, and the sellers it may act for. */
+export const offerActorOf =
+  (actorOf: ActorOf) =>
+  (request: FastifyRequest): OfferActor => ({
+    username: actorOf(request).username,
+    sellerCodes: principalOf(request).sellerCodes,
+  })
 
 const DecimalIn = Type.Unsafe<number | string>(decimalSchema)
 const NullableDecimalIn = Type.Unsafe<number | string | null>({ anyOf: [...decimalSchema.anyOf, { type: 'null' }] })
@@ -66,7 +75,11 @@ const offerFields = {
     ),
   ),
   discountPlans: Type.Optional(CodeList('codes of the discount plans orders may select (replaces the set)')),
-  sellers: Type.Optional(CodeList('codes of the sellers selling the offer (replaces the set)')),
+  sellers: Type.Optional(
+    CodeList(
+      'codes of the sellers selling the offer (replaces the set; a seller-restricted caller sets its own sellers, the others stay)',
+    ),
+  ),
   offerTemplateCategories: Type.Optional(CodeList('codes of the offer’s categories (replaces the set)')),
 }
 
@@ -115,6 +128,7 @@ export function registerOfferTemplateRoutes(
   const view = { policy: { role: 'catalog.offers.view' } }
   const manage = { policy: { role: 'catalog.offers.manage' } }
   const base = '/api/v1/offerTemplates'
+  const writer = offerActorOf(actorOf)
 
   app.post(
     base,
@@ -127,7 +141,7 @@ export function registerOfferTemplateRoutes(
         response: { 201: OfferTemplate },
       },
     },
-    async (request, reply) => reply.status(201).send(await offers.create(request.body, actorOf(request).username)),
+    async (request, reply) => reply.status(201).send(await offers.create(request.body, writer(request))),
   )
   app.get(
     base,
@@ -164,7 +178,7 @@ export function registerOfferTemplateRoutes(
         response: { 200: OfferTemplate, ...errorResponses(422) },
       },
     },
-    async (request) => offers.update(request.params.code, request.body, actorOf(request).username),
+    async (request) => offers.update(request.params.code, request.body, writer(request)),
   )
   app.delete(
     `${base}/:code`,
@@ -178,7 +192,7 @@ export function registerOfferTemplateRoutes(
       },
     },
     async (request, reply) => {
-      await offers.delete(request.params.code)
+      await offers.delete(request.params.code, writer(request))
       return reply.status(204).send(null)
     },
   )

@@ -3,6 +3,7 @@ import { one, type Db } from '../../kernel/db/database.ts'
 import { pgErrorOf } from '../../kernel/db/database-errors.ts'
 import { AppError, validationError, type ErrorDetail } from '../../kernel/errors.ts'
 import { registry } from '../../kernel/model/index.ts'
+import type { SellerCodes } from '../../kernel/model/row-security.ts'
 import * as records from '../../kernel/resources/resource.repository.ts'
 import type { ListQuery, ResourceService } from '../../kernel/resources/resource.service.ts'
 import { readTenantSettings } from '../../kernel/settings.ts'
@@ -18,6 +19,13 @@ import {
   type OfferStatus,
 } from './offer-status.model.ts'
 import * as repo from './offer-template.repository.ts'
+import { checkOfferWritable, offerSellerIds, type OfferSeller } from './offer-sellers.ts'
+
+/** Who writes an offer: the name recorded, and the sellers the write must stay within (see `checkOfferWritable`). */
+export interface OfferActor {
+  readonly username: string
+  readonly sellerCodes: SellerCodes
+}
 
 export interface OfferComponentInput {
   productCode: string
@@ -199,8 +207,18 @@ async function componentRows(
   return rows
 }
 
-/** Writes the link lists the input carries (each replaces the whole set), validating every code first. */
-async function writeLinks(tx: Db, offerId: number, input: OfferWrite, dialect: OfferDialect) {
+/**
+ * Writes the link lists the input carries (each replaces the whole set), validating every code first. `sellers`:
+ * the offer's sellers before the write (none for a new offer), which the caller's seller rule starts from.
+ */
+async function writeLinks(
+  tx: Db,
+  offerId: number,
+  input: OfferWrite,
+  dialect: OfferDialect,
+  sellers: readonly OfferSeller[],
+  sellerCodes: SellerCodes,
+) {
   const names = dialect.field
   const problems: ErrorDetail[] = []
   const writes: (() => Promise<void>)[] = []
@@ -234,10 +252,8 @@ async function writeLinks(tx: Db, offerId: number, input: OfferWrite, dialect: O
     const ids = await idsOf(tx, 'DiscountPlan', 'discount plan', names.discountPlans, input.discountPlans, problems)
     writes.push(() => repo.replaceDiscountPlans(tx, offerId, ids))
   }
-  if (input.sellers) {
-    const ids = await idsOf(tx, 'Seller', 'seller', names.sellers, input.sellers, problems)
-    writes.push(() => repo.replaceSellers(tx, offerId, ids))
-  }
+  const sellerIds = await offerSellerIds(tx, sellers, input.sellers, sellerCodes, names.sellers, problems)
+  if (sellerIds) writes.push(() => repo.replaceSellers(tx, offerId, sellerIds))
   if (input.offerTemplateCategories) {
     const field = names.offerTemplateCategories
     const codes = input.offerTemplateCategories
@@ -289,10 +305,18 @@ async function claimingCode<T>(code: string, write: () => Promise<T>): Promise<T
   }
 }
 
-async function lockOffer(tx: Db, code: string): Promise<{ id: number; current: records.WireRecord }> {
+/** Locks an offer the caller may `intent` (404 when unknown, 403 outside its sellers) and reads it and its sellers. */
+async function lockOffer(
+  tx: Db,
+  code: string,
+  actor: OfferActor,
+  intent: 'change' | 'delete' = 'change',
+): Promise<{ id: number; current: records.WireRecord; sellers: OfferSeller[] }> {
   const id = await records.lockIdOfCode(tx, OFFER(), code)
   if (id === undefined) throw offerNotFound(code)
-  return { id, current: (await records.findById(tx, OFFER(), id))! }
+  const sellers = await repo.sellersOf(tx, id)
+  checkOfferWritable(code, sellers, actor.sellerCodes, intent)
+  return { id, current: (await records.findById(tx, OFFER(), id))!, sellers }
 }
 
 /**
@@ -303,7 +327,7 @@ async function lockOffer(tx: Db, code: string): Promise<{ id: number; current: r
 export async function createOffer(
   tx: Db,
   input: OfferWrite & { code: string },
-  actor: string,
+  actor: OfferActor,
   dialect: OfferDialect,
 ): Promise<number> {
   const status = input.status === undefined ? DEFAULT_STATUS : dialect.readStatus(input.status, undefined)
@@ -330,10 +354,10 @@ export async function createOffer(
         attributes: input.attributes ?? {},
       },
       bounds,
-      actor,
+      actor.username,
     ),
   )
-  await writeLinks(tx, id, input, dialect)
+  await writeLinks(tx, id, input, dialect, [], actor.sellerCodes)
   return id
 }
 
@@ -345,10 +369,10 @@ export async function updateOffer(
   tx: Db,
   code: string,
   input: OfferWrite,
-  actor: string,
+  actor: OfferActor,
   dialect: OfferDialect,
 ): Promise<number> {
-  const { id, current } = await lockOffer(tx, code)
+  const { id, current, sellers } = await lockOffer(tx, code, actor)
   const values: repo.OfferValues = {}
   if (input.status !== undefined) {
     const from = current.lifeCycleStatus as OfferStatus
@@ -375,23 +399,28 @@ export async function updateOffer(
   if (input.autoEndOfEngagement !== undefined) values.autoEndOfEngagement = input.autoEndOfEngagement
   if (input.attributes !== undefined) values.attributes = input.attributes
   const bounds = await validity(tx, input, current, dialect)
-  await claimingCode(input.code ?? code, () => repo.updateOffer(tx, id, values, bounds, actor))
-  await writeLinks(tx, id, input, dialect)
+  await claimingCode(input.code ?? code, () => repo.updateOffer(tx, id, values, bounds, actor.username))
+  await writeLinks(tx, id, input, dialect, sellers, actor.sellerCodes)
   return id
 }
 
+/** "N subscription(s)" for a caller who sees every seller's; a seller-restricted one is told no count. */
+const howMany = (n: number, what: string, sellerCodes: SellerCodes) =>
+  sellerCodes === null ? `${n} ${what}${n === 1 ? '' : 's'}` : `${what}s`
+
 /**
  * Deletes an offer inside `tx`. Never while subscriptions use it (ACTIVE ones: 422 OFFER_HAS_ACTIVE_SUBSCRIPTIONS;
- * others: 409, they keep it for their history); an offer that can be ordered must be retired first.
+ * others: 409, they keep it for their history); an offer that can be ordered must be retired first. The refusal
+ * counts subscriptions of every seller, so it tells the count only to a caller who sees them all.
  */
-export async function deleteOffer(tx: Db, code: string, dialect: OfferDialect): Promise<void> {
-  const { id, current } = await lockOffer(tx, code)
+export async function deleteOffer(tx: Db, code: string, actor: OfferActor, dialect: OfferDialect): Promise<void> {
+  const { id, current } = await lockOffer(tx, code, actor, 'delete')
   const subscriptions = await repo.subscriptionCounts(tx, id)
   const active = subscriptions.get('ACTIVE') ?? 0
   if (active > 0) {
     throw new AppError(
       'OFFER_HAS_ACTIVE_SUBSCRIPTIONS',
-      `Offer ${code} has ${active} ACTIVE subscription${active === 1 ? '' : 's'}: it cannot be deleted while they run`,
+      `Offer ${code} has ${howMany(active, 'ACTIVE subscription', actor.sellerCodes)}: it cannot be deleted while they run`,
     )
   }
   const status = current.lifeCycleStatus as OfferStatus
@@ -405,7 +434,7 @@ export async function deleteOffer(tx: Db, code: string, dialect: OfferDialect): 
   if (others > 0) {
     throw new AppError(
       'ENTITY_IN_USE',
-      `Offer ${code} has ${others} subscription${others === 1 ? '' : 's'}: it stays for their history`,
+      `Offer ${code} has ${howMany(others, 'subscription', actor.sellerCodes)}: it stays for their history`,
     )
   }
   await repo.deleteOffer(tx, id)
@@ -416,22 +445,22 @@ export async function addOfferProduct(
   tx: Db,
   code: string,
   productCode: string,
-  actor: string,
+  actor: OfferActor,
   field: string,
 ): Promise<void> {
-  const { id } = await lockOffer(tx, code)
+  const { id } = await lockOffer(tx, code, actor)
   const productId = await records.idOfCode(tx, registry.get('Product'), productCode)
   if (productId === undefined) throw validationError([{ field, message: `no product with code '${productCode}'` }])
-  if (await repo.addProduct(tx, id, productId)) await repo.updateOffer(tx, id, {}, {}, actor)
+  if (await repo.addProduct(tx, id, productId)) await repo.updateOffer(tx, id, {}, {}, actor.username)
 }
 
 /** Removes a product (its component) from an offer; 404 when the offer does not have it. */
-export async function removeOfferProduct(tx: Db, code: string, productCode: string, actor: string): Promise<void> {
-  const { id } = await lockOffer(tx, code)
+export async function removeOfferProduct(tx: Db, code: string, productCode: string, actor: OfferActor): Promise<void> {
+  const { id } = await lockOffer(tx, code, actor)
   if (!(await repo.removeProduct(tx, id, productCode))) {
     throw new AppError('NOT_FOUND', `Product ${productCode} is not a product of offer ${code}`)
   }
-  await repo.updateOffer(tx, id, {}, {}, actor)
+  await repo.updateOffer(tx, id, {}, {}, actor.username)
 }
 
 const fromV1 = ({ lifeCycleStatus, ...rest }: OfferInput): OfferWrite =>
@@ -458,19 +487,19 @@ export function createOfferTemplateService(deps: { db: Db; records: ResourceServ
       return { ...page, data: page.data.map((r) => ({ ...r, ...links.get(r.id as number)! })) }
     },
 
-    create: (input: OfferInput & { code: string }, actor: string) =>
+    create: (input: OfferInput & { code: string }, actor: OfferActor) =>
       deps.db.transaction(async (tx) => {
         await createOffer(tx, { ...fromV1(input), code: input.code }, actor, V1_DIALECT)
         return get(tx, input.code)
       }),
 
-    update: (code: string, input: OfferInput, actor: string) =>
+    update: (code: string, input: OfferInput, actor: OfferActor) =>
       deps.db.transaction(async (tx) => {
         await updateOffer(tx, code, fromV1(input), actor, V1_DIALECT)
         return get(tx, code)
       }),
 
-    delete: (code: string) => deps.db.transaction((tx) => deleteOffer(tx, code, V1_DIALECT)),
+    delete: (code: string, actor: OfferActor) => deps.db.transaction((tx) => deleteOffer(tx, code, actor, V1_DIALECT)),
   }
 }
 

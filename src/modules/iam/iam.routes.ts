@@ -184,12 +184,16 @@ export function registerIamRoutes(server: FastifyInstance, iam: IamService, real
       schema: {
         tags: users,
         summary: 'Update a user (partial): email, password, enabled, groups',
+        description:
+          'A new password ends the user’s portal sessions, except the session the change is made through (with a ' +
+          'token from `/api/portal/token`).',
         params: UsernameParams,
         body: UserUpdate,
         response: { 200: User },
       },
     },
-    async (request) => iam.updateUser(request.params.username, request.body, actor(request)),
+    async (request) =>
+      iam.updateUser(request.params.username, request.body, actor(request), principalOf(request).portalSession),
   )
   app.delete(
     '/api/v1/users/:username',

@@ -6,6 +6,7 @@ import { hashSecret, randomSecret } from './secrets.ts'
 import type { Static } from 'typebox'
 import type { Client, Group, User } from './iam.schemas.ts'
 import * as repo from './iam.repository.ts'
+import { endSessionsOf } from './portal.repository.ts'
 
 export type GroupView = Static<typeof Group>
 export type UserView = Static<typeof User>
@@ -213,16 +214,24 @@ export function createIamService(deps: { db: Db }) {
       return getUser(input.username, options.tx)
     },
 
+    /**
+     * Partial update. A new password ends the user's portal sessions, all but `portalSession` (the session the
+     * change was made through, when made with a portal token): whoever knew the old password is logged out.
+     */
     async updateUser(
       username: string,
       input: { email?: string | null; password?: string; enabled?: boolean; groups?: string[] },
       actor: string,
+      portalSession?: string,
     ) {
       const hash = input.password === undefined ? undefined : await hashSecret(input.password)
       return db.transaction(async (tx) => {
         const id = await userId(tx, username)
         await repo.updateUserRow(tx, id, input, actor)
-        if (hash !== undefined) await repo.storePasswordHash(tx, id, hash)
+        if (hash !== undefined) {
+          await repo.storePasswordHash(tx, id, hash)
+          await endSessionsOf(tx, id, portalSession)
+        }
         if (input.groups) await setMemberships(tx, id, input.groups)
         return getUser(username, tx)
       })

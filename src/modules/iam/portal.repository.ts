@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm'
-import { one, type Db } from '../../kernel/db/database.ts'
-import { instantText } from '../../kernel/model/json.ts'
+import { one, rows, type Db } from '../../kernel/db/database.ts'
+import { instantText, textArray } from '../../kernel/model/json.ts'
+import { sha256 } from './secrets.ts'
 
 /** Portal sessions: only hashes of the session id and of the CSRF token are stored. */
 
@@ -33,4 +34,21 @@ export async function findLiveSession(
 
 export async function deleteSession(db: Db, idHash: string): Promise<void> {
   await db.execute(sql`delete from obol_secrets.portal_session where id_hash = ${idHash}`)
+}
+
+/**
+ * A session's reference, for a token to name it: the hash of its id hash, so neither the cookie nor the stored key
+ * leaves the server.
+ */
+export const sessionReference = (idHash: string): string => sha256(idHash)
+
+/** Ends every portal session of a user but the one `keep` refers to (`sessionReference`), if any. */
+export async function endSessionsOf(db: Db, userId: number, keep: string | undefined): Promise<void> {
+  const found = await rows<{ id_hash: string }>(
+    db,
+    sql`select id_hash from obol_secrets.portal_session where user_id = ${userId}`,
+  )
+  const ended = found.map((s) => s.id_hash).filter((idHash) => sessionReference(idHash) !== keep)
+  if (ended.length === 0) return
+  await db.execute(sql`delete from obol_secrets.portal_session where id_hash = any(${textArray(ended)})`)
 }

@@ -2,7 +2,7 @@ import type { Db } from '../../kernel/db/database.ts'
 import { AppError } from '../../kernel/errors.ts'
 import type { AuthConfig } from '../../kernel/config.ts'
 import type { GroupInput, IamService } from './iam.service.ts'
-import { deleteSession, findLiveSession, insertSession } from './portal.repository.ts'
+import { deleteSession, findLiveSession, insertSession, sessionReference } from './portal.repository.ts'
 import { DUMMY_HASH, randomSecret, sha256, verifySecret } from './secrets.ts'
 import { refusalMessage, type AuthThrottle } from './throttle.ts'
 import { grantsOf, type TokenService } from './tokens.ts'
@@ -12,6 +12,8 @@ export type PortalService = ReturnType<typeof createPortalService>
 export interface SessionUser {
   userId: number
   username: string
+  /** The session's reference (`sessionReference`), carried by the tokens issued to it. */
+  session: string
 }
 
 /** The header a mutating portal call echoes the CSRF token in. */
@@ -70,20 +72,24 @@ export function createPortalService(deps: {
       csrf: { required: boolean; header: string | string[] | undefined },
     ): Promise<SessionUser> {
       if (!sessionId) throw new AppError('UNAUTHORIZED', 'Log in first: no portal session cookie')
-      const found = await findLiveSession(db, sha256(sessionId))
+      const idHash = sha256(sessionId)
+      const found = await findLiveSession(db, idHash)
       if (!found) throw new AppError('UNAUTHORIZED', 'The portal session has expired or does not exist; log in again')
       if (csrf.required && (typeof csrf.header !== 'string' || sha256(csrf.header) !== found.csrfHash)) {
         throw new AppError('FORBIDDEN', `This call needs the ${CSRF_HEADER} header issued at login`)
       }
-      return { userId: found.userId, username: found.username }
+      return { userId: found.userId, username: found.username, session: sessionReference(idHash) }
     },
 
     logout: (sessionId: string | undefined) => deleteSession(db, sha256(sessionId ?? '')),
 
-    /** A bearer token for the session's user, living at most five minutes (less when tokens live less). */
+    /**
+     * A bearer token for the session's user, living at most five minutes (less when tokens live less), naming the
+     * session: a password change made with it keeps that session.
+     */
     token: (user: SessionUser) =>
       tokens.issue(
-        { userId: user.userId, username: user.username, clientId: undefined },
+        { userId: user.userId, username: user.username, clientId: undefined, portalSession: user.session },
         Math.min(300, config.tokenTtlSec),
       ),
 

@@ -30,6 +30,8 @@ export interface Identity {
   userId: number
   username: string
   clientId: string | undefined
+  /** The portal session a portal user's token is issued to (see `Principal.portalSession`). */
+  portalSession?: string
 }
 
 interface ObolClaims extends JWTPayload {
@@ -39,6 +41,7 @@ interface ObolClaims extends JWTPayload {
   resource_access?: Record<string, { roles?: unknown } | undefined>
   groups?: unknown
   obol_seller_codes?: unknown
+  obol_portal_session?: unknown
 }
 
 export class InvalidTokenError extends Error {
@@ -145,6 +148,11 @@ export function createTokenService(deps: { db: Db; keys: SigningKeys; config: Au
       ...strings(payload.resource_access?.[config.resourceClient]?.roles),
     ])
     const sellerCodes = Array.isArray(payload.obol_seller_codes) ? strings(payload.obol_seller_codes) : null
+    // Only Obol's own portal tokens name a portal session.
+    const portalSession =
+      !config.issuerUrl && payload.azp === PORTAL_CLIENT && typeof payload.obol_portal_session === 'string'
+        ? payload.obol_portal_session
+        : undefined
     return {
       subject: payload.sub ?? '',
       username: payload.preferred_username ?? payload.sub ?? '',
@@ -152,6 +160,7 @@ export function createTokenService(deps: { db: Db; keys: SigningKeys; config: Au
       roles,
       groups: strings(payload.groups),
       sellerCodes,
+      ...(portalSession === undefined ? {} : { portalSession }),
       expiresAt: new Date(Number(payload.exp) * 1000),
     }
   }
@@ -177,6 +186,7 @@ export function createTokenService(deps: { db: Db; keys: SigningKeys; config: Au
         resource_access: { [config.resourceClient]: { roles: grants.roles } },
         groups: grants.groups,
         ...(grants.sellerCodes ? { obol_seller_codes: grants.sellerCodes } : {}),
+        ...(identity.portalSession === undefined ? {} : { obol_portal_session: identity.portalSession }),
       }
       const token = await new SignJWT(claims)
         .setProtectedHeader({ alg: 'ES256', kid, typ: 'JWT' })

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify'
 import { AppError } from '../../kernel/errors.ts'
 import { asAppError, errorResponse } from '../../kernel/http/error-handler.ts'
 import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
+import { offerActorOf } from '../catalog/index.ts'
 import {
   commaList,
   linkHeader,
@@ -52,6 +53,7 @@ export function registerOffersRoutes(
   publicUrl: string,
 ): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>()
+  const writer = offerActorOf(actorOf)
   const location = (code: string) => `${publicUrl.replace(/\/+$/, '')}${BASE}/${encodeURIComponent(code)}`
 
   function sendPage(reply: FastifyReply, requestUrl: string, page: Page) {
@@ -164,7 +166,7 @@ export function registerOffersRoutes(
       },
     },
     async (request, reply) => {
-      const record = await offers.create(request.body, actorOf(request).username)
+      const record = await offers.create(request.body, writer(request))
       return reply.status(201).header('location', location(record.code)).send(record)
     },
   )
@@ -184,7 +186,7 @@ export function registerOffersRoutes(
       },
     },
     async (request, reply) => {
-      const { created, record } = await offers.upsert(request.params.code, request.body, actorOf(request).username)
+      const { created, record } = await offers.upsert(request.params.code, request.body, writer(request))
       if (created) void reply.header('location', location(record.code))
       return reply.status(created ? 201 : 200).send(record)
     },
@@ -204,7 +206,7 @@ export function registerOffersRoutes(
         response: { 200: OfferRecord, 422: OfferError },
       },
     },
-    async (request) => offers.update(request.params.code, request.body, actorOf(request).username),
+    async (request) => offers.update(request.params.code, request.body, writer(request)),
   )
 
   app.delete(
@@ -222,7 +224,7 @@ export function registerOffersRoutes(
       },
     },
     async (request, reply) => {
-      await offers.remove(request.params.code)
+      await offers.remove(request.params.code, writer(request))
       return reply.status(204).send(null)
     },
   )
@@ -240,7 +242,7 @@ export function registerOffersRoutes(
         response: { 200: OfferRecord },
       },
     },
-    async (request) => offers.addProduct(request.params.code, request.body.product_code, actorOf(request).username),
+    async (request) => offers.addProduct(request.params.code, request.body.product_code, writer(request)),
   )
 
   app.delete(
@@ -256,7 +258,7 @@ export function registerOffersRoutes(
       },
     },
     async (request, reply) => {
-      await offers.removeProduct(request.params.code, request.params.product_code, actorOf(request).username)
+      await offers.removeProduct(request.params.code, request.params.product_code, writer(request))
       return reply.status(204).send(null)
     },
   )
@@ -276,7 +278,7 @@ export function registerOffersRoutes(
       },
     },
     async (request) => {
-      const outcomes = await offers.bulk(request.body.operations, actorOf(request).username)
+      const outcomes = await offers.bulk(request.body.operations, writer(request))
       const results = outcomes.map((outcome): BulkResult => {
         const { index, action, code } = outcome
         if (outcome.ok) {

@@ -67,7 +67,11 @@ const offerFields = {
     Codes('the products of the offer (replaces the set; products that stay keep their component settings)'),
   ),
   category_codes: Type.Optional(Codes('offer template categories (replaces the set)')),
-  seller_codes: Type.Optional(Codes('sellers selling the offer (replaces the set)')),
+  seller_codes: Type.Optional(
+    Codes(
+      'sellers selling the offer (replaces the set; a seller-restricted caller sets its own sellers, the others stay)',
+    ),
+  ),
   discount_plan_codes: Type.Optional(Codes('discount plans orders may select (replaces the set)')),
   auto_end_of_engagement: Type.Optional(Type.Boolean()),
   attributes: Type.Optional(Attributes),

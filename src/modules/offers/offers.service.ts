@@ -12,6 +12,7 @@ import {
   removeOfferProduct,
   updateOffer,
   versionValidOn,
+  type OfferActor,
   type OfferWrite,
 } from '../catalog/index.ts'
 import { dayIn } from '../ordering/index.ts'
@@ -134,7 +135,7 @@ export function createOffersService(deps: { db: Db; clock: Clock }) {
     return write
   }
 
-  async function create(body: OfferFieldsBody & { code: string }, actor: string): Promise<OfferRecord> {
+  async function create(body: OfferFieldsBody & { code: string }, actor: OfferActor): Promise<OfferRecord> {
     const write = createWrite(body, body.code)
     return deps.db.transaction(async (tx) => {
       await createOffer(tx, write, actor, OFFERS_DIALECT)
@@ -149,7 +150,7 @@ export function createOffersService(deps: { db: Db; clock: Clock }) {
   async function upsert(
     code: string,
     body: OfferFieldsBody & { code?: string; newCode?: string },
-    actor: string,
+    actor: OfferActor,
   ): Promise<{ created: boolean; record: OfferRecord }> {
     if (body.code !== undefined && body.code !== code) {
       throw validationError([
@@ -178,12 +179,15 @@ export function createOffersService(deps: { db: Db; clock: Clock }) {
     }
   }
 
-  async function remove(code: string): Promise<void> {
-    await deps.db.transaction((tx) => deleteOffer(tx, code, OFFERS_DIALECT))
+  async function remove(code: string, actor: OfferActor): Promise<void> {
+    await deps.db.transaction((tx) => deleteOffer(tx, code, actor, OFFERS_DIALECT))
   }
 
   /** Runs one bulk operation as its single call would; malformed operations fail alone. */
-  async function runOperation(raw: unknown, actor: string): Promise<{ status: 200 | 201 | 204; record?: OfferRecord }> {
+  async function runOperation(
+    raw: unknown,
+    actor: OfferActor,
+  ): Promise<{ status: 200 | 201 | 204; record?: OfferRecord }> {
     const shapeProblems = validOperation(raw)
     if (shapeProblems.length > 0) throw validationError(shapeProblems)
     const op = raw as { action: 'create' | 'upsert' | 'delete'; code?: string; body?: unknown }
@@ -209,7 +213,7 @@ export function createOffersService(deps: { db: Db; clock: Clock }) {
       case 'delete': {
         if (op.code === undefined) throw required('code')
         if (op.body !== undefined) throw validationError([{ field: 'body', message: 'a delete takes no body' }])
-        await remove(op.code)
+        await remove(op.code, actor)
         return { status: 204 }
       }
     }
@@ -258,7 +262,7 @@ export function createOffersService(deps: { db: Db; clock: Clock }) {
     upsert,
 
     /** Partial update: only sent fields change; a status change follows the transition table. */
-    update: (code: string, body: OfferFieldsBody, actor: string) =>
+    update: (code: string, body: OfferFieldsBody, actor: OfferActor) =>
       deps.db.transaction(async (tx) => {
         await updateOffer(tx, code, offerWriteOf(body), actor, OFFERS_DIALECT)
         return read(tx, code)
@@ -266,13 +270,13 @@ export function createOffersService(deps: { db: Db; clock: Clock }) {
 
     remove,
 
-    addProduct: (code: string, productCode: string, actor: string) =>
+    addProduct: (code: string, productCode: string, actor: OfferActor) =>
       deps.db.transaction(async (tx) => {
         await addOfferProduct(tx, code, productCode, actor, 'product_code')
         return read(tx, code)
       }),
 
-    removeProduct: (code: string, productCode: string, actor: string) =>
+    removeProduct: (code: string, productCode: string, actor: OfferActor) =>
       deps.db.transaction((tx) => removeOfferProduct(tx, code, productCode, actor)),
 
     /**
@@ -281,7 +285,7 @@ export function createOffersService(deps: { db: Db; clock: Clock }) {
      * its codes (code, body code, newCode), so a create then a delete of one offer happen in that order. The
      * outcomes keep the order of the operations.
      */
-    async bulk(operations: readonly unknown[], actor: string): Promise<BulkOutcome[]> {
+    async bulk(operations: readonly unknown[], actor: OfferActor): Promise<BulkOutcome[]> {
       const outcomes: BulkOutcome[] = []
       const slot = limiter(BULK_PARALLELISM)
       const lastOf = new Map<string, Promise<void>>()

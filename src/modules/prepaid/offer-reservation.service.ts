@@ -76,7 +76,8 @@ export function createOfferReservationService(deps: { db: Db; clock: Clock; rese
     async reserve(input: OfferReservationInput, caller: Caller) {
       const settings = await readTenantSettings(db)
       return inTransaction(db, async (tx) => {
-        const account = await repo.lockUserAccount(tx, input.userAccountCode)
+        // Another seller's account reads as an unknown one (row-level security): same answer, nothing locked.
+        const account = await repo.lockUserAccount(tx, input.userAccountCode, caller.sellerCodes)
         if (!account) throw new AppError('ENTITY_NOT_FOUND', `User account ${input.userAccountCode} not found`)
         const offer = await repo.offerProducts(tx, input.offerCode)
         if (!offer) throw new AppError('ENTITY_NOT_FOUND', `Offer ${input.offerCode} not found`)
@@ -144,7 +145,8 @@ export function createOfferReservationService(deps: { db: Db; clock: Clock; rese
       let result: Awaited<ReturnType<typeof view>> | undefined
       await deps.reservations.withOpen(id, caller, timeZone, 'OFFER', async (tx, r) => {
         const stored = (await repo.reservationView(tx, r.id))!
-        const account = (await repo.lockUserAccount(tx, stored.userAccountCode))!
+        // The reservation's seller was checked visible when it was locked (`withOpen`).
+        const account = (await repo.lockUserAccount(tx, stored.userAccountCode, null))!
         const offer = (await repo.offerProducts(tx, stored.offerCode!))!
         const order = orderOf(
           {

@@ -1,7 +1,9 @@
 import { sql, type SQL } from 'drizzle-orm'
 import { coalescedReads } from '../../kernel/db/coalesced-reads.ts'
 import { one, preparedRows, rows, type Db } from '../../kernel/db/database.ts'
+import { registry } from '../../kernel/model/index.ts'
 import { instantText, textArray } from '../../kernel/model/json.ts'
+import { sellerRestriction, type SellerCodes } from '../../kernel/model/row-security.ts'
 import { walletOperationsInsert, type BillingParties, type WalletOperationValues } from '../ordering/index.ts'
 import type { DiscountState } from '../rating/index.ts'
 import { catalogGenerationSql } from '../catalog/index.ts'
@@ -390,12 +392,14 @@ export interface WalletRow {
   readonly walletType: string
   readonly userAccountId: number
   readonly currency: string
+  /** The currency's decimals: what an amount credited, held or debited may carry at most. */
+  readonly minorUnits: number
   readonly balance: string
   readonly reserved: string
 }
 
 const walletSelect = sql`select w.id, w.code, w.wallet_type, w.user_account_id, cur.code as currency,
-    w.balance::text as balance, w.reserved::text as reserved
+    cur.decimal_places as minor_units, w.balance::text as balance, w.reserved::text as reserved
   from wallet w
   join user_account ua on ua.id = w.user_account_id
   join billing_account ba on ba.id = ua.billing_account_id
@@ -408,6 +412,7 @@ function walletOf(r: Record<string, unknown>): WalletRow {
     walletType: r.wallet_type as string,
     userAccountId: num(r.user_account_id),
     currency: r.currency as string,
+    minorUnits: num(r.minor_units),
     balance: r.balance as string,
     reserved: r.reserved as string,
   }
@@ -823,18 +828,26 @@ const reservationRowSoon = coalescedReads(reservationRows)
 
 /**
  * Closes a reservation and writes and applies its ledger rows in one statement, outside any transaction, if it is
- * still OPEN and not past its expiry date at `now`; otherwise writes nothing and answers false. Locks in the order
- * every balance change takes them: the reservation (its update), then the counter periods of the entries in id
- * order, then their wallet — each lock's query reads the previous one's rows, so PostgreSQL takes them in that
- * order. The entries must not depend on the counters' or wallet's figures (they give back or consume what the
- * reservation holds). `operations`, the wallet operations of a confirm's consumed part, are written with them.
- * Its updates may start from the figures of its snapshot (see `ledgerQueries`): any committed state in which the
- * reservation is OPEN still holds what it gives back, so those stay within the tables' check constraints too.
+ * still OPEN and not past its expiry date at `now`, and its wallet's available balance covers `beyondHold` (what a
+ * confirm debits beyond the reservation's own hold: its wallet never goes below zero); otherwise writes nothing and
+ * answers false. Locks in the order every balance change takes them: the reservation, then the counter periods of
+ * the entries in id order, then their wallet — each lock's query reads the previous one's rows, so PostgreSQL takes
+ * them in that order — and decides from the wallet's figures as read under its lock. The entries must not depend on
+ * the counters' figures (they give back or consume what the reservation holds). `operations`, the wallet
+ * operations of a confirm's consumed part, are written with them. Its updates may start from the figures of its
+ * snapshot (see `ledgerQueries`): any committed state in which the reservation is OPEN still holds what it gives
+ * back, so those stay within the tables' check constraints too.
  */
 export async function closeHeld(
   db: Db,
   id: number,
-  close: { status: 'CONFIRMED' | 'CANCELLED'; consumedQuantity: string | null; at: Date; now: Date },
+  close: {
+    status: 'CONFIRMED' | 'CANCELLED'
+    consumedQuantity: string | null
+    at: Date
+    now: Date
+    beyondHold?: { walletId: number; amount: string }
+  },
   entries: readonly LedgerEntry[],
   actor: string,
   operations: readonly Omit<WalletOperationValues, 'id'>[] = [],
@@ -842,20 +855,29 @@ export async function closeHeld(
   const applied = sql`(select count(*) from locked_wallets) >= 0 and exists (select 1 from closed)`
   const periodIds = [...new Set(entries.flatMap((e) => (e.counterPeriodId === undefined ? [] : [e.counterPeriodId])))]
   const walletIds = [...new Set(entries.flatMap((e) => (e.walletId === undefined ? [] : [e.walletId])))]
+  const beyond = close.beyondHold
+  const covered =
+    beyond === undefined
+      ? sql`true`
+      : sql`coalesce((select available from locked_wallets where id = ${beyond.walletId}::bigint)
+          >= ${beyond.amount}::numeric, false)`
   const [found] = await preparedRows<{ id: unknown }>(
     db,
-    sql`with closed as (
-        update reservation set status = ${close.status}, consumed_quantity = ${close.consumedQuantity}::numeric,
-          closed_date = ${close.at.toISOString()}::timestamptz, updated = now(), updater = ${actor}
-        where id = ${id} and status = 'OPEN' and expiry_date > ${close.now.toISOString()}::timestamptz
-        returning id
+    sql`with locked_reservation as materialized (
+        select id from reservation
+        where id = ${id} and status = 'OPEN' and expiry_date > ${close.now.toISOString()}::timestamptz for update
       ), locked_periods as materialized (
         select p.id from counter_period p
-        where ${idIn(sql`p.id`, periodIds)} and exists (select 1 from closed) order by p.id for update
+        where ${idIn(sql`p.id`, periodIds)} and exists (select 1 from locked_reservation) order by p.id for update
       ), locked_wallets as materialized (
-        select w.id from wallet w
+        select w.id, w.balance - w.reserved as available from wallet w
         where ${idIn(sql`w.id`, walletIds)} and (select count(*) from locked_periods) >= 0
         order by w.id for update
+      ), closed as (
+        update reservation set status = ${close.status}, consumed_quantity = ${close.consumedQuantity}::numeric,
+          closed_date = ${close.at.toISOString()}::timestamptz, updated = now(), updater = ${actor}
+        where id = (select id from locked_reservation) and ${covered}
+        returning id
       ), ${ledgerQueries(entries, actor, sql`(select id from closed)`, applied)}${
         operations.length === 0 ? sql`` : sql`, operations as (${walletOperationsInsert(operations, applied)})`
       }
@@ -889,15 +911,20 @@ export async function offerProducts(
   return { offerId: num(offer.id), products: found }
 }
 
-/** A user account with its billing account code, locked: offer reservations of one account queue on it. */
+/**
+ * A user account with its billing account code, locked: offer reservations of one account queue on it. One of a
+ * seller outside `sellerCodes` (row-level security) is not found, and not locked.
+ */
 export async function lockUserAccount(
   db: Db,
   code: string,
+  sellerCodes: SellerCodes,
 ): Promise<{ id: number; billingAccountCode: string } | undefined> {
+  const visible = sellerRestriction(registry, registry.get('UserAccount'), 'ua', sellerCodes) ?? sql`true`
   const found = await one<{ id: unknown; billing_account_code: string }>(
     db,
     sql`select ua.id, ba.code as billing_account_code from user_account ua
-      join billing_account ba on ba.id = ua.billing_account_id where ua.code = ${code} for update of ua`,
+      join billing_account ba on ba.id = ua.billing_account_id where ua.code = ${code} and ${visible} for update of ua`,
   )
   return found && { id: num(found.id), billingAccountCode: found.billing_account_code }
 }

@@ -98,9 +98,12 @@ export function registerPrepaidRoutes(
       schema: {
         tags: reservationTags,
         summary: 'Confirm an OPEN reservation: the consumed quantity (default all) is charged, the rest released',
-        description: '404 ENTITY_NOT_FOUND for an unknown id; 409 INVALID_STATE when the reservation is not OPEN.',
+        description:
+          '404 ENTITY_NOT_FOUND for an unknown id; 409 INVALID_STATE when the reservation is not OPEN; 402 ' +
+          'INSUFFICIENT_BALANCE when the consumed part, rated again, costs more than the hold and the available ' +
+          'balance together (the reservation stays OPEN: cancel it, or confirm less).',
         body: ConfirmBody,
-        response: { 200: ActionAnswer, ...errorResponses(404) },
+        response: { 200: ActionAnswer, ...errorResponses(402, 404) },
       },
     },
     async (request) => {
@@ -167,6 +170,7 @@ export function registerPrepaidRoutes(
       schema: {
         tags: walletTags,
         summary: 'Credit a PREPAID wallet; answers the wallet after the credit',
+        description: 'The amount is positive, with at most the decimals of the wallet’s currency (else 400).',
         params: WalletParams,
         body: CreditBody,
         response: { 201: Wallet },

@@ -45,7 +45,7 @@ import {
   splitConsumption,
   takeFreeUnits,
 } from './reservation.model.ts'
-import { parseUsageLine, type UsageLine } from './usage-line.model.ts'
+import { invalidUsageRecord, parseUsageLine, type UsageLine } from './usage-line.model.ts'
 
 export interface Caller {
   readonly username: string
@@ -348,10 +348,18 @@ export function createReservationService(deps: { db: Db; clock: Clock; catalogCa
         },
       )
     }
+    // A TERMINATED subscription takes no usage at all (subscriptions carry no termination date: their status says it).
     if (sub.status !== 'ACTIVE') {
       throw new AppError('INVALID_USAGE_RECORD', `Invalid usage record: subscription ${sub.code} is ${sub.status}`, {
         details: [{ field: 'subscription', message: `subscription ${sub.code} is ${sub.status}, not ACTIVE` }],
       })
+    }
+    // Usage before the subscription started is not its usage: refused before anything (a counter period) is opened.
+    if (line.usageDay < sub.subscriptionDate) {
+      throw invalidUsageRecord(
+        'date',
+        `must be on or after the start of subscription ${sub.code} (${sub.subscriptionDate}), not ${line.usageDay}`,
+      )
     }
     const { charge, counter } = context
     if (!charge) {
@@ -533,6 +541,8 @@ export function createReservationService(deps: { db: Db; clock: Clock; catalogCa
           consumedQuantity: string | null
           entries: repo.LedgerEntry[]
           operations?: ReturnType<typeof usageOperation>[]
+          /** What a confirm debits beyond the hold: the wallet's available balance must cover it (`closeHeld`). */
+          beyondHold?: { walletId: number; amount: string }
           message: string
         }
       | undefined
@@ -549,7 +559,13 @@ export function createReservationService(deps: { db: Db; clock: Clock; catalogCa
       repo.closeHeld(
         db,
         r.id,
-        { status: close.status, consumedQuantity: close.consumedQuantity, at: now, now },
+        {
+          status: close.status,
+          consumedQuantity: close.consumedQuantity,
+          at: now,
+          now,
+          ...(close.beyondHold ? { beyondHold: close.beyondHold } : {}),
+        },
         close.entries,
         caller.username,
         close.operations,
@@ -661,11 +677,16 @@ export function createReservationService(deps: { db: Db; clock: Clock; catalogCa
             usageOperation(operationOwner(r, usage.subscription, usage.charge, caller.username), rating, r.usageDay!),
           )
         }
+        // A consumed part dearer than its hold (a tiered price re-rated on fewer units) needs the wallet's available
+        // balance for the rest, checked under the wallet's lock; without a wallet, the locked path refuses it.
+        const beyond = charged.minus(r.amountWithTax)
+        if (beyond.gt(0) && r.walletId === null) return undefined
         return {
           status: 'CONFIRMED',
           consumedQuantity: consumed.toFixed(),
           entries: confirmEntries(r, split, charged),
           operations,
+          ...(beyond.gt(0) ? { beyondHold: { walletId: r.walletId!, amount: beyond.toFixed() } } : {}),
           message: confirmedMessage(r.id, consumed, charged),
         }
       })
@@ -680,6 +701,7 @@ export function createReservationService(deps: { db: Db; clock: Clock; catalogCa
         // Rated first (reads only); the counter and wallet locks come before any write that references them (a
         // wallet operation's foreign key share-locks its wallet, which a later FOR UPDATE would have to upgrade).
         let charged = money(0)
+        let currency = ''
         let write: (() => Promise<void>) | undefined
         // What the reserve's rating took from discount plans goes back first (under the order's lock); the consumed
         // part is then rated from there, as a placed order's usage would be.
@@ -703,6 +725,7 @@ export function createReservationService(deps: { db: Db; clock: Clock; catalogCa
             instances,
           )
           charged = rating.total.withTax
+          currency = sub.parties.currencyCode
           write = async () => {
             const owner = operationOwner(r, sub, charge, caller.username)
             const ids = await reserveWalletOperationIds(tx, 1 + rating.discounts.discounts.length)
@@ -735,7 +758,14 @@ export function createReservationService(deps: { db: Db; clock: Clock; catalogCa
             .map(Number)
             .sort((a, b) => a - b),
         )
-        if (r.walletId !== null) await repo.lockWallets(tx, [r.walletId])
+        const wallet = r.walletId === null ? undefined : (await repo.lockWallets(tx, [r.walletId])).get(r.walletId)
+        // The wallet never goes below zero: the debit may exceed the hold (a tiered price re-rated on fewer units)
+        // only by what the wallet has available, as read under its lock. Refused, the reservation stays OPEN.
+        const held = money(r.amountWithTax)
+        const payable = held.plus(wallet ? money(wallet.balance).minus(wallet.reserved) : 0)
+        if (charged.gt(held) && charged.gt(payable)) {
+          throw new AppError('INSUFFICIENT_BALANCE', insufficientBalance(charged, payable, currency))
+        }
         await write?.()
         const entries = confirmEntries(r, split, charged)
         await repo.applyLedger(tx, entries, caller.username)

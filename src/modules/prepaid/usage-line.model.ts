@@ -17,7 +17,8 @@ export interface UsageLine {
 
 const LOCAL_DATE_TIME = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/
 
-const invalid = (field: string, message: string) =>
+/** INVALID_USAGE_RECORD naming the field of the line (`line`, `date`, `subscription`, `quantity`). */
+export const invalidUsageRecord = (field: string, message: string) =>
   new AppError('INVALID_USAGE_RECORD', `Invalid usage record: ${field} ${message}`, {
     details: [{ field, message }],
   })
@@ -28,9 +29,9 @@ const invalid = (field: string, message: string) =>
  */
 export function parseUsageLine(text: string, timeZone: string): UsageLine {
   const line = text.replace(/\r?\n$/, '')
-  if (line.includes('\n')) throw invalid('line', 'must be one line')
+  if (line.includes('\n')) throw invalidUsageRecord('line', 'must be one line')
   const fields = line.split(';')
-  if (fields.length !== 5) throw invalid('line', `must have 5 fields separated by ';', not ${fields.length}`)
+  if (fields.length !== 5) throw invalidUsageRecord('line', `must have 5 fields separated by ';', not ${fields.length}`)
   const [dateTime, subscriptionCode, quantity, param1, param2] = fields.map((f) => f.trim()) as [
     string,
     string,
@@ -52,11 +53,11 @@ export function parseUsageLine(text: string, timeZone: string): UsageLine {
     Number(mm) > 59 ||
     Number(ss ?? 0) > 59
   ) {
-    throw invalid('date', `must be a local date-time yyyy-MM-ddTHH:mm:ss, not '${dateTime}'`)
+    throw invalidUsageRecord('date', `must be a local date-time yyyy-MM-ddTHH:mm:ss, not '${dateTime}'`)
   }
-  if (subscriptionCode === '') throw invalid('subscription', 'must name a subscription code')
+  if (subscriptionCode === '') throw invalidUsageRecord('subscription', 'must name a subscription code')
   if (!isDecimalString(quantity) || money(quantity).lte(0)) {
-    throw invalid('quantity', `must be a positive decimal, not '${quantity}'`)
+    throw invalidUsageRecord('quantity', `must be a positive decimal, not '${quantity}'`)
   }
   const offset = (Number(hh) * 3600 + Number(mm) * 60 + Number(ss ?? 0)) * 1000
   return {

@@ -1,7 +1,7 @@
 import type { Decimal } from 'decimal.js'
 import type { Db } from '../../kernel/db/database.ts'
 import { AppError, validationError } from '../../kernel/errors.ts'
-import { money } from '../../kernel/money.ts'
+import { formatDecimal, money } from '../../kernel/money.ts'
 import { registry } from '../../kernel/model/index.ts'
 import { withinSellers } from '../../kernel/resources/resource.repository.ts'
 import * as repo from './prepaid.repository.ts'
@@ -89,6 +89,15 @@ export function createWalletService(deps: { db: Db }) {
             'INVALID_STATE',
             `Wallet ${walletCode} is ${wallet.walletType}: only PREPAID wallets take credits`,
           )
+        }
+        // Money in a wallet is whole minor units of its currency, as every hold and debit is rated to: never rounded.
+        if (input.amount.decimalPlaces() > wallet.minorUnits) {
+          throw validationError([
+            {
+              field: 'amount',
+              message: `${wallet.currency} amounts have at most ${wallet.minorUnits} decimals, not ${formatDecimal(input.amount)}`,
+            },
+          ])
         }
         await repo.lockWallets(tx, [wallet.id])
         await repo.applyLedger(
