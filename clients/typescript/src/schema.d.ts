@@ -3486,7 +3486,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Status and headers only: Product name, version and commit
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        head: operations["headOpencellVersion"];
         patch?: never;
         trace?: never;
     };
@@ -3506,7 +3510,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Status and headers only: Product name, version and commit
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        head: operations["headGenericApiVersion"];
         patch?: never;
         trace?: never;
     };
@@ -3526,7 +3534,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Status and headers only: Entity names, as GET /api/v1/query/entities
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        head: operations["headGenericEntities"];
         patch?: never;
         trace?: never;
     };
@@ -3546,7 +3558,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Status and headers only: Fields and relations of an entity, as Opencell describes them (relations: isEntity "true")
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        head: operations["headGenericEntity"];
         patch?: never;
         trace?: never;
     };
@@ -3583,10 +3599,18 @@ export interface paths {
          */
         get: operations["listGenericRecords"];
         put?: never;
-        post?: never;
+        /**
+         * Opencell's create: 405, write through the v1 resource the answer names
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        post: operations["createGenericRecord"];
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Status and headers only: List entities: same as GET /api/v1/query/{entity}, with fullTextFilter
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        head: operations["headGenericRecords"];
         patch?: never;
         trace?: never;
     };
@@ -3602,15 +3626,207 @@ export interface paths {
          * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
          */
         get: operations["getGenericRecord"];
-        put?: never;
+        /**
+         * Opencell's update: 405, write through the v1 resource the answer names
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        put: operations["updateGenericRecord"];
         /**
          * Get one entity by id: genericFields, nestedEntities, nestedDepth (an empty body: every field)
          * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
          */
         post: operations["fetchGenericRecord"];
+        /**
+         * Opencell's delete: 405, write through the v1 resource the answer names
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        delete: operations["deleteGenericRecord"];
+        options?: never;
+        /**
+         * Status and headers only: Get one entity by id (HEAD: 200 or 404, no body)
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        head: operations["headGenericRecord"];
+        patch?: never;
+        trace?: never;
+    };
+    "/opencell/api/rest/v2/version": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Product name, version and commit
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        get: operations["getOpencellVersionAtContextPath"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Status and headers only: Product name, version and commit
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        head: operations["headOpencellVersionAtContextPath"];
+        patch?: never;
+        trace?: never;
+    };
+    "/opencell/api/rest/v2/generic/version": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Product name, version and commit
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        get: operations["getGenericApiVersionAtContextPath"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Status and headers only: Product name, version and commit
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        head: operations["headGenericApiVersionAtContextPath"];
+        patch?: never;
+        trace?: never;
+    };
+    "/opencell/api/rest/v2/generic/entities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Entity names, as GET /api/v1/query/entities
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        get: operations["listGenericEntitiesAtContextPath"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Status and headers only: Entity names, as GET /api/v1/query/entities
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        head: operations["headGenericEntitiesAtContextPath"];
+        patch?: never;
+        trace?: never;
+    };
+    "/opencell/api/rest/v2/generic/entities/{entity}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Fields and relations of an entity, as Opencell describes them (relations: isEntity "true")
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        get: operations["describeGenericEntityAtContextPath"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Status and headers only: Fields and relations of an entity, as Opencell describes them (relations: isEntity "true")
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        head: operations["headGenericEntityAtContextPath"];
+        patch?: never;
+        trace?: never;
+    };
+    "/opencell/api/rest/v2/generic/all/{entity}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List entities: same as POST /api/v1/query/{entity}, with fullTextFilter
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        post: operations["searchGenericRecordsAtContextPath"];
         delete?: never;
         options?: never;
         head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/opencell/api/rest/v2/generic/{entity}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List entities: same as GET /api/v1/query/{entity}, with fullTextFilter
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        get: operations["listGenericRecordsAtContextPath"];
+        put?: never;
+        /**
+         * Opencell's create: 405, write through the v1 resource the answer names
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        post: operations["createGenericRecordAtContextPath"];
+        delete?: never;
+        options?: never;
+        /**
+         * Status and headers only: List entities: same as GET /api/v1/query/{entity}, with fullTextFilter
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        head: operations["headGenericRecordsAtContextPath"];
+        patch?: never;
+        trace?: never;
+    };
+    "/opencell/api/rest/v2/generic/{entity}/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one entity by id (HEAD: 200 or 404, no body)
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        get: operations["getGenericRecordAtContextPath"];
+        /**
+         * Opencell's update: 405, write through the v1 resource the answer names
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        put: operations["updateGenericRecordAtContextPath"];
+        /**
+         * Get one entity by id: genericFields, nestedEntities, nestedDepth (an empty body: every field)
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        post: operations["fetchGenericRecordAtContextPath"];
+        /**
+         * Opencell's delete: 405, write through the v1 resource the answer names
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        delete: operations["deleteGenericRecordAtContextPath"];
+        options?: never;
+        /**
+         * Status and headers only: Get one entity by id (HEAD: 200 or 404, no body)
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        head: operations["headGenericRecordAtContextPath"];
         patch?: never;
         trace?: never;
     };
@@ -21956,22 +22172,22 @@ export interface operations {
                             subscriptionCode: string | null;
                             offerCode: string;
                             lines: {
-                                productCode?: string | null;
-                                chargeCode?: string;
-                                chargeType?: string;
-                                label?: string;
+                                productCode: string | null;
+                                chargeCode: string;
+                                chargeType: string;
+                                label: string;
                                 /**
                                  * Format: decimal
                                  * @description a decimal number, written exactly
                                  */
-                                amountWithoutTax?: number | null;
+                                amountWithoutTax: number | null;
                                 /**
                                  * Format: decimal
                                  * @description a decimal number, written exactly
                                  */
-                                amountWithTax?: number | null;
-                                overridden?: boolean;
-                                discountPlanCode?: string | null;
+                                amountWithTax: number | null;
+                                overridden: boolean;
+                                discountPlanCode: string | null;
                                 /** @description epoch milliseconds */
                                 servicePeriodStart?: number;
                                 /** @description epoch milliseconds (exclusive) */
@@ -21999,21 +22215,21 @@ export interface operations {
                             totalWithTax?: number;
                         }[];
                         chargeItems: {
-                            subscriptionCode?: string | null;
-                            productCode?: string | null;
-                            chargeCode?: string;
-                            chargeType?: string;
+                            subscriptionCode: string | null;
+                            productCode: string | null;
+                            chargeCode: string;
+                            chargeType: string;
                             /**
                              * Format: decimal
                              * @description a decimal number, written exactly
                              */
-                            quantity?: number;
+                            quantity: number;
                             /**
                              * Format: decimal
                              * @description a decimal number, written exactly
                              */
-                            unitPrice?: number | null;
-                            pricingVersion?: number | null;
+                            unitPrice: number | null;
+                            pricingVersion: number | null;
                         }[];
                         /**
                          * Format: decimal
@@ -22436,22 +22652,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error */
+            /** @description The requested range starts past the last record */
             416: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "FAIL";
-                        errorCode: string;
-                        message: string;
-                        details?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected failure: the body carries a request id */
@@ -22838,22 +23045,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error */
+            /** @description The requested range starts past the last record */
             416: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "FAIL";
-                        errorCode: string;
-                        message: string;
-                        details?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected failure: the body carries a request id */
@@ -23232,22 +23430,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error */
+            /** @description The change is not allowed in the record’s current state */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "FAIL";
-                        errorCode: string;
-                        message: string;
-                        details?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected failure: the body carries a request id */
@@ -23484,22 +23673,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error */
+            /** @description The change is not allowed in the record’s current state */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "FAIL";
-                        errorCode: string;
-                        message: string;
-                        details?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected failure: the body carries a request id */
@@ -23585,22 +23765,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error */
+            /** @description The change is not allowed in the record’s current state */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "FAIL";
-                        errorCode: string;
-                        message: string;
-                        details?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected failure: the body carries a request id */
@@ -23923,7 +24094,7 @@ export interface operations {
                                     } | null;
                                 }[];
                             };
-                            /** @description Error */
+                            /** @description the error the single call would have answered */
                             error?: {
                                 /** @enum {string} */
                                 status: "FAIL";
@@ -24478,48 +24649,48 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        total?: number;
-                        offset?: number;
+                        total: number;
+                        offset: number;
                         limit?: number;
-                        data?: ({
-                            id?: number;
-                            code?: string;
-                            name?: string;
+                        data: ({
+                            id: number;
+                            code: string;
+                            name: string;
                             /** @enum {string} */
-                            repeats?: "NONE" | "DAILY" | "WEEKLY" | "MONTHLY";
-                            cron?: {
+                            repeats: "NONE" | "DAILY" | "WEEKLY" | "MONTHLY";
+                            cron: {
                                 [key: string]: unknown;
                             } | null;
                             /** @description ISO-8601 instant, UTC */
-                            startDate?: string | null;
+                            startDate: string | null;
                             /** @description ISO-8601 instant, UTC */
-                            endDate?: string | null;
-                            billingCycleCodes?: string[];
-                            processType?: string;
+                            endDate: string | null;
+                            billingCycleCodes: string[];
+                            processType: string;
                             /** @description ISO-8601 instant, UTC */
-                            lastTransactionDate?: string | null;
+                            lastTransactionDate: string | null;
                             /** @description ISO-8601 instant, UTC */
-                            invoiceDate?: string | null;
-                            rejectAutoAction?: string | null;
-                            suspectAutoAction?: string | null;
-                            generateAO?: boolean;
-                            computeDatesAtValidation?: boolean;
-                            active?: boolean;
+                            invoiceDate: string | null;
+                            rejectAutoAction: string | null;
+                            suspectAutoAction: string | null;
+                            generateAO: boolean;
+                            computeDatesAtValidation: boolean;
+                            active: boolean;
                             /** @enum {string} */
-                            status?: "ACTIVE" | "PAUSED" | "COMPLETED";
+                            status: "ACTIVE" | "PAUSED" | "COMPLETED";
                             /** @description ISO-8601 instant, UTC */
-                            nextFireDate?: string | null;
+                            nextFireDate: string | null;
                             /** @description ISO-8601 instant, UTC */
-                            lastFireDate?: string | null;
+                            lastFireDate: string | null;
                             /** @description ids of the bill runs it created */
-                            createdBillingRuns?: number[];
-                            auditable?: {
+                            createdBillingRuns: number[];
+                            auditable: {
                                 /** @description ISO-8601 instant, UTC */
-                                created?: string | null;
+                                created: string | null;
                                 /** @description ISO-8601 instant, UTC */
-                                updated?: string | null;
-                                creator?: string | null;
-                                updater?: string | null;
+                                updated: string | null;
+                                creator: string | null;
+                                updater: string | null;
                             };
                         } & {
                             [key: string]: unknown;
@@ -24631,44 +24802,44 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        id?: number;
-                        code?: string;
-                        name?: string;
+                        id: number;
+                        code: string;
+                        name: string;
                         /** @enum {string} */
-                        repeats?: "NONE" | "DAILY" | "WEEKLY" | "MONTHLY";
-                        cron?: {
+                        repeats: "NONE" | "DAILY" | "WEEKLY" | "MONTHLY";
+                        cron: {
                             [key: string]: unknown;
                         } | null;
                         /** @description ISO-8601 instant, UTC */
-                        startDate?: string | null;
+                        startDate: string | null;
                         /** @description ISO-8601 instant, UTC */
-                        endDate?: string | null;
-                        billingCycleCodes?: string[];
-                        processType?: string;
+                        endDate: string | null;
+                        billingCycleCodes: string[];
+                        processType: string;
                         /** @description ISO-8601 instant, UTC */
-                        lastTransactionDate?: string | null;
+                        lastTransactionDate: string | null;
                         /** @description ISO-8601 instant, UTC */
-                        invoiceDate?: string | null;
-                        rejectAutoAction?: string | null;
-                        suspectAutoAction?: string | null;
-                        generateAO?: boolean;
-                        computeDatesAtValidation?: boolean;
-                        active?: boolean;
+                        invoiceDate: string | null;
+                        rejectAutoAction: string | null;
+                        suspectAutoAction: string | null;
+                        generateAO: boolean;
+                        computeDatesAtValidation: boolean;
+                        active: boolean;
                         /** @enum {string} */
-                        status?: "ACTIVE" | "PAUSED" | "COMPLETED";
+                        status: "ACTIVE" | "PAUSED" | "COMPLETED";
                         /** @description ISO-8601 instant, UTC */
-                        nextFireDate?: string | null;
+                        nextFireDate: string | null;
                         /** @description ISO-8601 instant, UTC */
-                        lastFireDate?: string | null;
+                        lastFireDate: string | null;
                         /** @description ids of the bill runs it created */
-                        createdBillingRuns?: number[];
-                        auditable?: {
+                        createdBillingRuns: number[];
+                        auditable: {
                             /** @description ISO-8601 instant, UTC */
-                            created?: string | null;
+                            created: string | null;
                             /** @description ISO-8601 instant, UTC */
-                            updated?: string | null;
-                            creator?: string | null;
-                            updater?: string | null;
+                            updated: string | null;
+                            creator: string | null;
+                            updater: string | null;
                         };
                     } & {
                         [key: string]: unknown;
@@ -24767,44 +24938,44 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        id?: number;
-                        code?: string;
-                        name?: string;
+                        id: number;
+                        code: string;
+                        name: string;
                         /** @enum {string} */
-                        repeats?: "NONE" | "DAILY" | "WEEKLY" | "MONTHLY";
-                        cron?: {
+                        repeats: "NONE" | "DAILY" | "WEEKLY" | "MONTHLY";
+                        cron: {
                             [key: string]: unknown;
                         } | null;
                         /** @description ISO-8601 instant, UTC */
-                        startDate?: string | null;
+                        startDate: string | null;
                         /** @description ISO-8601 instant, UTC */
-                        endDate?: string | null;
-                        billingCycleCodes?: string[];
-                        processType?: string;
+                        endDate: string | null;
+                        billingCycleCodes: string[];
+                        processType: string;
                         /** @description ISO-8601 instant, UTC */
-                        lastTransactionDate?: string | null;
+                        lastTransactionDate: string | null;
                         /** @description ISO-8601 instant, UTC */
-                        invoiceDate?: string | null;
-                        rejectAutoAction?: string | null;
-                        suspectAutoAction?: string | null;
-                        generateAO?: boolean;
-                        computeDatesAtValidation?: boolean;
-                        active?: boolean;
+                        invoiceDate: string | null;
+                        rejectAutoAction: string | null;
+                        suspectAutoAction: string | null;
+                        generateAO: boolean;
+                        computeDatesAtValidation: boolean;
+                        active: boolean;
                         /** @enum {string} */
-                        status?: "ACTIVE" | "PAUSED" | "COMPLETED";
+                        status: "ACTIVE" | "PAUSED" | "COMPLETED";
                         /** @description ISO-8601 instant, UTC */
-                        nextFireDate?: string | null;
+                        nextFireDate: string | null;
                         /** @description ISO-8601 instant, UTC */
-                        lastFireDate?: string | null;
+                        lastFireDate: string | null;
                         /** @description ids of the bill runs it created */
-                        createdBillingRuns?: number[];
-                        auditable?: {
+                        createdBillingRuns: number[];
+                        auditable: {
                             /** @description ISO-8601 instant, UTC */
-                            created?: string | null;
+                            created: string | null;
                             /** @description ISO-8601 instant, UTC */
-                            updated?: string | null;
-                            creator?: string | null;
-                            updater?: string | null;
+                            updated: string | null;
+                            creator: string | null;
+                            updater: string | null;
                         };
                     } & {
                         [key: string]: unknown;
@@ -24926,44 +25097,44 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        id?: number;
-                        code?: string;
-                        name?: string;
+                        id: number;
+                        code: string;
+                        name: string;
                         /** @enum {string} */
-                        repeats?: "NONE" | "DAILY" | "WEEKLY" | "MONTHLY";
-                        cron?: {
+                        repeats: "NONE" | "DAILY" | "WEEKLY" | "MONTHLY";
+                        cron: {
                             [key: string]: unknown;
                         } | null;
                         /** @description ISO-8601 instant, UTC */
-                        startDate?: string | null;
+                        startDate: string | null;
                         /** @description ISO-8601 instant, UTC */
-                        endDate?: string | null;
-                        billingCycleCodes?: string[];
-                        processType?: string;
+                        endDate: string | null;
+                        billingCycleCodes: string[];
+                        processType: string;
                         /** @description ISO-8601 instant, UTC */
-                        lastTransactionDate?: string | null;
+                        lastTransactionDate: string | null;
                         /** @description ISO-8601 instant, UTC */
-                        invoiceDate?: string | null;
-                        rejectAutoAction?: string | null;
-                        suspectAutoAction?: string | null;
-                        generateAO?: boolean;
-                        computeDatesAtValidation?: boolean;
-                        active?: boolean;
+                        invoiceDate: string | null;
+                        rejectAutoAction: string | null;
+                        suspectAutoAction: string | null;
+                        generateAO: boolean;
+                        computeDatesAtValidation: boolean;
+                        active: boolean;
                         /** @enum {string} */
-                        status?: "ACTIVE" | "PAUSED" | "COMPLETED";
+                        status: "ACTIVE" | "PAUSED" | "COMPLETED";
                         /** @description ISO-8601 instant, UTC */
-                        nextFireDate?: string | null;
+                        nextFireDate: string | null;
                         /** @description ISO-8601 instant, UTC */
-                        lastFireDate?: string | null;
+                        lastFireDate: string | null;
                         /** @description ids of the bill runs it created */
-                        createdBillingRuns?: number[];
-                        auditable?: {
+                        createdBillingRuns: number[];
+                        auditable: {
                             /** @description ISO-8601 instant, UTC */
-                            created?: string | null;
+                            created: string | null;
                             /** @description ISO-8601 instant, UTC */
-                            updated?: string | null;
-                            creator?: string | null;
-                            updater?: string | null;
+                            updated: string | null;
+                            creator: string | null;
+                            updater: string | null;
                         };
                     } & {
                         [key: string]: unknown;
@@ -25154,44 +25325,44 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        id?: number;
-                        code?: string;
-                        name?: string;
+                        id: number;
+                        code: string;
+                        name: string;
                         /** @enum {string} */
-                        repeats?: "NONE" | "DAILY" | "WEEKLY" | "MONTHLY";
-                        cron?: {
+                        repeats: "NONE" | "DAILY" | "WEEKLY" | "MONTHLY";
+                        cron: {
                             [key: string]: unknown;
                         } | null;
                         /** @description ISO-8601 instant, UTC */
-                        startDate?: string | null;
+                        startDate: string | null;
                         /** @description ISO-8601 instant, UTC */
-                        endDate?: string | null;
-                        billingCycleCodes?: string[];
-                        processType?: string;
+                        endDate: string | null;
+                        billingCycleCodes: string[];
+                        processType: string;
                         /** @description ISO-8601 instant, UTC */
-                        lastTransactionDate?: string | null;
+                        lastTransactionDate: string | null;
                         /** @description ISO-8601 instant, UTC */
-                        invoiceDate?: string | null;
-                        rejectAutoAction?: string | null;
-                        suspectAutoAction?: string | null;
-                        generateAO?: boolean;
-                        computeDatesAtValidation?: boolean;
-                        active?: boolean;
+                        invoiceDate: string | null;
+                        rejectAutoAction: string | null;
+                        suspectAutoAction: string | null;
+                        generateAO: boolean;
+                        computeDatesAtValidation: boolean;
+                        active: boolean;
                         /** @enum {string} */
-                        status?: "ACTIVE" | "PAUSED" | "COMPLETED";
+                        status: "ACTIVE" | "PAUSED" | "COMPLETED";
                         /** @description ISO-8601 instant, UTC */
-                        nextFireDate?: string | null;
+                        nextFireDate: string | null;
                         /** @description ISO-8601 instant, UTC */
-                        lastFireDate?: string | null;
+                        lastFireDate: string | null;
                         /** @description ids of the bill runs it created */
-                        createdBillingRuns?: number[];
-                        auditable?: {
+                        createdBillingRuns: number[];
+                        auditable: {
                             /** @description ISO-8601 instant, UTC */
-                            created?: string | null;
+                            created: string | null;
                             /** @description ISO-8601 instant, UTC */
-                            updated?: string | null;
-                            creator?: string | null;
-                            updater?: string | null;
+                            updated: string | null;
+                            creator: string | null;
+                            updater: string | null;
                         };
                     } & {
                         [key: string]: unknown;
@@ -25299,44 +25470,44 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        id?: number;
-                        code?: string;
-                        name?: string;
+                        id: number;
+                        code: string;
+                        name: string;
                         /** @enum {string} */
-                        repeats?: "NONE" | "DAILY" | "WEEKLY" | "MONTHLY";
-                        cron?: {
+                        repeats: "NONE" | "DAILY" | "WEEKLY" | "MONTHLY";
+                        cron: {
                             [key: string]: unknown;
                         } | null;
                         /** @description ISO-8601 instant, UTC */
-                        startDate?: string | null;
+                        startDate: string | null;
                         /** @description ISO-8601 instant, UTC */
-                        endDate?: string | null;
-                        billingCycleCodes?: string[];
-                        processType?: string;
+                        endDate: string | null;
+                        billingCycleCodes: string[];
+                        processType: string;
                         /** @description ISO-8601 instant, UTC */
-                        lastTransactionDate?: string | null;
+                        lastTransactionDate: string | null;
                         /** @description ISO-8601 instant, UTC */
-                        invoiceDate?: string | null;
-                        rejectAutoAction?: string | null;
-                        suspectAutoAction?: string | null;
-                        generateAO?: boolean;
-                        computeDatesAtValidation?: boolean;
-                        active?: boolean;
+                        invoiceDate: string | null;
+                        rejectAutoAction: string | null;
+                        suspectAutoAction: string | null;
+                        generateAO: boolean;
+                        computeDatesAtValidation: boolean;
+                        active: boolean;
                         /** @enum {string} */
-                        status?: "ACTIVE" | "PAUSED" | "COMPLETED";
+                        status: "ACTIVE" | "PAUSED" | "COMPLETED";
                         /** @description ISO-8601 instant, UTC */
-                        nextFireDate?: string | null;
+                        nextFireDate: string | null;
                         /** @description ISO-8601 instant, UTC */
-                        lastFireDate?: string | null;
+                        lastFireDate: string | null;
                         /** @description ids of the bill runs it created */
-                        createdBillingRuns?: number[];
-                        auditable?: {
+                        createdBillingRuns: number[];
+                        auditable: {
                             /** @description ISO-8601 instant, UTC */
-                            created?: string | null;
+                            created: string | null;
                             /** @description ISO-8601 instant, UTC */
-                            updated?: string | null;
-                            creator?: string | null;
-                            updater?: string | null;
+                            updated: string | null;
+                            creator: string | null;
+                            updater: string | null;
                         };
                     } & {
                         [key: string]: unknown;
@@ -25444,80 +25615,80 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        schedule?: {
-                            id?: number;
-                            code?: string;
-                            name?: string;
+                        schedule: {
+                            id: number;
+                            code: string;
+                            name: string;
                             /** @enum {string} */
-                            repeats?: "NONE" | "DAILY" | "WEEKLY" | "MONTHLY";
-                            cron?: {
+                            repeats: "NONE" | "DAILY" | "WEEKLY" | "MONTHLY";
+                            cron: {
                                 [key: string]: unknown;
                             } | null;
                             /** @description ISO-8601 instant, UTC */
-                            startDate?: string | null;
+                            startDate: string | null;
                             /** @description ISO-8601 instant, UTC */
-                            endDate?: string | null;
-                            billingCycleCodes?: string[];
-                            processType?: string;
+                            endDate: string | null;
+                            billingCycleCodes: string[];
+                            processType: string;
                             /** @description ISO-8601 instant, UTC */
-                            lastTransactionDate?: string | null;
+                            lastTransactionDate: string | null;
                             /** @description ISO-8601 instant, UTC */
-                            invoiceDate?: string | null;
-                            rejectAutoAction?: string | null;
-                            suspectAutoAction?: string | null;
-                            generateAO?: boolean;
-                            computeDatesAtValidation?: boolean;
-                            active?: boolean;
+                            invoiceDate: string | null;
+                            rejectAutoAction: string | null;
+                            suspectAutoAction: string | null;
+                            generateAO: boolean;
+                            computeDatesAtValidation: boolean;
+                            active: boolean;
                             /** @enum {string} */
-                            status?: "ACTIVE" | "PAUSED" | "COMPLETED";
+                            status: "ACTIVE" | "PAUSED" | "COMPLETED";
                             /** @description ISO-8601 instant, UTC */
-                            nextFireDate?: string | null;
+                            nextFireDate: string | null;
                             /** @description ISO-8601 instant, UTC */
-                            lastFireDate?: string | null;
+                            lastFireDate: string | null;
                             /** @description ids of the bill runs it created */
-                            createdBillingRuns?: number[];
-                            auditable?: {
+                            createdBillingRuns: number[];
+                            auditable: {
                                 /** @description ISO-8601 instant, UTC */
-                                created?: string | null;
+                                created: string | null;
                                 /** @description ISO-8601 instant, UTC */
-                                updated?: string | null;
-                                creator?: string | null;
-                                updater?: string | null;
+                                updated: string | null;
+                                creator: string | null;
+                                updater: string | null;
                             };
                         } & {
                             [key: string]: unknown;
                         };
                         /** @description the bill runs this firing created */
-                        billingRuns?: ({
-                            id?: number;
-                            description?: string | null;
+                        billingRuns: ({
+                            id: number;
+                            description: string | null;
                             /** @description NEW when created; later states belong to the bill run process */
-                            status?: string;
-                            billingCycle?: string;
-                            processType?: string;
-                            processDate?: string;
-                            lastTransactionDate?: string;
-                            invoiceDate?: string;
-                            rejectAutoAction?: string | null;
-                            suspectAutoAction?: string | null;
-                            generateAO?: boolean;
-                            computeDatesAtValidation?: boolean;
-                            ignoreOrders?: boolean;
-                            ignoreSubscriptions?: boolean;
-                            dateAggregation?: string;
-                            discountAggregation?: boolean;
-                            disableAggregation?: boolean;
+                            status: string;
+                            billingCycle: string;
+                            processType: string;
+                            processDate: string;
+                            lastTransactionDate: string;
+                            invoiceDate: string;
+                            rejectAutoAction: string | null;
+                            suspectAutoAction: string | null;
+                            generateAO: boolean;
+                            computeDatesAtValidation: boolean;
+                            ignoreOrders: boolean;
+                            ignoreSubscriptions: boolean;
+                            dateAggregation: string;
+                            discountAggregation: boolean;
+                            disableAggregation: boolean;
                             /** @description the schedule that created it; null for one-off runs */
-                            scheduleCode?: string | null;
+                            scheduleCode: string | null;
                             /** @description the schedule firing that created it */
-                            fireTime?: string | null;
-                            auditable?: {
+                            fireTime: string | null;
+                            auditable: {
                                 /** @description ISO-8601 instant, UTC */
-                                created?: string | null;
+                                created: string | null;
                                 /** @description ISO-8601 instant, UTC */
-                                updated?: string | null;
-                                creator?: string | null;
-                                updater?: string | null;
+                                updated: string | null;
+                                creator: string | null;
+                                updater: string | null;
                             };
                         } & {
                             [key: string]: unknown;
@@ -25631,39 +25802,39 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        total?: number;
-                        offset?: number;
-                        limit?: number;
-                        data?: ({
-                            id?: number;
-                            description?: string | null;
+                        total: number;
+                        offset: number;
+                        limit: number;
+                        data: ({
+                            id: number;
+                            description: string | null;
                             /** @description NEW when created; later states belong to the bill run process */
-                            status?: string;
-                            billingCycle?: string;
-                            processType?: string;
-                            processDate?: string;
-                            lastTransactionDate?: string;
-                            invoiceDate?: string;
-                            rejectAutoAction?: string | null;
-                            suspectAutoAction?: string | null;
-                            generateAO?: boolean;
-                            computeDatesAtValidation?: boolean;
-                            ignoreOrders?: boolean;
-                            ignoreSubscriptions?: boolean;
-                            dateAggregation?: string;
-                            discountAggregation?: boolean;
-                            disableAggregation?: boolean;
+                            status: string;
+                            billingCycle: string;
+                            processType: string;
+                            processDate: string;
+                            lastTransactionDate: string;
+                            invoiceDate: string;
+                            rejectAutoAction: string | null;
+                            suspectAutoAction: string | null;
+                            generateAO: boolean;
+                            computeDatesAtValidation: boolean;
+                            ignoreOrders: boolean;
+                            ignoreSubscriptions: boolean;
+                            dateAggregation: string;
+                            discountAggregation: boolean;
+                            disableAggregation: boolean;
                             /** @description the schedule that created it; null for one-off runs */
-                            scheduleCode?: string | null;
+                            scheduleCode: string | null;
                             /** @description the schedule firing that created it */
-                            fireTime?: string | null;
-                            auditable?: {
+                            fireTime: string | null;
+                            auditable: {
                                 /** @description ISO-8601 instant, UTC */
-                                created?: string | null;
+                                created: string | null;
                                 /** @description ISO-8601 instant, UTC */
-                                updated?: string | null;
-                                creator?: string | null;
-                                updater?: string | null;
+                                updated: string | null;
+                                creator: string | null;
+                                updater: string | null;
                             };
                         } & {
                             [key: string]: unknown;
@@ -25767,35 +25938,35 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        id?: number;
-                        description?: string | null;
+                        id: number;
+                        description: string | null;
                         /** @description NEW when created; later states belong to the bill run process */
-                        status?: string;
-                        billingCycle?: string;
-                        processType?: string;
-                        processDate?: string;
-                        lastTransactionDate?: string;
-                        invoiceDate?: string;
-                        rejectAutoAction?: string | null;
-                        suspectAutoAction?: string | null;
-                        generateAO?: boolean;
-                        computeDatesAtValidation?: boolean;
-                        ignoreOrders?: boolean;
-                        ignoreSubscriptions?: boolean;
-                        dateAggregation?: string;
-                        discountAggregation?: boolean;
-                        disableAggregation?: boolean;
+                        status: string;
+                        billingCycle: string;
+                        processType: string;
+                        processDate: string;
+                        lastTransactionDate: string;
+                        invoiceDate: string;
+                        rejectAutoAction: string | null;
+                        suspectAutoAction: string | null;
+                        generateAO: boolean;
+                        computeDatesAtValidation: boolean;
+                        ignoreOrders: boolean;
+                        ignoreSubscriptions: boolean;
+                        dateAggregation: string;
+                        discountAggregation: boolean;
+                        disableAggregation: boolean;
                         /** @description the schedule that created it; null for one-off runs */
-                        scheduleCode?: string | null;
+                        scheduleCode: string | null;
                         /** @description the schedule firing that created it */
-                        fireTime?: string | null;
-                        auditable?: {
+                        fireTime: string | null;
+                        auditable: {
                             /** @description ISO-8601 instant, UTC */
-                            created?: string | null;
+                            created: string | null;
                             /** @description ISO-8601 instant, UTC */
-                            updated?: string | null;
-                            creator?: string | null;
-                            updater?: string | null;
+                            updated: string | null;
+                            creator: string | null;
+                            updater: string | null;
                         };
                     } & {
                         [key: string]: unknown;
@@ -25894,35 +26065,35 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        id?: number;
-                        description?: string | null;
+                        id: number;
+                        description: string | null;
                         /** @description NEW when created; later states belong to the bill run process */
-                        status?: string;
-                        billingCycle?: string;
-                        processType?: string;
-                        processDate?: string;
-                        lastTransactionDate?: string;
-                        invoiceDate?: string;
-                        rejectAutoAction?: string | null;
-                        suspectAutoAction?: string | null;
-                        generateAO?: boolean;
-                        computeDatesAtValidation?: boolean;
-                        ignoreOrders?: boolean;
-                        ignoreSubscriptions?: boolean;
-                        dateAggregation?: string;
-                        discountAggregation?: boolean;
-                        disableAggregation?: boolean;
+                        status: string;
+                        billingCycle: string;
+                        processType: string;
+                        processDate: string;
+                        lastTransactionDate: string;
+                        invoiceDate: string;
+                        rejectAutoAction: string | null;
+                        suspectAutoAction: string | null;
+                        generateAO: boolean;
+                        computeDatesAtValidation: boolean;
+                        ignoreOrders: boolean;
+                        ignoreSubscriptions: boolean;
+                        dateAggregation: string;
+                        discountAggregation: boolean;
+                        disableAggregation: boolean;
                         /** @description the schedule that created it; null for one-off runs */
-                        scheduleCode?: string | null;
+                        scheduleCode: string | null;
                         /** @description the schedule firing that created it */
-                        fireTime?: string | null;
-                        auditable?: {
+                        fireTime: string | null;
+                        auditable: {
                             /** @description ISO-8601 instant, UTC */
-                            created?: string | null;
+                            created: string | null;
                             /** @description ISO-8601 instant, UTC */
-                            updated?: string | null;
-                            creator?: string | null;
-                            updater?: string | null;
+                            updated: string | null;
+                            creator: string | null;
+                            updater: string | null;
                         };
                     } & {
                         [key: string]: unknown;
@@ -25995,6 +26166,7 @@ export interface operations {
         /** @description `<yyyy-MM-ddTHH:mm:ss>;<subscription_code>;<quantity>;<param1>;<param2>` */
         requestBody: {
             content: {
+                "text/plain": string;
                 "application/json": string;
             };
         };
@@ -31326,9 +31498,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        entities?: (string | {
-                            name?: string;
-                            fullName?: string;
+                        entities: (string | {
+                            name: string;
+                            fullName: string;
                         })[];
                     };
                 };
@@ -31399,11 +31571,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        javaName?: string;
-                        tableName?: string;
-                        fields?: {
-                            javaField?: string;
-                            javaType?: string;
+                        javaName: string;
+                        tableName: string;
+                        fields: {
+                            javaField: string;
+                            javaType: string;
                             columnName?: string;
                             nullable?: boolean;
                             isFK?: boolean;
@@ -31519,12 +31691,12 @@ export interface operations {
                 content: {
                     "application/json": {
                         total?: number;
-                        limit?: number;
-                        offset?: number;
+                        limit: number;
+                        offset: number;
                         filters?: {
                             [key: string]: unknown;
                         };
-                        data?: {
+                        data: {
                             [key: string]: unknown;
                         }[];
                     } | {
@@ -31635,12 +31807,12 @@ export interface operations {
                 content: {
                     "application/json": {
                         total?: number;
-                        limit?: number;
-                        offset?: number;
+                        limit: number;
+                        offset: number;
                         filters?: {
                             [key: string]: unknown;
                         };
-                        data?: {
+                        data: {
                             [key: string]: unknown;
                         }[];
                     } | {
@@ -31781,7 +31953,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        total?: number;
+                        total: number;
                     };
                 };
             };
@@ -31887,7 +32059,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        total?: number;
+                        total: number;
                     };
                 };
             };
@@ -32006,7 +32178,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data?: {
+                        data: {
                             [key: string]: unknown;
                         };
                     };
@@ -32116,7 +32288,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data?: {
+                        data: {
                             [key: string]: unknown;
                         };
                     };
@@ -32221,9 +32393,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        name?: string;
-                        version?: string;
-                        commit?: string;
+                        name: string;
+                        version: string;
+                        commit: string;
                     }[];
                 };
             };
@@ -32274,6 +32446,59 @@ export interface operations {
             };
         };
     };
+    headOpencellVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     getGenericApiVersion: {
         parameters: {
             query?: never;
@@ -32290,9 +32515,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        name?: string;
-                        version?: string;
-                        commit?: string;
+                        name: string;
+                        version: string;
+                        commit: string;
                     }[];
                 };
             };
@@ -32340,6 +32565,59 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["QueryError"];
                 };
+            };
+        };
+    };
+    headGenericApiVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -32363,9 +32641,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        entities?: (string | {
-                            name?: string;
-                            fullName?: string;
+                        entities: (string | {
+                            name: string;
+                            fullName: string;
                         })[];
                     };
                 };
@@ -32414,6 +32692,63 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["QueryError"];
                 };
+            };
+        };
+    };
+    headGenericEntities: {
+        parameters: {
+            query?: {
+                onlyBusinessEntities?: boolean;
+                onlyHugeEntities?: boolean;
+                withFullName?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -32503,6 +32838,74 @@ export interface operations {
             };
         };
     };
+    headGenericEntity: {
+        parameters: {
+            query?: {
+                /** @description Levels of related entities described (default 2, at most 3 are answered) */
+                depth?: number;
+                /** @description Keep the fields whose name contains this, in any case */
+                filter?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Entity: camelCase or simple class name (billingAccount, BillingAccount) */
+                entity: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One key per field and relation: { fullQualifiedTypeName, shortTypeName, isEntity, type, … } */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     searchGenericRecords: {
         parameters: {
             query?: never;
@@ -32550,12 +32953,12 @@ export interface operations {
                 content: {
                     "application/json": {
                         total?: number;
-                        limit?: number;
-                        offset?: number;
+                        limit: number;
+                        offset: number;
                         filters?: {
                             [key: string]: unknown;
                         };
-                        data?: {
+                        data: {
                             [key: string]: unknown;
                         }[];
                     } | {
@@ -32697,12 +33100,12 @@ export interface operations {
                 content: {
                     "application/json": {
                         total?: number;
-                        limit?: number;
-                        offset?: number;
+                        limit: number;
+                        offset: number;
                         filters?: {
                             [key: string]: unknown;
                         };
-                        data?: {
+                        data: {
                             [key: string]: unknown;
                         }[];
                     } | {
@@ -32766,6 +33169,195 @@ export interface operations {
             };
         };
     };
+    createGenericRecord: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Entity: camelCase or simple class name (billingAccount, BillingAccount) */
+                entity: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The request body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The content type is not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+        };
+    };
+    headGenericRecords: {
+        parameters: {
+            query?: {
+                /** @description URL-encoded JSON object: the filter grammar of the Query API */
+                filters?: string;
+                /** @description Comma list of fields (dotted paths allowed) or aggregation expressions: SUM(f), COUNT(f), AVG(f), MIN(f), MAX(f), COALESCE(SUM(f), n) */
+                fields?: string;
+                /** @description Comma list of relations written in full (dotted paths allowed) */
+                nested?: string;
+                /** @description Further levels of relations expanded below each nested relation (default 0) */
+                depth?: number;
+                /** @description Comma list of fields dropped from the response */
+                excluding?: string;
+                /** @description Results to skip (default 0) */
+                offset?: number;
+                /** @description Maximum results (default 100, capped at 1000) */
+                limit?: number;
+                /** @description Field to sort by (dotted paths allowed); id is always the last sort key */
+                sortBy?: string;
+                /** @description ASC, DESC, ASCENDING or DESCENDING (any case) */
+                sortOrder?: string;
+                /** @description INNER (default), LEFT or RIGHT: join used when a filter or sort touches a related entity */
+                joinType?: string;
+                /** @description Comma list of grouping fields (dotted paths allowed) */
+                groupBy?: string;
+                /** @description Comma list of <AGG>(<field>) <op> <value> conditions, ANDed */
+                having?: string;
+                /** @description Count huge-volume entities anyway */
+                forceCount?: boolean;
+                /** @description Answer the bare data array instead of the envelope */
+                extractList?: boolean;
+                /** @description Words every row holds in one of its text fields, in any case */
+                fullTextFilter?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Entity: camelCase or simple class name (billingAccount, BillingAccount) */
+                entity: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List envelope, or the bare data array with extractList */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     getGenericRecord: {
         parameters: {
             query?: {
@@ -32798,7 +33390,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data?: {
+                        data: {
                             [key: string]: unknown;
                         };
                     };
@@ -32833,6 +33425,103 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+        };
+    };
+    updateGenericRecord: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Entity: camelCase or simple class name (billingAccount, BillingAccount) */
+                entity: string;
+                /** @description Numeric id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The request body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The content type is not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -32908,7 +33597,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data?: {
+                        data: {
                             [key: string]: unknown;
                         };
                     };
@@ -32994,6 +33683,1625 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["QueryError"];
                 };
+            };
+        };
+    };
+    deleteGenericRecord: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Entity: camelCase or simple class name (billingAccount, BillingAccount) */
+                entity: string;
+                /** @description Numeric id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+        };
+    };
+    headGenericRecord: {
+        parameters: {
+            query?: {
+                /** @description Comma list of fields (dotted paths allowed) or aggregation expressions: SUM(f), COUNT(f), AVG(f), MIN(f), MAX(f), COALESCE(SUM(f), n) */
+                fields?: string;
+                /** @description Comma list of relations written in full (dotted paths allowed) */
+                nested?: string;
+                /** @description Further levels of relations expanded below each nested relation (default 0) */
+                depth?: number;
+                /** @description Comma list of fields dropped from the response */
+                excluding?: string;
+                /** @description URL-encoded JSON object: the filter grammar of the Query API */
+                filters?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Entity: camelCase or simple class name (billingAccount, BillingAccount) */
+                entity: string;
+                /** @description Numeric id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getOpencellVersionAtContextPath: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        version: string;
+                        commit: string;
+                    }[];
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+        };
+    };
+    headOpencellVersionAtContextPath: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getGenericApiVersionAtContextPath: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        version: string;
+                        commit: string;
+                    }[];
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+        };
+    };
+    headGenericApiVersionAtContextPath: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listGenericEntitiesAtContextPath: {
+        parameters: {
+            query?: {
+                onlyBusinessEntities?: boolean;
+                onlyHugeEntities?: boolean;
+                withFullName?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        entities: (string | {
+                            name: string;
+                            fullName: string;
+                        })[];
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+        };
+    };
+    headGenericEntitiesAtContextPath: {
+        parameters: {
+            query?: {
+                onlyBusinessEntities?: boolean;
+                onlyHugeEntities?: boolean;
+                withFullName?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    describeGenericEntityAtContextPath: {
+        parameters: {
+            query?: {
+                /** @description Levels of related entities described (default 2, at most 3 are answered) */
+                depth?: number;
+                /** @description Keep the fields whose name contains this, in any case */
+                filter?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Entity: camelCase or simple class name (billingAccount, BillingAccount) */
+                entity: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One key per field and relation: { fullQualifiedTypeName, shortTypeName, isEntity, type, … } */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+        };
+    };
+    headGenericEntityAtContextPath: {
+        parameters: {
+            query?: {
+                /** @description Levels of related entities described (default 2, at most 3 are answered) */
+                depth?: number;
+                /** @description Keep the fields whose name contains this, in any case */
+                filter?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Entity: camelCase or simple class name (billingAccount, BillingAccount) */
+                entity: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One key per field and relation: { fullQualifiedTypeName, shortTypeName, isEntity, type, … } */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    searchGenericRecordsAtContextPath: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Entity: camelCase or simple class name (billingAccount, BillingAccount) */
+                entity: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Filter object (or its JSON text) */
+                    filters?: unknown;
+                    /** @description Fields or aggregation expressions */
+                    genericFields?: string[] | string;
+                    /** @description Relations written in full */
+                    nestedEntities?: string[] | string;
+                    nestedDepth?: number;
+                    limit?: number;
+                    offset?: number;
+                    sortBy?: string;
+                    sortOrder?: string;
+                    joinType?: string;
+                    /** @description Grouping fields */
+                    groupBy?: string[] | string;
+                    /** @description Post-aggregation conditions */
+                    having?: string[] | string;
+                    /** @description Fields dropped from the response */
+                    excluding?: string[] | string;
+                    forceCount?: boolean;
+                    extractList?: boolean;
+                    /** @description Words every row holds in one of its text fields, in any case */
+                    fullTextFilter?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description List envelope, or the bare data array with extractList */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        total?: number;
+                        limit: number;
+                        offset: number;
+                        filters?: {
+                            [key: string]: unknown;
+                        };
+                        data: {
+                            [key: string]: unknown;
+                        }[];
+                    } | {
+                        [key: string]: unknown;
+                    }[];
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The request body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The content type is not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+        };
+    };
+    listGenericRecordsAtContextPath: {
+        parameters: {
+            query?: {
+                /** @description URL-encoded JSON object: the filter grammar of the Query API */
+                filters?: string;
+                /** @description Comma list of fields (dotted paths allowed) or aggregation expressions: SUM(f), COUNT(f), AVG(f), MIN(f), MAX(f), COALESCE(SUM(f), n) */
+                fields?: string;
+                /** @description Comma list of relations written in full (dotted paths allowed) */
+                nested?: string;
+                /** @description Further levels of relations expanded below each nested relation (default 0) */
+                depth?: number;
+                /** @description Comma list of fields dropped from the response */
+                excluding?: string;
+                /** @description Results to skip (default 0) */
+                offset?: number;
+                /** @description Maximum results (default 100, capped at 1000) */
+                limit?: number;
+                /** @description Field to sort by (dotted paths allowed); id is always the last sort key */
+                sortBy?: string;
+                /** @description ASC, DESC, ASCENDING or DESCENDING (any case) */
+                sortOrder?: string;
+                /** @description INNER (default), LEFT or RIGHT: join used when a filter or sort touches a related entity */
+                joinType?: string;
+                /** @description Comma list of grouping fields (dotted paths allowed) */
+                groupBy?: string;
+                /** @description Comma list of <AGG>(<field>) <op> <value> conditions, ANDed */
+                having?: string;
+                /** @description Count huge-volume entities anyway */
+                forceCount?: boolean;
+                /** @description Answer the bare data array instead of the envelope */
+                extractList?: boolean;
+                /** @description Words every row holds in one of its text fields, in any case */
+                fullTextFilter?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Entity: camelCase or simple class name (billingAccount, BillingAccount) */
+                entity: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List envelope, or the bare data array with extractList */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        total?: number;
+                        limit: number;
+                        offset: number;
+                        filters?: {
+                            [key: string]: unknown;
+                        };
+                        data: {
+                            [key: string]: unknown;
+                        }[];
+                    } | {
+                        [key: string]: unknown;
+                    }[];
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+        };
+    };
+    createGenericRecordAtContextPath: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Entity: camelCase or simple class name (billingAccount, BillingAccount) */
+                entity: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The request body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The content type is not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+        };
+    };
+    headGenericRecordsAtContextPath: {
+        parameters: {
+            query?: {
+                /** @description URL-encoded JSON object: the filter grammar of the Query API */
+                filters?: string;
+                /** @description Comma list of fields (dotted paths allowed) or aggregation expressions: SUM(f), COUNT(f), AVG(f), MIN(f), MAX(f), COALESCE(SUM(f), n) */
+                fields?: string;
+                /** @description Comma list of relations written in full (dotted paths allowed) */
+                nested?: string;
+                /** @description Further levels of relations expanded below each nested relation (default 0) */
+                depth?: number;
+                /** @description Comma list of fields dropped from the response */
+                excluding?: string;
+                /** @description Results to skip (default 0) */
+                offset?: number;
+                /** @description Maximum results (default 100, capped at 1000) */
+                limit?: number;
+                /** @description Field to sort by (dotted paths allowed); id is always the last sort key */
+                sortBy?: string;
+                /** @description ASC, DESC, ASCENDING or DESCENDING (any case) */
+                sortOrder?: string;
+                /** @description INNER (default), LEFT or RIGHT: join used when a filter or sort touches a related entity */
+                joinType?: string;
+                /** @description Comma list of grouping fields (dotted paths allowed) */
+                groupBy?: string;
+                /** @description Comma list of <AGG>(<field>) <op> <value> conditions, ANDed */
+                having?: string;
+                /** @description Count huge-volume entities anyway */
+                forceCount?: boolean;
+                /** @description Answer the bare data array instead of the envelope */
+                extractList?: boolean;
+                /** @description Words every row holds in one of its text fields, in any case */
+                fullTextFilter?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Entity: camelCase or simple class name (billingAccount, BillingAccount) */
+                entity: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List envelope, or the bare data array with extractList */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getGenericRecordAtContextPath: {
+        parameters: {
+            query?: {
+                /** @description Comma list of fields (dotted paths allowed) or aggregation expressions: SUM(f), COUNT(f), AVG(f), MIN(f), MAX(f), COALESCE(SUM(f), n) */
+                fields?: string;
+                /** @description Comma list of relations written in full (dotted paths allowed) */
+                nested?: string;
+                /** @description Further levels of relations expanded below each nested relation (default 0) */
+                depth?: number;
+                /** @description Comma list of fields dropped from the response */
+                excluding?: string;
+                /** @description URL-encoded JSON object: the filter grammar of the Query API */
+                filters?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Entity: camelCase or simple class name (billingAccount, BillingAccount) */
+                entity: string;
+                /** @description Numeric id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+        };
+    };
+    updateGenericRecordAtContextPath: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Entity: camelCase or simple class name (billingAccount, BillingAccount) */
+                entity: string;
+                /** @description Numeric id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The request body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The content type is not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+        };
+    };
+    fetchGenericRecordAtContextPath: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Entity: camelCase or simple class name (billingAccount, BillingAccount) */
+                entity: string;
+                /** @description Numeric id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Filter object (or its JSON text) */
+                    filters?: unknown;
+                    /** @description Fields or aggregation expressions */
+                    genericFields?: string[] | string;
+                    /** @description Relations written in full */
+                    nestedEntities?: string[] | string;
+                    nestedDepth?: number;
+                    limit?: number;
+                    offset?: number;
+                    sortBy?: string;
+                    sortOrder?: string;
+                    joinType?: string;
+                    /** @description Grouping fields */
+                    groupBy?: string[] | string;
+                    /** @description Post-aggregation conditions */
+                    having?: string[] | string;
+                    /** @description Fields dropped from the response */
+                    excluding?: string[] | string;
+                    forceCount?: boolean;
+                    extractList?: boolean;
+                    /** @description Words every row holds in one of its text fields, in any case */
+                    fullTextFilter?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The request body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The content type is not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+        };
+    };
+    deleteGenericRecordAtContextPath: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Entity: camelCase or simple class name (billingAccount, BillingAccount) */
+                entity: string;
+                /** @description Numeric id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+        };
+    };
+    headGenericRecordAtContextPath: {
+        parameters: {
+            query?: {
+                /** @description Comma list of fields (dotted paths allowed) or aggregation expressions: SUM(f), COUNT(f), AVG(f), MIN(f), MAX(f), COALESCE(SUM(f), n) */
+                fields?: string;
+                /** @description Comma list of relations written in full (dotted paths allowed) */
+                nested?: string;
+                /** @description Further levels of relations expanded below each nested relation (default 0) */
+                depth?: number;
+                /** @description Comma list of fields dropped from the response */
+                excluding?: string;
+                /** @description URL-encoded JSON object: the filter grammar of the Query API */
+                filters?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Entity: camelCase or simple class name (billingAccount, BillingAccount) */
+                entity: string;
+                /** @description Numeric id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
