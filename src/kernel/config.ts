@@ -100,7 +100,7 @@ export const CONFIG_VARIABLES = [
   { name: 'INSTANCE_STALE_AFTER_MS', default: '30000', description: 'silence after which an instance is dead' },
   { name: 'TIMER_POLL_INTERVAL_MS', default: '1000', description: 'how often due job timers are claimed' },
   { name: 'PUBLIC_URL', default: '(http://HOST:PORT)', description: 'base URL printed at start and used in links' },
-  { name: 'AUTH_REALM', default: 'obol', description: 'realm of the built-in token issuer' },
+  { name: 'AUTH_REALM', default: 'obol', description: 'realm of the built-in token issuer (opencell is served too)' },
   { name: 'AUTH_TOKEN_TTL_SEC', default: '300', description: 'lifetime of issued access tokens' },
   { name: 'AUTH_ISSUER_URL', default: '(unset: built-in issuer)', description: 'external OpenID provider to trust' },
   { name: 'AUTH_AUDIENCE', default: '(unset)', description: 'required aud of external tokens' },

@@ -5687,6 +5687,7 @@ export interface components {
             subject: string;
             username: string;
             clientId: string | null;
+            /** @description the realm whose token endpoint issued the token (AUTH_REALM or opencell) */
             realm: string;
             groups: string[];
             roles: string[];
@@ -6062,6 +6063,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description the configured realm (AUTH_REALM, default `obol`) or `opencell`: two names of one issuer */
                 realm: string;
             };
             cookie?: never;
@@ -6120,6 +6122,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description the configured realm (AUTH_REALM, default `obol`) or `opencell`: two names of one issuer */
                 realm: string;
             };
             cookie?: never;
@@ -31044,6 +31047,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description the configured realm (AUTH_REALM, default `obol`) or `opencell`: two names of one issuer */
                 realm: string;
             };
             cookie?: never;

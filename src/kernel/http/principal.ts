@@ -16,6 +16,8 @@ export interface Principal {
    * of theirs carries a seller list; null when any group is unrestricted.
    */
   sellerCodes: readonly string[] | null
+  /** The built-in issuer's realm that signed the token (AUTH_REALM or `opencell`); unset for an external issuer. */
+  realm?: string
 }
 
 declare module 'fastify' {
