@@ -272,6 +272,25 @@ describe('the n8n Opencell node (every path under /opencell)', () => {
     expect(Array.isArray(offers.body.data)).toBe(true)
   })
 
+  it('the customer form: its title list is POST /generic/all/title, read as data[].code and description', async () => {
+    const titles = await n8n('POST', '/opencell/api/rest/v2/generic/all/title', {
+      genericFields: ['code', 'description', 'isCompany'],
+      sortBy: 'code',
+    })
+    expect(titles.status).toBe(200)
+    expect(titles.body.data.map(({ id: _id, ...title }: { id: number }) => title)).toEqual([
+      { code: 'COMPANY', description: 'Company', isCompany: true },
+      { code: 'MR', description: 'Mr', isCompany: false },
+      { code: 'MRS', description: 'Mrs', isCompany: false },
+      { code: 'MS', description: 'Ms', isCompany: false },
+    ])
+    const customer = await n8n('POST', '/opencell/api/rest/v2/generic/all/customer', {
+      genericFields: ['code', 'title.code'],
+      filters: { code: 'CUST_001' },
+    })
+    expect(customer.body.data[0].title).toEqual({ code: 'MR' })
+  })
+
   it('writes under the context path are refused the same way', async () => {
     const update = await n8n('PUT', `/opencell/api/rest/v2/generic/customer/${acmeId}`, { name: 'x' })
     expect(update.status).toBe(405)

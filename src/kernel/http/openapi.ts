@@ -45,6 +45,7 @@ export const TAGS: readonly { name: string; description: string }[] = [
   { name: 'TradingCurrency', description: 'Currencies the platform trades in.' },
   { name: 'Country', description: 'Countries, for addresses and tax mappings.' },
   { name: 'Language', description: 'Languages, for customer communication.' },
+  { name: 'Title', description: 'Titles of customers (Mr, Mrs, Company…); `isCompany` marks a company’s.' },
   { name: 'Calendar', description: 'Calendars: the periods billing cycles and recurring charges follow.' },
   { name: 'BillingCycle', description: 'Billing cycles: when billing accounts are invoiced.' },
   { name: 'UnitOfMeasure', description: 'Units that usage and quantities are counted in.' },
