@@ -222,17 +222,22 @@ export async function start(options: { demo: boolean; role: ProcessRole }): Prom
     if (stopping) return
     stopping = true
     log.info({ signal }, 'shutting down: draining requests and jobs')
-    app.drain()
+    // Requests and jobs share one budget of SHUTDOWN_TIMEOUT_MS.
+    const deadline = performance.now() + config.shutdownTimeoutMs
     const hardStop = setTimeout(() => {
       log.error('shutdown timed out; exiting')
       process.exit(1)
     }, config.shutdownTimeoutMs + 5000)
     hardStop.unref()
     try {
-      if (options.role !== 'worker') await app.server.close()
+      if (options.role !== 'worker') {
+        const { cut } = await app.stop(config.shutdownTimeoutMs)
+        if (cut > 0) log.warn({ cut }, 'requests still running after SHUTDOWN_TIMEOUT_MS were cut')
+        await app.server.close()
+      }
       await app.billingRunTimer.stop()
       await app.reservationExpiry.stop()
-      await jobs.stop(config.shutdownTimeoutMs)
+      await jobs.stop(Math.max(0, deadline - performance.now()))
       await database.close()
     } finally {
       lock?.release()

@@ -107,7 +107,7 @@ export const CONFIG_VARIABLES = [
     description: 'billing accounts (or invoices) per transaction of a bill run step',
   },
   { name: 'PUBLIC_URL', default: '(http://HOST:PORT)', description: 'base URL printed at start and used in links' },
-  { name: 'AUTH_REALM', default: 'obol', description: 'realm of the built-in token issuer' },
+  { name: 'AUTH_REALM', default: 'obol', description: 'realm of the built-in token issuer (opencell is served too)' },
   { name: 'AUTH_TOKEN_TTL_SEC', default: '300', description: 'lifetime of issued access tokens' },
   { name: 'AUTH_ISSUER_URL', default: '(unset: built-in issuer)', description: 'external OpenID provider to trust' },
   { name: 'AUTH_AUDIENCE', default: '(unset)', description: 'required aud of external tokens' },

@@ -184,7 +184,9 @@ export const ERROR_CODES = {
   SERVICE_UNAVAILABLE: {
     status: 503,
     v1: 'service-unavailable',
-    summary: 'the job runtime is not running, or a query ran past its statement timeout',
+    summary:
+      'the job runtime is not running, a query ran past its statement timeout, or the server is stopping (retry ' +
+      'after Retry-After seconds, on a new connection)',
   },
 } as const satisfies Record<string, { status: number; v1: string; summary: string }>
 

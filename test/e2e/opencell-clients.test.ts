@@ -1,18 +1,20 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { sql } from 'drizzle-orm'
+import { SignJWT } from 'jose'
 import { rows } from '../../src/kernel/db/database.ts'
 import { registry } from '../../src/kernel/model/index.ts'
 import { seedAccountsDemo } from '../../src/modules/accounts/demo-data.ts'
 import { fullTextFields } from '../../src/modules/query/opencell.model.ts'
-import { TEST_ADMIN, useTestApp } from '../support/test-app.ts'
+import { TEST_ADMIN, TEST_BASE_URL, useTestApp } from '../support/test-app.ts'
 
 /**
  * The read side of Opencell's generic API v2 as two public clients use it, request for request: an MCP server for
  * Opencell (base URL `…/api/rest` + `/v2`, Keycloak client credentials, JSON headers) and the n8n Opencell node
  * (every path under the `/opencell` context path, OAuth2 against realm `opencell`). Each test sends what the client
- * sends and asserts the fields the client reads from the answer.
+ * sends and asserts the fields the client reads from the answer. The instance runs on the default realm (`obol`):
+ * realm `opencell` is served beside it, so both kinds of client share it.
  */
-const t = useTestApp({ env: { AUTH_REALM: 'opencell' } })
+const t = useTestApp()
 
 interface Answer {
   status: number
@@ -57,18 +59,24 @@ async function send(bearer: string, method: string, url: string, body?: unknown)
   return { status: response.statusCode, body: parsed, text, headers: response.headers }
 }
 
-beforeAll(async () => {
-  // Keycloak's client-credentials grant on realm `opencell`, as both clients request it.
-  const response = await t.app.server.inject({
+/** Keycloak's client-credentials grant on `realm`, as both clients request it (client_secret_post). */
+async function tokenOf(realm: string, secret = TEST_ADMIN.clientSecret) {
+  return t.app.server.inject({
     method: 'POST',
-    url: '/auth/realms/opencell/protocol/openid-connect/token',
+    url: `/auth/realms/${realm}/protocol/openid-connect/token`,
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     payload: new URLSearchParams({
       grant_type: 'client_credentials',
       client_id: TEST_ADMIN.clientId,
-      client_secret: TEST_ADMIN.clientSecret,
+      client_secret: secret,
     }).toString(),
   })
+}
+
+const claimsOf = (jwt: string): any => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString())
+
+beforeAll(async () => {
+  const response = await tokenOf('opencell')
   expect(response.statusCode).toBe(200)
   token = response.json<{ access_token: string }>().access_token
 
@@ -264,6 +272,25 @@ describe('the n8n Opencell node (every path under /opencell)', () => {
     expect(Array.isArray(offers.body.data)).toBe(true)
   })
 
+  it('the customer form: its title list is POST /generic/all/title, read as data[].code and description', async () => {
+    const titles = await n8n('POST', '/opencell/api/rest/v2/generic/all/title', {
+      genericFields: ['code', 'description', 'isCompany'],
+      sortBy: 'code',
+    })
+    expect(titles.status).toBe(200)
+    expect(titles.body.data.map(({ id: _id, ...title }: { id: number }) => title)).toEqual([
+      { code: 'COMPANY', description: 'Company', isCompany: true },
+      { code: 'MR', description: 'Mr', isCompany: false },
+      { code: 'MRS', description: 'Mrs', isCompany: false },
+      { code: 'MS', description: 'Ms', isCompany: false },
+    ])
+    const customer = await n8n('POST', '/opencell/api/rest/v2/generic/all/customer', {
+      genericFields: ['code', 'title.code'],
+      filters: { code: 'CUST_001' },
+    })
+    expect(customer.body.data[0].title).toEqual({ code: 'MR' })
+  })
+
   it('writes under the context path are refused the same way', async () => {
     const update = await n8n('PUT', `/opencell/api/rest/v2/generic/customer/${acmeId}`, { name: 'x' })
     expect(update.status).toBe(405)
@@ -317,6 +344,58 @@ describe('get by id over GET and HEAD, roles and row-level security', () => {
     expect(head.status).toBe(404)
     const listed = await send(mainOnly, 'POST', '/api/rest/v2/generic/all/Customer', { fullTextFilter: 'other' })
     expect(listed.body.data.map((c: { code: string }) => c.code)).not.toContain('OTHER_01')
+  })
+})
+
+describe('realm opencell beside the configured realm, on one instance', () => {
+  it('issues tokens on both realms, each naming its own realm as issuer, from the same clients', async () => {
+    const native = await tokenOf('obol')
+    expect(native.statusCode).toBe(200)
+    expect(claimsOf(native.json().access_token).iss).toBe(`${TEST_BASE_URL}/auth/realms/obol`)
+    expect(claimsOf(token).iss).toBe(`${TEST_BASE_URL}/auth/realms/opencell`)
+    expect(claimsOf(token).azp).toBe(TEST_ADMIN.clientId)
+    // One client, one secret: a wrong one is refused on either realm.
+    expect((await tokenOf('opencell', 'not-the-secret-0123456789')).statusCode).toBe(401)
+    expect((await tokenOf('keycloak')).statusCode).toBe(404)
+  })
+
+  it('accepts a token of either realm on the whole API, Opencell paths and native ones alike', async () => {
+    const native = (await tokenOf('obol')).json().access_token as string
+    for (const bearer of [native, token]) {
+      expect((await send(bearer, 'POST', '/opencell/api/rest/v2/generic/all/customer', {})).status).toBe(200)
+      expect((await send(bearer, 'GET', '/api/v1/customers/ACME_01')).status).toBe(200)
+    }
+    expect((await send(token, 'GET', '/api/v1/auth/session')).body.realm).toBe('opencell')
+    expect((await send(native, 'GET', '/api/v1/auth/session')).body.realm).toBe('obol')
+  })
+
+  it('serves each realm its discovery document over the same signing keys', async () => {
+    const get = async (url: string): Promise<any> => (await t.app.server.inject({ method: 'GET', url })).json()
+    for (const realm of ['obol', 'opencell']) {
+      const issuer = `${TEST_BASE_URL}/auth/realms/${realm}`
+      expect(await get(`/auth/realms/${realm}/.well-known/openid-configuration`)).toMatchObject({
+        issuer,
+        token_endpoint: `${issuer}/protocol/openid-connect/token`,
+        jwks_uri: `${issuer}/protocol/openid-connect/certs`,
+      })
+    }
+    const keys = await get('/auth/realms/opencell/protocol/openid-connect/certs')
+    expect(keys.keys.length).toBeGreaterThan(0)
+    expect(keys).toEqual(await get('/auth/realms/obol/protocol/openid-connect/certs'))
+  })
+
+  it('refuses a token signed with the same keys for a realm it does not serve', async () => {
+    const { kid, key } = await t.app.tokens.keys.active()
+    const now = Math.floor(Date.now() / 1000)
+    const claims = { ...claimsOf(token), iss: `${TEST_BASE_URL}/auth/realms/acme`, iat: now, exp: now + 60 }
+    const forged = await new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid, typ: 'JWT' }).sign(key)
+    const refused = await send(forged, 'GET', '/api/v1/customers/ACME_01')
+    expect(refused.status).toBe(401)
+    // The same claims under the served realm's issuer pass: the issuer alone was refused.
+    const good = await new SignJWT({ ...claims, iss: `${TEST_BASE_URL}/auth/realms/opencell` })
+      .setProtectedHeader({ alg: 'ES256', kid, typ: 'JWT' })
+      .sign(key)
+    expect((await send(good, 'GET', '/api/v1/customers/ACME_01')).status).toBe(200)
   })
 })
 

@@ -34,6 +34,12 @@ const CASES: {
     bad: ['description', 12],
   },
   {
+    path: 'titles',
+    create: { code: 'MRS', description: 'Mrs' },
+    update: { isCompany: true },
+    bad: ['isCompany', 'yes'],
+  },
+  {
     path: 'taxes',
     create: { code: 'TAX_20', description: 'Standard', percent: 20 },
     update: { percent: '19.6' },
@@ -101,7 +107,7 @@ const CASES: {
   },
   {
     path: 'customers',
-    create: { code: 'CUST_1', seller: 'MAIN', name: 'Ada', cfValues: { CF_SEG: [{ value: 'SMB' }] } },
+    create: { code: 'CUST_1', seller: 'MAIN', name: 'Ada', title: 'MRS', cfValues: { CF_SEG: [{ value: 'SMB' }] } },
     update: { email: 'ada@example.com' },
     bad: ['seller', 'NOPE'],
   },
@@ -175,6 +181,23 @@ describe('plain v1 resources', () => {
     },
   )
 
+  it('gives a customer its title by code, as the other references', async () => {
+    const customer = await t.request('GET', '/api/v1/customers/CUST_1')
+    expect(customer.body.title).toBe('MRS')
+    const unknown = await t.request('PUT', '/api/v1/customers/CUST_1', { title: 'SIR' })
+    expect(unknown.status).toBe(400)
+    expect(unknown.body.details).toEqual([expect.objectContaining({ field: 'title' })])
+    const title = await t.request('GET', '/api/v1/titles/MRS')
+    expect(title.body).toMatchObject({ code: 'MRS', description: 'Mrs', isCompany: true })
+    // Readable as any registry entity: the Query API and Opencell's generic API.
+    const queried = await t.request('GET', '/api/v1/query/customer?fields=code,title.code,title.isCompany')
+    expect(queried.body.data).toEqual([
+      expect.objectContaining({ code: 'CUST_1', title: { code: 'MRS', isCompany: true } }),
+    ])
+    const generic = await t.request('POST', '/opencell/api/rest/v2/generic/all/title', { genericFields: ['code'] })
+    expect(generic.body.data).toEqual([expect.objectContaining({ code: 'MRS' })])
+  })
+
   it('refuses to delete a record others reference, then deletes bottom-up', async () => {
     const inUse = await t.request('DELETE', '/api/v1/sellers/MAIN')
     expect(inUse.status).toBe(409)
@@ -182,6 +205,9 @@ describe('plain v1 resources', () => {
       errorCode: 'ENTITY_IN_USE',
       message: 'seller MAIN is still referenced by a customer',
     })
+    const titleInUse = await t.request('DELETE', '/api/v1/titles/MRS')
+    expect(titleInUse.status).toBe(409)
+    expect(titleInUse.body.message).toBe('title MRS is still referenced by a customer')
     for (const { path, create } of [...CASES].reverse()) {
       const deleted = await t.request('DELETE', `/api/v1/${path}/${String(create.code)}`)
       expect(deleted.status, path).toBe(204)

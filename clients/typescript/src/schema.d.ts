@@ -194,9 +194,7 @@ export interface paths {
         get: operations["getUser"];
         /**
          * Update a user (partial): email, password, enabled, groups
-         * @description A new password ends the user’s portal sessions, except the session the change is made through (with a token from `/api/portal/token`).
-         *
-         *     Required role: `api.users.manage`.
+         * @description Required role: `api.users.manage`.
          */
         put: operations["updateUser"];
         post?: never;
@@ -513,6 +511,58 @@ export interface paths {
          * @description Required role: `api.settings.manage`.
          */
         delete: operations["deleteLanguage"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/titles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List titles, paginated
+         * @description Required role: `api.settings.view`.
+         */
+        get: operations["listTitles"];
+        put?: never;
+        /**
+         * Create a title
+         * @description Required role: `api.settings.manage`.
+         */
+        post: operations["createTitle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/titles/{code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a title by code
+         * @description Required role: `api.settings.view`.
+         */
+        get: operations["getTitle"];
+        /**
+         * Update a title (partial: only the fields sent change; null clears an optional field)
+         * @description Required role: `api.settings.manage`.
+         */
+        put: operations["updateTitle"];
+        post?: never;
+        /**
+         * Delete a title (409 while other records reference it)
+         * @description Required role: `api.settings.manage`.
+         */
+        delete: operations["deleteTitle"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2430,326 +2480,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/billingRuns": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List bill runs, newest first; filter by scheduleCode, billingCycle or status
-         * @description Required role: `billing.billingRuns.view`.
-         */
-        get: operations["listBillingRuns"];
-        put?: never;
-        /**
-         * Create a one-off bill run for a billing cycle, with its own aggregation rules; the job takes it at once
-         * @description Required role: `billing.billingRuns.manage`.
-         */
-        post: operations["createBillingRun"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/billingRuns/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get a bill run: its state, progress, counts and amounts
-         * @description Required role: `billing.billingRuns.view`.
-         */
-        get: operations["getBillingRun"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/billingRuns/{id}/advance": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Move a run on where it waits for a person: create its invoices (MANUAL), or validate its drafts; 409 when nothing waits
-         * @description Required role: `billing.billingRuns.manage`.
-         */
-        post: operations["advanceBillingRun"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/billingRuns/{id}/cancel": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Cancel a run not validated: its lines and unvalidated invoices go, its operations become OPEN again (REOPEN) or CANCELED
-         * @description Required role: `billing.billingRuns.manage`.
-         */
-        post: operations["cancelBillingRun"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/invoices": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List invoices and credit notes, newest first, without their lines
-         * @description Required role: `billing.invoices.view`.
-         */
-        get: operations["listInvoices"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/invoices/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get an invoice with its lines, taxes and accounting operation
-         * @description Required role: `billing.invoices.view`.
-         */
-        get: operations["getInvoice"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/invoices/{id}/validate": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Validate a draft, suspect or rejected invoice: its number, dates and accounting operation
-         * @description Required role: `billing.invoices.manage`.
-         */
-        post: operations["validateInvoice"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/invoices/{id}/cancel": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Cancel an invoice not validated: its operations become OPEN again (REOPEN) or CANCELED
-         * @description Required role: `billing.invoices.manage`.
-         */
-        post: operations["cancelInvoice"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/invoices/{id}/move": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Move a suspect or rejected invoice into its cycle’s next bill run (created on demand)
-         * @description Required role: `billing.invoices.manage`.
-         */
-        post: operations["moveInvoice"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/billingAccounts/{code}/invoicePreview": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * The invoices the next bill run would make for a billing account, computed and rolled back
-         * @description Required role: `billing.invoices.view`.
-         */
-        post: operations["invoicePreviewBillingAccount"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/invoiceValidationRules": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List invoice validation rules, by priority
-         * @description Required role: `billing.invoices.view`.
-         */
-        get: operations["listInvoiceValidationRules"];
-        put?: never;
-        /**
-         * Create a rule: a pricing formula over the invoice that, when true, makes it SUSPECT or REJECTED
-         * @description Required role: `billing.invoices.manage`.
-         */
-        post: operations["createInvoiceValidationRule"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/invoiceValidationRules/{code}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get an invoice validation rule
-         * @description Required role: `billing.invoices.view`.
-         */
-        get: operations["getInvoiceValidationRule"];
-        /**
-         * Change a rule (partial: the fields sent change; null clears description, validFrom, validTo)
-         * @description Required role: `billing.invoices.manage`.
-         */
-        put: operations["updateInvoiceValidationRule"];
-        post?: never;
-        /**
-         * Delete a rule (invoices naming it keep its code)
-         * @description Required role: `billing.invoices.manage`.
-         */
-        delete: operations["deleteInvoiceValidationRule"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/invoiceSequences": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List the invoice sequences: the tenant defaults and every seller’s own
-         * @description Required role: `billing.invoices.view`.
-         */
-        get: operations["listInvoiceSequences"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/invoiceSequences/{seller}/{invoiceType}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The sequence numbering a seller’s invoices of a type (its own, inherited, or the default: `_default`)
-         * @description Required role: `billing.invoices.view`.
-         */
-        get: operations["getInvoiceSequence"];
-        /**
-         * Set a seller’s own sequence (or the default’s): pattern, resetEach, currentValue (never lowered)
-         * @description Required role: `billing.invoices.manage`.
-         */
-        put: operations["updateInvoiceSequence"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/accountOperations": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List accounting operations (receivables of validated invoices and credit notes), newest first
-         * @description Required role: `finance.accountReceivables.view`.
-         */
-        get: operations["listAccountOperations"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/billingRunSchedules": {
         parameters: {
             query?: never;
@@ -2862,6 +2592,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/billingRuns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List bill runs, newest first; filter by scheduleCode, billingCycle or status
+         * @description Required role: `billing.billingRuns.view`.
+         */
+        get: operations["listBillingRuns"];
+        put?: never;
+        /**
+         * Create a one-off bill run (status NEW) for a billing cycle, with its own aggregation rules
+         * @description Required role: `billing.billingRuns.manage`.
+         */
+        post: operations["createBillingRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/billingRuns/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a bill run
+         * @description Required role: `billing.billingRuns.view`.
+         */
+        get: operations["getBillingRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/rest/billing/mediation/reserveCdr": {
         parameters: {
             query?: never;
@@ -2895,7 +2669,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm an OPEN reservation: the consumed quantity (default all) is charged, the rest released
-         * @description 404 ENTITY_NOT_FOUND for an unknown id; 409 INVALID_STATE when the reservation is not OPEN; 402 INSUFFICIENT_BALANCE when the consumed part, rated again, costs more than the hold and the available balance together (the reservation stays OPEN: cancel it, or confirm less).
+         * @description 404 ENTITY_NOT_FOUND for an unknown id; 409 INVALID_STATE when the reservation is not OPEN.
          *
          *     Required role: `billing.wallets.manage`.
          */
@@ -2963,9 +2737,7 @@ export interface paths {
         put?: never;
         /**
          * Credit a PREPAID wallet; answers the wallet after the credit
-         * @description The amount is positive, with at most the decimals of the wallet’s currency (else 400).
-         *
-         *     Required role: `billing.wallets.manage`.
+         * @description Required role: `billing.wallets.manage`.
          */
         post: operations["creditsUserAccountWallet"];
         delete?: never;
@@ -3766,7 +3538,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Status and headers only: Product name, version and commit
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        head: operations["headOpencellVersion"];
         patch?: never;
         trace?: never;
     };
@@ -3786,7 +3562,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Status and headers only: Product name, version and commit
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        head: operations["headGenericApiVersion"];
         patch?: never;
         trace?: never;
     };
@@ -3806,7 +3586,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Status and headers only: Entity names, as GET /api/v1/query/entities
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        head: operations["headGenericEntities"];
         patch?: never;
         trace?: never;
     };
@@ -3826,7 +3610,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Status and headers only: Fields and relations of an entity, as Opencell describes them (relations: isEntity "true")
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        head: operations["headGenericEntity"];
         patch?: never;
         trace?: never;
     };
@@ -3863,10 +3651,18 @@ export interface paths {
          */
         get: operations["listGenericRecords"];
         put?: never;
-        post?: never;
+        /**
+         * Opencell's create: 405, write through the v1 resource the answer names
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        post: operations["createGenericRecord"];
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Status and headers only: List entities: same as GET /api/v1/query/{entity}, with fullTextFilter
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        head: operations["headGenericRecords"];
         patch?: never;
         trace?: never;
     };
@@ -3882,15 +3678,207 @@ export interface paths {
          * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
          */
         get: operations["getGenericRecord"];
-        put?: never;
+        /**
+         * Opencell's update: 405, write through the v1 resource the answer names
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        put: operations["updateGenericRecord"];
         /**
          * Get one entity by id: genericFields, nestedEntities, nestedDepth (an empty body: every field)
          * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
          */
         post: operations["fetchGenericRecord"];
+        /**
+         * Opencell's delete: 405, write through the v1 resource the answer names
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        delete: operations["deleteGenericRecord"];
+        options?: never;
+        /**
+         * Status and headers only: Get one entity by id (HEAD: 200 or 404, no body)
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        head: operations["headGenericRecord"];
+        patch?: never;
+        trace?: never;
+    };
+    "/opencell/api/rest/v2/version": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Product name, version and commit
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        get: operations["getOpencellVersionAtContextPath"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Status and headers only: Product name, version and commit
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        head: operations["headOpencellVersionAtContextPath"];
+        patch?: never;
+        trace?: never;
+    };
+    "/opencell/api/rest/v2/generic/version": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Product name, version and commit
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        get: operations["getGenericApiVersionAtContextPath"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Status and headers only: Product name, version and commit
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        head: operations["headGenericApiVersionAtContextPath"];
+        patch?: never;
+        trace?: never;
+    };
+    "/opencell/api/rest/v2/generic/entities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Entity names, as GET /api/v1/query/entities
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        get: operations["listGenericEntitiesAtContextPath"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Status and headers only: Entity names, as GET /api/v1/query/entities
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        head: operations["headGenericEntitiesAtContextPath"];
+        patch?: never;
+        trace?: never;
+    };
+    "/opencell/api/rest/v2/generic/entities/{entity}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Fields and relations of an entity, as Opencell describes them (relations: isEntity "true")
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        get: operations["describeGenericEntityAtContextPath"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Status and headers only: Fields and relations of an entity, as Opencell describes them (relations: isEntity "true")
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        head: operations["headGenericEntityAtContextPath"];
+        patch?: never;
+        trace?: never;
+    };
+    "/opencell/api/rest/v2/generic/all/{entity}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List entities: same as POST /api/v1/query/{entity}, with fullTextFilter
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        post: operations["searchGenericRecordsAtContextPath"];
         delete?: never;
         options?: never;
         head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/opencell/api/rest/v2/generic/{entity}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List entities: same as GET /api/v1/query/{entity}, with fullTextFilter
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        get: operations["listGenericRecordsAtContextPath"];
+        put?: never;
+        /**
+         * Opencell's create: 405, write through the v1 resource the answer names
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        post: operations["createGenericRecordAtContextPath"];
+        delete?: never;
+        options?: never;
+        /**
+         * Status and headers only: List entities: same as GET /api/v1/query/{entity}, with fullTextFilter
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        head: operations["headGenericRecordsAtContextPath"];
+        patch?: never;
+        trace?: never;
+    };
+    "/opencell/api/rest/v2/generic/{entity}/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one entity by id (HEAD: 200 or 404, no body)
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        get: operations["getGenericRecordAtContextPath"];
+        /**
+         * Opencell's update: 405, write through the v1 resource the answer names
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        put: operations["updateGenericRecordAtContextPath"];
+        /**
+         * Get one entity by id: genericFields, nestedEntities, nestedDepth (an empty body: every field)
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        post: operations["fetchGenericRecordAtContextPath"];
+        /**
+         * Opencell's delete: 405, write through the v1 resource the answer names
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        delete: operations["deleteGenericRecordAtContextPath"];
+        options?: never;
+        /**
+         * Status and headers only: Get one entity by id (HEAD: 200 or 404, no body)
+         * @description Required role: the view role of the entity’s resource (for example `accounts.billingAccounts.view`), or `queryUser`.
+         */
+        head: operations["headGenericRecordAtContextPath"];
         patch?: never;
         trace?: never;
     };
@@ -3943,35 +3931,6 @@ export interface components {
             invoiceSubCategory?: string;
             /** @description code of the TaxClass */
             taxClass?: string;
-        };
-        /** AccountOperation */
-        AccountOperation: {
-            id: number;
-            type: string;
-            direction: string;
-            customerAccount: string;
-            seller?: string;
-            invoice: number;
-            invoiceNumber?: string | null;
-            currency?: string;
-            reference: string;
-            /** @description yyyy-MM-dd */
-            transactionDate?: string | null;
-            /** @description yyyy-MM-dd */
-            dueDate?: string | null;
-            /**
-             * Format: decimal
-             * @description a decimal number, written exactly
-             */
-            amount: number;
-            /**
-             * Format: decimal
-             * @description a decimal number, written exactly
-             */
-            unmatchedAmount?: number;
-            matchingStatus?: string;
-            /** @description ISO-8601 instant, UTC */
-            created?: string | null;
         };
         /** Attribute */
         Attribute: {
@@ -4128,7 +4087,6 @@ export interface components {
             description: string | null;
             invoiceDateDelay: number;
             lastTransactionDateDelay: number;
-            dueDateDelay: number;
             ignoreOrders: boolean;
             ignoreSubscriptions: boolean;
             /** @enum {string} */
@@ -4152,7 +4110,6 @@ export interface components {
             description?: string | null;
             invoiceDateDelay?: number;
             lastTransactionDateDelay?: number;
-            dueDateDelay?: number;
             ignoreOrders?: boolean;
             ignoreSubscriptions?: boolean;
             /** @enum {string} */
@@ -4175,7 +4132,6 @@ export interface components {
             description?: string | null;
             invoiceDateDelay?: number;
             lastTransactionDateDelay?: number;
-            dueDateDelay?: number;
             ignoreOrders?: boolean;
             ignoreSubscriptions?: boolean;
             /** @enum {string} */
@@ -4483,6 +4439,8 @@ export interface components {
             };
             /** @description code of the Seller */
             seller: string | null;
+            /** @description code of the Title */
+            title: string | null;
             auditable: {
                 /** Format: date-time */
                 created: string;
@@ -4575,6 +4533,8 @@ export interface components {
             status?: "ACTIVE" | "CLOSED" | "TERMINATED";
             /** @description code of the Seller */
             seller: string;
+            /** @description code of the Title */
+            title?: string | null;
             /** @description custom field values: code → [{ value }] */
             cfValues?: {
                 [key: string]: {
@@ -4599,6 +4559,8 @@ export interface components {
             status?: "ACTIVE" | "CLOSED" | "TERMINATED";
             /** @description code of the Seller */
             seller?: string;
+            /** @description code of the Title */
+            title?: string | null;
             /** @description custom field values: code → [{ value }] */
             cfValues?: {
                 [key: string]: {
@@ -4830,156 +4792,6 @@ export interface components {
             roles?: string[];
             sellerCodes?: string[] | null;
         };
-        /** Invoice */
-        Invoice: {
-            id: number | null;
-            /** @description null until VALIDATED */
-            invoiceNumber: string | null;
-            /** @enum {string} */
-            invoiceType: "INVOICE" | "CREDIT_NOTE";
-            /** @enum {string} */
-            status: "DRAFT" | "SUSPECT" | "REJECTED" | "VALIDATED" | "CANCELLED";
-            rejectedByRule?: string | null;
-            rejectReason?: string | null;
-            billRun?: number | null;
-            billingAccount: string;
-            billingAccountName?: string | null;
-            customerAccount?: string;
-            seller: string;
-            currency: string;
-            /** @description yyyy-MM-dd */
-            invoiceDate: string | null;
-            /** @description yyyy-MM-dd */
-            dueDate: string | null;
-            /** @description yyyy-MM-dd */
-            periodStart?: string | null;
-            /** @description yyyy-MM-dd */
-            periodEnd?: string | null;
-            /**
-             * Format: decimal
-             * @description a decimal number, written exactly
-             */
-            amountWithoutTax: number;
-            /**
-             * Format: decimal
-             * @description a decimal number, written exactly
-             */
-            amountTax: number;
-            /**
-             * Format: decimal
-             * @description a decimal number, written exactly
-             */
-            amountWithTax: number;
-            taxes: {
-                tax: string;
-                /**
-                 * Format: decimal
-                 * @description a decimal number, written exactly
-                 */
-                taxPercent: number;
-                /**
-                 * Format: decimal
-                 * @description a decimal number, written exactly
-                 */
-                base: number;
-                /**
-                 * Format: decimal
-                 * @description a decimal number, written exactly
-                 */
-                amount: number;
-            }[];
-            originalInvoice?: {
-                id: number;
-                invoiceNumber?: string | null;
-            } | null;
-            reason?: string | null;
-            movedFromRun?: number | null;
-            accountOperation?: {
-                id: number;
-                type: string;
-                direction: string;
-                reference?: string;
-                /** @description yyyy-MM-dd */
-                transactionDate?: string | null;
-                /** @description yyyy-MM-dd */
-                dueDate?: string | null;
-                /**
-                 * Format: decimal
-                 * @description a decimal number, written exactly
-                 */
-                amount: number;
-                /**
-                 * Format: decimal
-                 * @description a decimal number, written exactly
-                 */
-                unmatchedAmount?: number;
-                matchingStatus?: string;
-            } | null;
-            pdf?: {
-                available: boolean;
-                sha256: string | null;
-            };
-            /** @description ISO-8601 instant, UTC */
-            validatedAt?: string | null;
-            auditable?: {
-                /** @description ISO-8601 instant, UTC */
-                created?: string | null;
-                /** @description ISO-8601 instant, UTC */
-                updated?: string | null;
-                creator?: string | null;
-                updater?: string | null;
-            };
-            lines: {
-                id: number | null;
-                billRun?: number | null;
-                invoice?: number | null;
-                billingAccount: string;
-                seller?: string;
-                subscription?: string | null;
-                order?: string | null;
-                accountingArticle?: string;
-                tax?: string;
-                label: string;
-                /**
-                 * Format: decimal
-                 * @description a decimal number, written exactly
-                 */
-                quantity: number;
-                /**
-                 * Format: decimal
-                 * @description a decimal number, written exactly
-                 */
-                unitAmountWithoutTax?: number;
-                /**
-                 * Format: decimal
-                 * @description a decimal number, written exactly
-                 */
-                amountWithoutTax: number;
-                /**
-                 * Format: decimal
-                 * @description a decimal number, written exactly
-                 */
-                amountTax: number;
-                /**
-                 * Format: decimal
-                 * @description a decimal number, written exactly
-                 */
-                amountWithTax: number;
-                /**
-                 * Format: decimal
-                 * @description a decimal number, written exactly
-                 */
-                taxPercent?: number;
-                /** @description yyyy-MM-dd */
-                periodStart?: string | null;
-                /** @description yyyy-MM-dd */
-                periodEnd?: string | null;
-                walletOperationCount?: number;
-                discountPlanItem?: string | null;
-                discountedLine?: number | null;
-                creditedLine?: number | null;
-            }[];
-        };
         /** InvoiceCategory */
         InvoiceCategory: {
             id: number;
@@ -5013,25 +4825,6 @@ export interface components {
         InvoiceCategoryUpdate: {
             description?: string | null;
             sortIndex?: number | null;
-        };
-        /** InvoicePage */
-        InvoicePage: {
-            total: number;
-            offset: number;
-            limit: number;
-            data: components["schemas"]["InvoiceSummary"][];
-        };
-        /** InvoiceSequence */
-        InvoiceSequence: {
-            /** @description null: the tenant default */
-            seller: string | null;
-            invoiceType: string;
-            pattern: string;
-            resetEach: string;
-            /** @description the last number taken in the current period (0: none yet) */
-            currentValue: number;
-            /** @description a seller without its own: whose sequence it uses */
-            inherited: string | null;
         };
         /** InvoiceSubCategory */
         InvoiceSubCategory: {
@@ -5072,120 +4865,6 @@ export interface components {
             sortIndex?: number | null;
             /** @description code of the InvoiceCategory */
             invoiceCategory?: string;
-        };
-        /** InvoiceSummary */
-        InvoiceSummary: {
-            id: number | null;
-            /** @description null until VALIDATED */
-            invoiceNumber: string | null;
-            /** @enum {string} */
-            invoiceType: "INVOICE" | "CREDIT_NOTE";
-            /** @enum {string} */
-            status: "DRAFT" | "SUSPECT" | "REJECTED" | "VALIDATED" | "CANCELLED";
-            rejectedByRule?: string | null;
-            rejectReason?: string | null;
-            billRun?: number | null;
-            billingAccount: string;
-            billingAccountName?: string | null;
-            customerAccount?: string;
-            seller: string;
-            currency: string;
-            /** @description yyyy-MM-dd */
-            invoiceDate: string | null;
-            /** @description yyyy-MM-dd */
-            dueDate: string | null;
-            /** @description yyyy-MM-dd */
-            periodStart?: string | null;
-            /** @description yyyy-MM-dd */
-            periodEnd?: string | null;
-            /**
-             * Format: decimal
-             * @description a decimal number, written exactly
-             */
-            amountWithoutTax: number;
-            /**
-             * Format: decimal
-             * @description a decimal number, written exactly
-             */
-            amountTax: number;
-            /**
-             * Format: decimal
-             * @description a decimal number, written exactly
-             */
-            amountWithTax: number;
-            taxes: {
-                tax: string;
-                /**
-                 * Format: decimal
-                 * @description a decimal number, written exactly
-                 */
-                taxPercent: number;
-                /**
-                 * Format: decimal
-                 * @description a decimal number, written exactly
-                 */
-                base: number;
-                /**
-                 * Format: decimal
-                 * @description a decimal number, written exactly
-                 */
-                amount: number;
-            }[];
-            originalInvoice?: {
-                id: number;
-                invoiceNumber?: string | null;
-            } | null;
-            reason?: string | null;
-            movedFromRun?: number | null;
-            accountOperation?: {
-                id: number;
-                type: string;
-                direction: string;
-                reference?: string;
-                /** @description yyyy-MM-dd */
-                transactionDate?: string | null;
-                /** @description yyyy-MM-dd */
-                dueDate?: string | null;
-                /**
-                 * Format: decimal
-                 * @description a decimal number, written exactly
-                 */
-                amount: number;
-                /**
-                 * Format: decimal
-                 * @description a decimal number, written exactly
-                 */
-                unmatchedAmount?: number;
-                matchingStatus?: string;
-            } | null;
-            pdf?: {
-                available: boolean;
-                sha256: string | null;
-            };
-            /** @description ISO-8601 instant, UTC */
-            validatedAt?: string | null;
-            auditable?: {
-                /** @description ISO-8601 instant, UTC */
-                created?: string | null;
-                /** @description ISO-8601 instant, UTC */
-                updated?: string | null;
-                creator?: string | null;
-                updater?: string | null;
-            };
-        };
-        /** InvoiceValidationRule */
-        InvoiceValidationRule: {
-            code: string;
-            description?: string | null;
-            priority: number;
-            invoiceType: string;
-            condition: string;
-            failStatus: string;
-            active: boolean;
-            /** @description yyyy-MM-dd */
-            validFrom?: string | null;
-            /** @description yyyy-MM-dd */
-            validTo?: string | null;
         };
         /** Job */
         Job: {
@@ -5435,7 +5114,7 @@ export interface components {
             }[];
             /** @description codes of the discount plans orders may select (replaces the set) */
             discountPlans?: string[];
-            /** @description codes of the sellers selling the offer (replaces the set; a seller-restricted caller sets its own sellers, the others stay) */
+            /** @description codes of the sellers selling the offer (replaces the set) */
             sellers?: string[];
             /** @description codes of the offer’s categories (replaces the set) */
             offerTemplateCategories?: string[];
@@ -5484,7 +5163,7 @@ export interface components {
             }[];
             /** @description codes of the discount plans orders may select (replaces the set) */
             discountPlans?: string[];
-            /** @description codes of the sellers selling the offer (replaces the set; a seller-restricted caller sets its own sellers, the others stay) */
+            /** @description codes of the sellers selling the offer (replaces the set) */
             sellers?: string[];
             /** @description codes of the offer’s categories (replaces the set) */
             offerTemplateCategories?: string[];
@@ -6066,6 +5745,7 @@ export interface components {
             subject: string;
             username: string;
             clientId: string | null;
+            /** @description the realm whose token endpoint issued the token (AUTH_REALM or opencell) */
             realm: string;
             groups: string[];
             roles: string[];
@@ -6227,6 +5907,40 @@ export interface components {
                 exportRetentionDays: number;
             };
             auditable: components["schemas"]["Auditable"];
+        };
+        /** Title */
+        Title: {
+            id: number;
+            code: string;
+            description: string | null;
+            isCompany: boolean;
+            auditable: {
+                /** Format: date-time */
+                created: string;
+                /** Format: date-time */
+                updated: string | null;
+                creator: string | null;
+                updater: string | null;
+            };
+        };
+        /** TitleInput */
+        TitleInput: {
+            code: string;
+            description?: string | null;
+            isCompany?: boolean;
+        };
+        /** TitlePage */
+        TitlePage: {
+            /** @description records the caller may see */
+            total: number;
+            offset: number;
+            limit: number;
+            data: components["schemas"]["Title"][];
+        };
+        /** TitleUpdate */
+        TitleUpdate: {
+            description?: string | null;
+            isCompany?: boolean;
         };
         /** TokenRequest */
         TokenRequest: {
@@ -6441,6 +6155,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description the configured realm (AUTH_REALM, default `obol`) or `opencell`: two names of one issuer */
                 realm: string;
             };
             cookie?: never;
@@ -6499,6 +6214,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description the configured realm (AUTH_REALM, default `obol`) or `opencell`: two names of one issuer */
                 realm: string;
             };
             cookie?: never;
@@ -9608,6 +9324,440 @@ export interface operations {
         };
     };
     deleteLanguage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listTitles: {
+        parameters: {
+            query?: {
+                offset?: number;
+                limit?: number;
+                /** @description a field of the record */
+                sortBy?: string;
+                /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
+                sortOrder?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TitlePage"];
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createTitle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TitleInput"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Title"];
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type is not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTitle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Title"];
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateTitle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TitleUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Title"];
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type is not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteTitle: {
         parameters: {
             query?: never;
             header?: never;
@@ -22551,22 +22701,22 @@ export interface operations {
                             subscriptionCode: string | null;
                             offerCode: string;
                             lines: {
-                                productCode?: string | null;
-                                chargeCode?: string;
-                                chargeType?: string;
-                                label?: string;
+                                productCode: string | null;
+                                chargeCode: string;
+                                chargeType: string;
+                                label: string;
                                 /**
                                  * Format: decimal
                                  * @description a decimal number, written exactly
                                  */
-                                amountWithoutTax?: number | null;
+                                amountWithoutTax: number | null;
                                 /**
                                  * Format: decimal
                                  * @description a decimal number, written exactly
                                  */
-                                amountWithTax?: number | null;
-                                overridden?: boolean;
-                                discountPlanCode?: string | null;
+                                amountWithTax: number | null;
+                                overridden: boolean;
+                                discountPlanCode: string | null;
                                 /** @description epoch milliseconds */
                                 servicePeriodStart?: number;
                                 /** @description epoch milliseconds (exclusive) */
@@ -22594,21 +22744,21 @@ export interface operations {
                             totalWithTax?: number;
                         }[];
                         chargeItems: {
-                            subscriptionCode?: string | null;
-                            productCode?: string | null;
-                            chargeCode?: string;
-                            chargeType?: string;
+                            subscriptionCode: string | null;
+                            productCode: string | null;
+                            chargeCode: string;
+                            chargeType: string;
                             /**
                              * Format: decimal
                              * @description a decimal number, written exactly
                              */
-                            quantity?: number;
+                            quantity: number;
                             /**
                              * Format: decimal
                              * @description a decimal number, written exactly
                              */
-                            unitPrice?: number | null;
-                            pricingVersion?: number | null;
+                            unitPrice: number | null;
+                            pricingVersion: number | null;
                         }[];
                         /**
                          * Format: decimal
@@ -23031,22 +23181,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error */
+            /** @description The requested range starts past the last record */
             416: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "FAIL";
-                        errorCode: string;
-                        message: string;
-                        details?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected failure: the body carries a request id */
@@ -23092,7 +23233,7 @@ export interface operations {
                     product_codes?: string[];
                     /** @description offer template categories (replaces the set) */
                     category_codes?: string[];
-                    /** @description sellers selling the offer (replaces the set; a seller-restricted caller sets its own sellers, the others stay) */
+                    /** @description sellers selling the offer (replaces the set) */
                     seller_codes?: string[];
                     /** @description discount plans orders may select (replaces the set) */
                     discount_plan_codes?: string[];
@@ -23433,22 +23574,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error */
+            /** @description The requested range starts past the last record */
             416: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "FAIL";
-                        errorCode: string;
-                        message: string;
-                        details?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected failure: the body carries a request id */
@@ -23688,7 +23820,7 @@ export interface operations {
                     product_codes?: string[];
                     /** @description offer template categories (replaces the set) */
                     category_codes?: string[];
-                    /** @description sellers selling the offer (replaces the set; a seller-restricted caller sets its own sellers, the others stay) */
+                    /** @description sellers selling the offer (replaces the set) */
                     seller_codes?: string[];
                     /** @description discount plans orders may select (replaces the set) */
                     discount_plan_codes?: string[];
@@ -23827,22 +23959,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error */
+            /** @description The change is not allowed in the record’s current state */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "FAIL";
-                        errorCode: string;
-                        message: string;
-                        details?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected failure: the body carries a request id */
@@ -23893,7 +24016,7 @@ export interface operations {
                     product_codes?: string[];
                     /** @description offer template categories (replaces the set) */
                     category_codes?: string[];
-                    /** @description sellers selling the offer (replaces the set; a seller-restricted caller sets its own sellers, the others stay) */
+                    /** @description sellers selling the offer (replaces the set) */
                     seller_codes?: string[];
                     /** @description discount plans orders may select (replaces the set) */
                     discount_plan_codes?: string[];
@@ -24079,22 +24202,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error */
+            /** @description The change is not allowed in the record’s current state */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "FAIL";
-                        errorCode: string;
-                        message: string;
-                        details?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected failure: the body carries a request id */
@@ -24180,22 +24294,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error */
+            /** @description The change is not allowed in the record’s current state */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "FAIL";
-                        errorCode: string;
-                        message: string;
-                        details?: {
-                            field: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected failure: the body carries a request id */
@@ -24518,7 +24623,7 @@ export interface operations {
                                     } | null;
                                 }[];
                             };
-                            /** @description Error */
+                            /** @description the error the single call would have answered */
                             error?: {
                                 /** @enum {string} */
                                 status: "FAIL";
@@ -25053,2045 +25158,6 @@ export interface operations {
             };
         };
     };
-    listBillingRuns: {
-        parameters: {
-            query?: {
-                offset?: number;
-                /** @description at most 1000; schedules: absent means all */
-                limit?: number;
-                scheduleCode?: string;
-                billingCycle?: string;
-                status?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        total?: number;
-                        offset?: number;
-                        limit?: number;
-                        data?: ({
-                            id?: number;
-                            description?: string | null;
-                            /** @description NEW when created; later states belong to the bill run process */
-                            status?: string;
-                            billingCycle?: string;
-                            processType?: string;
-                            processDate?: string;
-                            lastTransactionDate?: string;
-                            invoiceDate?: string;
-                            rejectAutoAction?: string | null;
-                            suspectAutoAction?: string | null;
-                            generateAO?: boolean;
-                            computeDatesAtValidation?: boolean;
-                            ignoreOrders?: boolean;
-                            ignoreSubscriptions?: boolean;
-                            dateAggregation?: string;
-                            discountAggregation?: boolean;
-                            disableAggregation?: boolean;
-                            /** @description the schedule that created it; null for one-off runs */
-                            scheduleCode?: string | null;
-                            /** @description the schedule firing that created it */
-                            fireTime?: string | null;
-                            auditable?: {
-                                /** @description ISO-8601 instant, UTC */
-                                created?: string | null;
-                                /** @description ISO-8601 instant, UTC */
-                                updated?: string | null;
-                                creator?: string | null;
-                                updater?: string | null;
-                            };
-                        } & {
-                            [key: string]: unknown;
-                        })[];
-                    };
-                };
-            };
-            /** @description Bad request: a field is missing or invalid (the body names it) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized: no valid bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden: the caller lacks the role */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure: the body carries a request id */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unavailable: retry after Retry-After seconds */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    createBillingRun: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description code of the billing cycle to bill */
-                    billingCycle: string;
-                    description?: string | null;
-                    /** @description one of AUTOMATIC, MANUAL, FULL_AUTOMATIC */
-                    processType?: string;
-                    /** @description default: now + the cycle's lastTransactionDateDelay days */
-                    lastTransactionDate?: string | null;
-                    /** @description default: now + the cycle's invoiceDateDelay days */
-                    invoiceDate?: string | null;
-                    /** @description one of MOVE, CANCEL, CANCEL_RT, AUTOMATIC_VALIDATION, MANUAL_ACTION */
-                    rejectAutoAction?: string | null;
-                    /** @description one of MOVE, CANCEL, CANCEL_RT, AUTOMATIC_VALIDATION, MANUAL_ACTION */
-                    suspectAutoAction?: string | null;
-                    generateAO?: boolean;
-                    computeDatesAtValidation?: boolean;
-                    /** @description aggregation rule; default: the cycle's */
-                    ignoreOrders?: boolean;
-                    /** @description aggregation rule; default: the cycle's */
-                    ignoreSubscriptions?: boolean;
-                    /**
-                     * @description default: the cycle's
-                     * @enum {string}
-                     */
-                    dateAggregation?: "NONE" | "DAY" | "WEEK" | "MONTH";
-                    /** @description aggregation rule; default: the cycle's */
-                    discountAggregation?: boolean;
-                    /** @description aggregation rule; default: the cycle's */
-                    disableAggregation?: boolean;
-                };
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        id?: number;
-                        description?: string | null;
-                        /** @description NEW when created; later states belong to the bill run process */
-                        status?: string;
-                        billingCycle?: string;
-                        processType?: string;
-                        processDate?: string;
-                        lastTransactionDate?: string;
-                        invoiceDate?: string;
-                        rejectAutoAction?: string | null;
-                        suspectAutoAction?: string | null;
-                        generateAO?: boolean;
-                        computeDatesAtValidation?: boolean;
-                        ignoreOrders?: boolean;
-                        ignoreSubscriptions?: boolean;
-                        dateAggregation?: string;
-                        discountAggregation?: boolean;
-                        disableAggregation?: boolean;
-                        /** @description the schedule that created it; null for one-off runs */
-                        scheduleCode?: string | null;
-                        /** @description the schedule firing that created it */
-                        fireTime?: string | null;
-                        auditable?: {
-                            /** @description ISO-8601 instant, UTC */
-                            created?: string | null;
-                            /** @description ISO-8601 instant, UTC */
-                            updated?: string | null;
-                            creator?: string | null;
-                            updater?: string | null;
-                        };
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description Bad request: a field is missing or invalid (the body names it) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized: no valid bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden: the caller lacks the role */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The content type is not accepted */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure: the body carries a request id */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unavailable: retry after Retry-After seconds */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getBillingRun: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        id?: number;
-                        description?: string | null;
-                        /** @description NEW when created; later states belong to the bill run process */
-                        status?: string;
-                        billingCycle?: string;
-                        processType?: string;
-                        processDate?: string;
-                        lastTransactionDate?: string;
-                        invoiceDate?: string;
-                        rejectAutoAction?: string | null;
-                        suspectAutoAction?: string | null;
-                        generateAO?: boolean;
-                        computeDatesAtValidation?: boolean;
-                        ignoreOrders?: boolean;
-                        ignoreSubscriptions?: boolean;
-                        dateAggregation?: string;
-                        discountAggregation?: boolean;
-                        disableAggregation?: boolean;
-                        /** @description the schedule that created it; null for one-off runs */
-                        scheduleCode?: string | null;
-                        /** @description the schedule firing that created it */
-                        fireTime?: string | null;
-                        auditable?: {
-                            /** @description ISO-8601 instant, UTC */
-                            created?: string | null;
-                            /** @description ISO-8601 instant, UTC */
-                            updated?: string | null;
-                            creator?: string | null;
-                            updater?: string | null;
-                        };
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description Bad request: a field is missing or invalid (the body names it) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized: no valid bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden: the caller lacks the role */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure: the body carries a request id */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unavailable: retry after Retry-After seconds */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    advanceBillingRun: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        id?: number;
-                        description?: string | null;
-                        /** @description NEW when created; later states belong to the bill run process */
-                        status?: string;
-                        billingCycle?: string;
-                        processType?: string;
-                        processDate?: string;
-                        lastTransactionDate?: string;
-                        invoiceDate?: string;
-                        rejectAutoAction?: string | null;
-                        suspectAutoAction?: string | null;
-                        generateAO?: boolean;
-                        computeDatesAtValidation?: boolean;
-                        ignoreOrders?: boolean;
-                        ignoreSubscriptions?: boolean;
-                        dateAggregation?: string;
-                        discountAggregation?: boolean;
-                        disableAggregation?: boolean;
-                        /** @description the schedule that created it; null for one-off runs */
-                        scheduleCode?: string | null;
-                        /** @description the schedule firing that created it */
-                        fireTime?: string | null;
-                        auditable?: {
-                            /** @description ISO-8601 instant, UTC */
-                            created?: string | null;
-                            /** @description ISO-8601 instant, UTC */
-                            updated?: string | null;
-                            creator?: string | null;
-                            updater?: string | null;
-                        };
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description Bad request: a field is missing or invalid (the body names it) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized: no valid bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden: the caller lacks the role */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The content type is not accepted */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure: the body carries a request id */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unavailable: retry after Retry-After seconds */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    cancelBillingRun: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description REOPEN (default): the operations are billed by a later run; CANCEL: they are CANCELED */
-                    walletOperations?: "REOPEN" | "CANCEL";
-                };
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        id?: number;
-                        description?: string | null;
-                        /** @description NEW when created; later states belong to the bill run process */
-                        status?: string;
-                        billingCycle?: string;
-                        processType?: string;
-                        processDate?: string;
-                        lastTransactionDate?: string;
-                        invoiceDate?: string;
-                        rejectAutoAction?: string | null;
-                        suspectAutoAction?: string | null;
-                        generateAO?: boolean;
-                        computeDatesAtValidation?: boolean;
-                        ignoreOrders?: boolean;
-                        ignoreSubscriptions?: boolean;
-                        dateAggregation?: string;
-                        discountAggregation?: boolean;
-                        disableAggregation?: boolean;
-                        /** @description the schedule that created it; null for one-off runs */
-                        scheduleCode?: string | null;
-                        /** @description the schedule firing that created it */
-                        fireTime?: string | null;
-                        auditable?: {
-                            /** @description ISO-8601 instant, UTC */
-                            created?: string | null;
-                            /** @description ISO-8601 instant, UTC */
-                            updated?: string | null;
-                            creator?: string | null;
-                            updater?: string | null;
-                        };
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description Bad request: a field is missing or invalid (the body names it) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized: no valid bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden: the caller lacks the role */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The content type is not accepted */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure: the body carries a request id */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unavailable: retry after Retry-After seconds */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    listInvoices: {
-        parameters: {
-            query?: {
-                /** @description records to skip */
-                offset?: number;
-                /** @description records to return (default: the tenant's defaultListLimit, 100 unless changed; at most 1000) */
-                limit?: number;
-                status?: "DRAFT" | "SUSPECT" | "REJECTED" | "VALIDATED" | "CANCELLED";
-                invoiceType?: "INVOICE" | "CREDIT_NOTE";
-                billRun?: number;
-                /** @description billing account code */
-                billingAccount?: string;
-                /** @description seller code */
-                seller?: string;
-                /** @description invoices dated on or after (yyyy-MM-dd, inclusive) */
-                invoiceDateFrom?: string;
-                /** @description invoices dated on or before (yyyy-MM-dd, inclusive) */
-                invoiceDateTo?: string;
-                /** @description invoice number, or billing account code or name */
-                search?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvoicePage"];
-                };
-            };
-            /** @description Bad request: a field is missing or invalid (the body names it) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized: no valid bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden: the caller lacks the role */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure: the body carries a request id */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unavailable: retry after Retry-After seconds */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getInvoice: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Invoice"];
-                };
-            };
-            /** @description Bad request: a field is missing or invalid (the body names it) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized: no valid bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden: the caller lacks the role */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure: the body carries a request id */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unavailable: retry after Retry-After seconds */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    validateInvoice: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Invoice"];
-                };
-            };
-            /** @description Bad request: a field is missing or invalid (the body names it) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized: no valid bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden: the caller lacks the role */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The content type is not accepted */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure: the body carries a request id */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unavailable: retry after Retry-After seconds */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    cancelInvoice: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description REOPEN (default): the operations are billed by a later run; CANCEL: they are CANCELED */
-                    walletOperations?: "REOPEN" | "CANCEL";
-                };
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Invoice"];
-                };
-            };
-            /** @description Bad request: a field is missing or invalid (the body names it) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized: no valid bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden: the caller lacks the role */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The content type is not accepted */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure: the body carries a request id */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unavailable: retry after Retry-After seconds */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    moveInvoice: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Invoice"];
-                };
-            };
-            /** @description Bad request: a field is missing or invalid (the body names it) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized: no valid bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden: the caller lacks the role */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The content type is not accepted */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure: the body carries a request id */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unavailable: retry after Retry-After seconds */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    invoicePreviewBillingAccount: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                code: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description operations dated before it; default: the next run's. ISO-8601 date-time (2026-03-01T00:00:00Z) or date (2026-03-01); without an offset, in the tenant time zone */
-                    lastTransactionDate?: string;
-                    /** @description default: the next run's invoice date. ISO-8601 date-time (2026-03-01T00:00:00Z) or date (2026-03-01); without an offset, in the tenant time zone */
-                    invoiceDate?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description the operations previewed are dated before it */
-                        lastTransactionDate: string;
-                        invoiceDate: string;
-                        invoices: components["schemas"]["Invoice"][];
-                    };
-                };
-            };
-            /** @description Bad request: a field is missing or invalid (the body names it) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized: no valid bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden: the caller lacks the role */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The content type is not accepted */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure: the body carries a request id */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unavailable: retry after Retry-After seconds */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    listInvoiceValidationRules: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        total: number;
-                        data: components["schemas"]["InvoiceValidationRule"][];
-                    };
-                };
-            };
-            /** @description Bad request: a field is missing or invalid (the body names it) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized: no valid bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden: the caller lacks the role */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure: the body carries a request id */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unavailable: retry after Retry-After seconds */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    createInvoiceValidationRule: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    code: string;
-                    description?: string | null;
-                    /** @description lower runs first */
-                    priority?: number;
-                    invoiceType?: "INVOICE" | "CREDIT_NOTE";
-                    /** @description a pricing formula, true when the rule fails */
-                    condition: string;
-                    failStatus: "SUSPECT" | "REJECTED";
-                    active?: boolean;
-                    validFrom?: string | null;
-                    validTo?: string | null;
-                };
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvoiceValidationRule"];
-                };
-            };
-            /** @description Bad request: a field is missing or invalid (the body names it) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized: no valid bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden: the caller lacks the role */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The content type is not accepted */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure: the body carries a request id */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unavailable: retry after Retry-After seconds */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getInvoiceValidationRule: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                code: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvoiceValidationRule"];
-                };
-            };
-            /** @description Bad request: a field is missing or invalid (the body names it) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized: no valid bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden: the caller lacks the role */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure: the body carries a request id */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unavailable: retry after Retry-After seconds */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    updateInvoiceValidationRule: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                code: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    description?: string | null;
-                    /** @description lower runs first */
-                    priority?: number;
-                    invoiceType?: "INVOICE" | "CREDIT_NOTE";
-                    condition?: string;
-                    failStatus?: "SUSPECT" | "REJECTED";
-                    active?: boolean;
-                    validFrom?: string | null;
-                    validTo?: string | null;
-                };
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvoiceValidationRule"];
-                };
-            };
-            /** @description Bad request: a field is missing or invalid (the body names it) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized: no valid bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden: the caller lacks the role */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The content type is not accepted */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure: the body carries a request id */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unavailable: retry after Retry-After seconds */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    deleteInvoiceValidationRule: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                code: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description No content */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Bad request: a field is missing or invalid (the body names it) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized: no valid bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden: the caller lacks the role */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure: the body carries a request id */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unavailable: retry after Retry-After seconds */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    listInvoiceSequences: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["InvoiceSequence"][];
-                    };
-                };
-            };
-            /** @description Bad request: a field is missing or invalid (the body names it) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized: no valid bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden: the caller lacks the role */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure: the body carries a request id */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unavailable: retry after Retry-After seconds */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getInvoiceSequence: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description a seller code, or `default` for the tenant default */
-                seller: string;
-                invoiceType: "INVOICE" | "CREDIT_NOTE";
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvoiceSequence"];
-                };
-            };
-            /** @description Bad request: a field is missing or invalid (the body names it) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized: no valid bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden: the caller lacks the role */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure: the body carries a request id */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unavailable: retry after Retry-After seconds */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    updateInvoiceSequence: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description a seller code, or `default` for the tenant default */
-                seller: string;
-                invoiceType: "INVOICE" | "CREDIT_NOTE";
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description {yyyy}, {yy}, {mm}, {seq:N} */
-                    pattern?: string;
-                    resetEach?: "NEVER" | "YEAR" | "MONTH";
-                    /** @description the last number taken in the current period */
-                    currentValue?: number;
-                };
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvoiceSequence"];
-                };
-            };
-            /** @description Bad request: a field is missing or invalid (the body names it) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized: no valid bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden: the caller lacks the role */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The content type is not accepted */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure: the body carries a request id */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unavailable: retry after Retry-After seconds */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    listAccountOperations: {
-        parameters: {
-            query?: {
-                /** @description records to skip */
-                offset?: number;
-                /** @description records to return (default: the tenant's defaultListLimit, 100 unless changed; at most 1000) */
-                limit?: number;
-                /** @description customer account code */
-                customerAccount?: string;
-                /** @description invoice id */
-                invoice?: number;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        total: number;
-                        offset: number;
-                        limit: number;
-                        data: components["schemas"]["AccountOperation"][];
-                    };
-                };
-            };
-            /** @description Bad request: a field is missing or invalid (the body names it) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized: no valid bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden: the caller lacks the role */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure: the body carries a request id */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unavailable: retry after Retry-After seconds */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
     listBillingRunSchedules: {
         parameters: {
             query?: {
@@ -27112,48 +25178,48 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        total?: number;
-                        offset?: number;
+                        total: number;
+                        offset: number;
                         limit?: number;
-                        data?: ({
-                            id?: number;
-                            code?: string;
-                            name?: string;
+                        data: ({
+                            id: number;
+                            code: string;
+                            name: string;
                             /** @enum {string} */
-                            repeats?: "NONE" | "DAILY" | "WEEKLY" | "MONTHLY";
-                            cron?: {
+                            repeats: "NONE" | "DAILY" | "WEEKLY" | "MONTHLY";
+                            cron: {
                                 [key: string]: unknown;
                             } | null;
                             /** @description ISO-8601 instant, UTC */
-                            startDate?: string | null;
+                            startDate: string | null;
                             /** @description ISO-8601 instant, UTC */
-                            endDate?: string | null;
-                            billingCycleCodes?: string[];
-                            processType?: string;
+                            endDate: string | null;
+                            billingCycleCodes: string[];
+                            processType: string;
                             /** @description ISO-8601 instant, UTC */
-                            lastTransactionDate?: string | null;
+                            lastTransactionDate: string | null;
                             /** @description ISO-8601 instant, UTC */
-                            invoiceDate?: string | null;
-                            rejectAutoAction?: string | null;
-                            suspectAutoAction?: string | null;
-                            generateAO?: boolean;
-                            computeDatesAtValidation?: boolean;
-                            active?: boolean;
+                            invoiceDate: string | null;
+                            rejectAutoAction: string | null;
+                            suspectAutoAction: string | null;
+                            generateAO: boolean;
+                            computeDatesAtValidation: boolean;
+                            active: boolean;
                             /** @enum {string} */
-                            status?: "ACTIVE" | "PAUSED" | "COMPLETED";
+                            status: "ACTIVE" | "PAUSED" | "COMPLETED";
                             /** @description ISO-8601 instant, UTC */
-                            nextFireDate?: string | null;
+                            nextFireDate: string | null;
                             /** @description ISO-8601 instant, UTC */
-                            lastFireDate?: string | null;
+                            lastFireDate: string | null;
                             /** @description ids of the bill runs it created */
-                            createdBillingRuns?: number[];
-                            auditable?: {
+                            createdBillingRuns: number[];
+                            auditable: {
                                 /** @description ISO-8601 instant, UTC */
-                                created?: string | null;
+                                created: string | null;
                                 /** @description ISO-8601 instant, UTC */
-                                updated?: string | null;
-                                creator?: string | null;
-                                updater?: string | null;
+                                updated: string | null;
+                                creator: string | null;
+                                updater: string | null;
                             };
                         } & {
                             [key: string]: unknown;
@@ -27265,44 +25331,44 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        id?: number;
-                        code?: string;
-                        name?: string;
+                        id: number;
+                        code: string;
+                        name: string;
                         /** @enum {string} */
-                        repeats?: "NONE" | "DAILY" | "WEEKLY" | "MONTHLY";
-                        cron?: {
+                        repeats: "NONE" | "DAILY" | "WEEKLY" | "MONTHLY";
+                        cron: {
                             [key: string]: unknown;
                         } | null;
                         /** @description ISO-8601 instant, UTC */
-                        startDate?: string | null;
+                        startDate: string | null;
                         /** @description ISO-8601 instant, UTC */
-                        endDate?: string | null;
-                        billingCycleCodes?: string[];
-                        processType?: string;
+                        endDate: string | null;
+                        billingCycleCodes: string[];
+                        processType: string;
                         /** @description ISO-8601 instant, UTC */
-                        lastTransactionDate?: string | null;
+                        lastTransactionDate: string | null;
                         /** @description ISO-8601 instant, UTC */
-                        invoiceDate?: string | null;
-                        rejectAutoAction?: string | null;
-                        suspectAutoAction?: string | null;
-                        generateAO?: boolean;
-                        computeDatesAtValidation?: boolean;
-                        active?: boolean;
+                        invoiceDate: string | null;
+                        rejectAutoAction: string | null;
+                        suspectAutoAction: string | null;
+                        generateAO: boolean;
+                        computeDatesAtValidation: boolean;
+                        active: boolean;
                         /** @enum {string} */
-                        status?: "ACTIVE" | "PAUSED" | "COMPLETED";
+                        status: "ACTIVE" | "PAUSED" | "COMPLETED";
                         /** @description ISO-8601 instant, UTC */
-                        nextFireDate?: string | null;
+                        nextFireDate: string | null;
                         /** @description ISO-8601 instant, UTC */
-                        lastFireDate?: string | null;
+                        lastFireDate: string | null;
                         /** @description ids of the bill runs it created */
-                        createdBillingRuns?: number[];
-                        auditable?: {
+                        createdBillingRuns: number[];
+                        auditable: {
                             /** @description ISO-8601 instant, UTC */
-                            created?: string | null;
+                            created: string | null;
                             /** @description ISO-8601 instant, UTC */
-                            updated?: string | null;
-                            creator?: string | null;
-                            updater?: string | null;
+                            updated: string | null;
+                            creator: string | null;
+                            updater: string | null;
                         };
                     } & {
                         [key: string]: unknown;
@@ -27401,44 +25467,44 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        id?: number;
-                        code?: string;
-                        name?: string;
+                        id: number;
+                        code: string;
+                        name: string;
                         /** @enum {string} */
-                        repeats?: "NONE" | "DAILY" | "WEEKLY" | "MONTHLY";
-                        cron?: {
+                        repeats: "NONE" | "DAILY" | "WEEKLY" | "MONTHLY";
+                        cron: {
                             [key: string]: unknown;
                         } | null;
                         /** @description ISO-8601 instant, UTC */
-                        startDate?: string | null;
+                        startDate: string | null;
                         /** @description ISO-8601 instant, UTC */
-                        endDate?: string | null;
-                        billingCycleCodes?: string[];
-                        processType?: string;
+                        endDate: string | null;
+                        billingCycleCodes: string[];
+                        processType: string;
                         /** @description ISO-8601 instant, UTC */
-                        lastTransactionDate?: string | null;
+                        lastTransactionDate: string | null;
                         /** @description ISO-8601 instant, UTC */
-                        invoiceDate?: string | null;
-                        rejectAutoAction?: string | null;
-                        suspectAutoAction?: string | null;
-                        generateAO?: boolean;
-                        computeDatesAtValidation?: boolean;
-                        active?: boolean;
+                        invoiceDate: string | null;
+                        rejectAutoAction: string | null;
+                        suspectAutoAction: string | null;
+                        generateAO: boolean;
+                        computeDatesAtValidation: boolean;
+                        active: boolean;
                         /** @enum {string} */
-                        status?: "ACTIVE" | "PAUSED" | "COMPLETED";
+                        status: "ACTIVE" | "PAUSED" | "COMPLETED";
                         /** @description ISO-8601 instant, UTC */
-                        nextFireDate?: string | null;
+                        nextFireDate: string | null;
                         /** @description ISO-8601 instant, UTC */
-                        lastFireDate?: string | null;
+                        lastFireDate: string | null;
                         /** @description ids of the bill runs it created */
-                        createdBillingRuns?: number[];
-                        auditable?: {
+                        createdBillingRuns: number[];
+                        auditable: {
                             /** @description ISO-8601 instant, UTC */
-                            created?: string | null;
+                            created: string | null;
                             /** @description ISO-8601 instant, UTC */
-                            updated?: string | null;
-                            creator?: string | null;
-                            updater?: string | null;
+                            updated: string | null;
+                            creator: string | null;
+                            updater: string | null;
                         };
                     } & {
                         [key: string]: unknown;
@@ -27560,44 +25626,44 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        id?: number;
-                        code?: string;
-                        name?: string;
+                        id: number;
+                        code: string;
+                        name: string;
                         /** @enum {string} */
-                        repeats?: "NONE" | "DAILY" | "WEEKLY" | "MONTHLY";
-                        cron?: {
+                        repeats: "NONE" | "DAILY" | "WEEKLY" | "MONTHLY";
+                        cron: {
                             [key: string]: unknown;
                         } | null;
                         /** @description ISO-8601 instant, UTC */
-                        startDate?: string | null;
+                        startDate: string | null;
                         /** @description ISO-8601 instant, UTC */
-                        endDate?: string | null;
-                        billingCycleCodes?: string[];
-                        processType?: string;
+                        endDate: string | null;
+                        billingCycleCodes: string[];
+                        processType: string;
                         /** @description ISO-8601 instant, UTC */
-                        lastTransactionDate?: string | null;
+                        lastTransactionDate: string | null;
                         /** @description ISO-8601 instant, UTC */
-                        invoiceDate?: string | null;
-                        rejectAutoAction?: string | null;
-                        suspectAutoAction?: string | null;
-                        generateAO?: boolean;
-                        computeDatesAtValidation?: boolean;
-                        active?: boolean;
+                        invoiceDate: string | null;
+                        rejectAutoAction: string | null;
+                        suspectAutoAction: string | null;
+                        generateAO: boolean;
+                        computeDatesAtValidation: boolean;
+                        active: boolean;
                         /** @enum {string} */
-                        status?: "ACTIVE" | "PAUSED" | "COMPLETED";
+                        status: "ACTIVE" | "PAUSED" | "COMPLETED";
                         /** @description ISO-8601 instant, UTC */
-                        nextFireDate?: string | null;
+                        nextFireDate: string | null;
                         /** @description ISO-8601 instant, UTC */
-                        lastFireDate?: string | null;
+                        lastFireDate: string | null;
                         /** @description ids of the bill runs it created */
-                        createdBillingRuns?: number[];
-                        auditable?: {
+                        createdBillingRuns: number[];
+                        auditable: {
                             /** @description ISO-8601 instant, UTC */
-                            created?: string | null;
+                            created: string | null;
                             /** @description ISO-8601 instant, UTC */
-                            updated?: string | null;
-                            creator?: string | null;
-                            updater?: string | null;
+                            updated: string | null;
+                            creator: string | null;
+                            updater: string | null;
                         };
                     } & {
                         [key: string]: unknown;
@@ -27788,44 +25854,44 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        id?: number;
-                        code?: string;
-                        name?: string;
+                        id: number;
+                        code: string;
+                        name: string;
                         /** @enum {string} */
-                        repeats?: "NONE" | "DAILY" | "WEEKLY" | "MONTHLY";
-                        cron?: {
+                        repeats: "NONE" | "DAILY" | "WEEKLY" | "MONTHLY";
+                        cron: {
                             [key: string]: unknown;
                         } | null;
                         /** @description ISO-8601 instant, UTC */
-                        startDate?: string | null;
+                        startDate: string | null;
                         /** @description ISO-8601 instant, UTC */
-                        endDate?: string | null;
-                        billingCycleCodes?: string[];
-                        processType?: string;
+                        endDate: string | null;
+                        billingCycleCodes: string[];
+                        processType: string;
                         /** @description ISO-8601 instant, UTC */
-                        lastTransactionDate?: string | null;
+                        lastTransactionDate: string | null;
                         /** @description ISO-8601 instant, UTC */
-                        invoiceDate?: string | null;
-                        rejectAutoAction?: string | null;
-                        suspectAutoAction?: string | null;
-                        generateAO?: boolean;
-                        computeDatesAtValidation?: boolean;
-                        active?: boolean;
+                        invoiceDate: string | null;
+                        rejectAutoAction: string | null;
+                        suspectAutoAction: string | null;
+                        generateAO: boolean;
+                        computeDatesAtValidation: boolean;
+                        active: boolean;
                         /** @enum {string} */
-                        status?: "ACTIVE" | "PAUSED" | "COMPLETED";
+                        status: "ACTIVE" | "PAUSED" | "COMPLETED";
                         /** @description ISO-8601 instant, UTC */
-                        nextFireDate?: string | null;
+                        nextFireDate: string | null;
                         /** @description ISO-8601 instant, UTC */
-                        lastFireDate?: string | null;
+                        lastFireDate: string | null;
                         /** @description ids of the bill runs it created */
-                        createdBillingRuns?: number[];
-                        auditable?: {
+                        createdBillingRuns: number[];
+                        auditable: {
                             /** @description ISO-8601 instant, UTC */
-                            created?: string | null;
+                            created: string | null;
                             /** @description ISO-8601 instant, UTC */
-                            updated?: string | null;
-                            creator?: string | null;
-                            updater?: string | null;
+                            updated: string | null;
+                            creator: string | null;
+                            updater: string | null;
                         };
                     } & {
                         [key: string]: unknown;
@@ -27933,44 +25999,44 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        id?: number;
-                        code?: string;
-                        name?: string;
+                        id: number;
+                        code: string;
+                        name: string;
                         /** @enum {string} */
-                        repeats?: "NONE" | "DAILY" | "WEEKLY" | "MONTHLY";
-                        cron?: {
+                        repeats: "NONE" | "DAILY" | "WEEKLY" | "MONTHLY";
+                        cron: {
                             [key: string]: unknown;
                         } | null;
                         /** @description ISO-8601 instant, UTC */
-                        startDate?: string | null;
+                        startDate: string | null;
                         /** @description ISO-8601 instant, UTC */
-                        endDate?: string | null;
-                        billingCycleCodes?: string[];
-                        processType?: string;
+                        endDate: string | null;
+                        billingCycleCodes: string[];
+                        processType: string;
                         /** @description ISO-8601 instant, UTC */
-                        lastTransactionDate?: string | null;
+                        lastTransactionDate: string | null;
                         /** @description ISO-8601 instant, UTC */
-                        invoiceDate?: string | null;
-                        rejectAutoAction?: string | null;
-                        suspectAutoAction?: string | null;
-                        generateAO?: boolean;
-                        computeDatesAtValidation?: boolean;
-                        active?: boolean;
+                        invoiceDate: string | null;
+                        rejectAutoAction: string | null;
+                        suspectAutoAction: string | null;
+                        generateAO: boolean;
+                        computeDatesAtValidation: boolean;
+                        active: boolean;
                         /** @enum {string} */
-                        status?: "ACTIVE" | "PAUSED" | "COMPLETED";
+                        status: "ACTIVE" | "PAUSED" | "COMPLETED";
                         /** @description ISO-8601 instant, UTC */
-                        nextFireDate?: string | null;
+                        nextFireDate: string | null;
                         /** @description ISO-8601 instant, UTC */
-                        lastFireDate?: string | null;
+                        lastFireDate: string | null;
                         /** @description ids of the bill runs it created */
-                        createdBillingRuns?: number[];
-                        auditable?: {
+                        createdBillingRuns: number[];
+                        auditable: {
                             /** @description ISO-8601 instant, UTC */
-                            created?: string | null;
+                            created: string | null;
                             /** @description ISO-8601 instant, UTC */
-                            updated?: string | null;
-                            creator?: string | null;
-                            updater?: string | null;
+                            updated: string | null;
+                            creator: string | null;
+                            updater: string | null;
                         };
                     } & {
                         [key: string]: unknown;
@@ -28078,80 +26144,80 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        schedule?: {
-                            id?: number;
-                            code?: string;
-                            name?: string;
+                        schedule: {
+                            id: number;
+                            code: string;
+                            name: string;
                             /** @enum {string} */
-                            repeats?: "NONE" | "DAILY" | "WEEKLY" | "MONTHLY";
-                            cron?: {
+                            repeats: "NONE" | "DAILY" | "WEEKLY" | "MONTHLY";
+                            cron: {
                                 [key: string]: unknown;
                             } | null;
                             /** @description ISO-8601 instant, UTC */
-                            startDate?: string | null;
+                            startDate: string | null;
                             /** @description ISO-8601 instant, UTC */
-                            endDate?: string | null;
-                            billingCycleCodes?: string[];
-                            processType?: string;
+                            endDate: string | null;
+                            billingCycleCodes: string[];
+                            processType: string;
                             /** @description ISO-8601 instant, UTC */
-                            lastTransactionDate?: string | null;
+                            lastTransactionDate: string | null;
                             /** @description ISO-8601 instant, UTC */
-                            invoiceDate?: string | null;
-                            rejectAutoAction?: string | null;
-                            suspectAutoAction?: string | null;
-                            generateAO?: boolean;
-                            computeDatesAtValidation?: boolean;
-                            active?: boolean;
+                            invoiceDate: string | null;
+                            rejectAutoAction: string | null;
+                            suspectAutoAction: string | null;
+                            generateAO: boolean;
+                            computeDatesAtValidation: boolean;
+                            active: boolean;
                             /** @enum {string} */
-                            status?: "ACTIVE" | "PAUSED" | "COMPLETED";
+                            status: "ACTIVE" | "PAUSED" | "COMPLETED";
                             /** @description ISO-8601 instant, UTC */
-                            nextFireDate?: string | null;
+                            nextFireDate: string | null;
                             /** @description ISO-8601 instant, UTC */
-                            lastFireDate?: string | null;
+                            lastFireDate: string | null;
                             /** @description ids of the bill runs it created */
-                            createdBillingRuns?: number[];
-                            auditable?: {
+                            createdBillingRuns: number[];
+                            auditable: {
                                 /** @description ISO-8601 instant, UTC */
-                                created?: string | null;
+                                created: string | null;
                                 /** @description ISO-8601 instant, UTC */
-                                updated?: string | null;
-                                creator?: string | null;
-                                updater?: string | null;
+                                updated: string | null;
+                                creator: string | null;
+                                updater: string | null;
                             };
                         } & {
                             [key: string]: unknown;
                         };
                         /** @description the bill runs this firing created */
-                        billingRuns?: ({
-                            id?: number;
-                            description?: string | null;
+                        billingRuns: ({
+                            id: number;
+                            description: string | null;
                             /** @description NEW when created; later states belong to the bill run process */
-                            status?: string;
-                            billingCycle?: string;
-                            processType?: string;
-                            processDate?: string;
-                            lastTransactionDate?: string;
-                            invoiceDate?: string;
-                            rejectAutoAction?: string | null;
-                            suspectAutoAction?: string | null;
-                            generateAO?: boolean;
-                            computeDatesAtValidation?: boolean;
-                            ignoreOrders?: boolean;
-                            ignoreSubscriptions?: boolean;
-                            dateAggregation?: string;
-                            discountAggregation?: boolean;
-                            disableAggregation?: boolean;
+                            status: string;
+                            billingCycle: string;
+                            processType: string;
+                            processDate: string;
+                            lastTransactionDate: string;
+                            invoiceDate: string;
+                            rejectAutoAction: string | null;
+                            suspectAutoAction: string | null;
+                            generateAO: boolean;
+                            computeDatesAtValidation: boolean;
+                            ignoreOrders: boolean;
+                            ignoreSubscriptions: boolean;
+                            dateAggregation: string;
+                            discountAggregation: boolean;
+                            disableAggregation: boolean;
                             /** @description the schedule that created it; null for one-off runs */
-                            scheduleCode?: string | null;
+                            scheduleCode: string | null;
                             /** @description the schedule firing that created it */
-                            fireTime?: string | null;
-                            auditable?: {
+                            fireTime: string | null;
+                            auditable: {
                                 /** @description ISO-8601 instant, UTC */
-                                created?: string | null;
+                                created: string | null;
                                 /** @description ISO-8601 instant, UTC */
-                                updated?: string | null;
-                                creator?: string | null;
-                                updater?: string | null;
+                                updated: string | null;
+                                creator: string | null;
+                                updater: string | null;
                             };
                         } & {
                             [key: string]: unknown;
@@ -28242,6 +26308,383 @@ export interface operations {
             };
         };
     };
+    listBillingRuns: {
+        parameters: {
+            query?: {
+                offset?: number;
+                /** @description at most 1000; schedules: absent means all */
+                limit?: number;
+                scheduleCode?: string;
+                billingCycle?: string;
+                status?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        total: number;
+                        offset: number;
+                        limit: number;
+                        data: ({
+                            id: number;
+                            description: string | null;
+                            /** @description NEW when created; later states belong to the bill run process */
+                            status: string;
+                            billingCycle: string;
+                            processType: string;
+                            processDate: string;
+                            lastTransactionDate: string;
+                            invoiceDate: string;
+                            rejectAutoAction: string | null;
+                            suspectAutoAction: string | null;
+                            generateAO: boolean;
+                            computeDatesAtValidation: boolean;
+                            ignoreOrders: boolean;
+                            ignoreSubscriptions: boolean;
+                            dateAggregation: string;
+                            discountAggregation: boolean;
+                            disableAggregation: boolean;
+                            /** @description the schedule that created it; null for one-off runs */
+                            scheduleCode: string | null;
+                            /** @description the schedule firing that created it */
+                            fireTime: string | null;
+                            auditable: {
+                                /** @description ISO-8601 instant, UTC */
+                                created: string | null;
+                                /** @description ISO-8601 instant, UTC */
+                                updated: string | null;
+                                creator: string | null;
+                                updater: string | null;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createBillingRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description code of the billing cycle to bill */
+                    billingCycle: string;
+                    description?: string | null;
+                    /** @description one of AUTOMATIC, MANUAL, FULL_AUTOMATIC */
+                    processType?: string;
+                    /** @description default: now + the cycle's lastTransactionDateDelay days */
+                    lastTransactionDate?: string | null;
+                    /** @description default: now + the cycle's invoiceDateDelay days */
+                    invoiceDate?: string | null;
+                    /** @description one of MOVE, CANCEL, CANCEL_RT, AUTOMATIC_VALIDATION, MANUAL_ACTION */
+                    rejectAutoAction?: string | null;
+                    /** @description one of MOVE, CANCEL, CANCEL_RT, AUTOMATIC_VALIDATION, MANUAL_ACTION */
+                    suspectAutoAction?: string | null;
+                    generateAO?: boolean;
+                    computeDatesAtValidation?: boolean;
+                    /** @description aggregation rule; default: the cycle's */
+                    ignoreOrders?: boolean;
+                    /** @description aggregation rule; default: the cycle's */
+                    ignoreSubscriptions?: boolean;
+                    /**
+                     * @description default: the cycle's
+                     * @enum {string}
+                     */
+                    dateAggregation?: "NONE" | "DAY" | "WEEK" | "MONTH";
+                    /** @description aggregation rule; default: the cycle's */
+                    discountAggregation?: boolean;
+                    /** @description aggregation rule; default: the cycle's */
+                    disableAggregation?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        description: string | null;
+                        /** @description NEW when created; later states belong to the bill run process */
+                        status: string;
+                        billingCycle: string;
+                        processType: string;
+                        processDate: string;
+                        lastTransactionDate: string;
+                        invoiceDate: string;
+                        rejectAutoAction: string | null;
+                        suspectAutoAction: string | null;
+                        generateAO: boolean;
+                        computeDatesAtValidation: boolean;
+                        ignoreOrders: boolean;
+                        ignoreSubscriptions: boolean;
+                        dateAggregation: string;
+                        discountAggregation: boolean;
+                        disableAggregation: boolean;
+                        /** @description the schedule that created it; null for one-off runs */
+                        scheduleCode: string | null;
+                        /** @description the schedule firing that created it */
+                        fireTime: string | null;
+                        auditable: {
+                            /** @description ISO-8601 instant, UTC */
+                            created: string | null;
+                            /** @description ISO-8601 instant, UTC */
+                            updated: string | null;
+                            creator: string | null;
+                            updater: string | null;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type is not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBillingRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        description: string | null;
+                        /** @description NEW when created; later states belong to the bill run process */
+                        status: string;
+                        billingCycle: string;
+                        processType: string;
+                        processDate: string;
+                        lastTransactionDate: string;
+                        invoiceDate: string;
+                        rejectAutoAction: string | null;
+                        suspectAutoAction: string | null;
+                        generateAO: boolean;
+                        computeDatesAtValidation: boolean;
+                        ignoreOrders: boolean;
+                        ignoreSubscriptions: boolean;
+                        dateAggregation: string;
+                        discountAggregation: boolean;
+                        disableAggregation: boolean;
+                        /** @description the schedule that created it; null for one-off runs */
+                        scheduleCode: string | null;
+                        /** @description the schedule firing that created it */
+                        fireTime: string | null;
+                        auditable: {
+                            /** @description ISO-8601 instant, UTC */
+                            created: string | null;
+                            /** @description ISO-8601 instant, UTC */
+                            updated: string | null;
+                            creator: string | null;
+                            updater: string | null;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     createBillingMediationReserveCdr: {
         parameters: {
             query?: never;
@@ -28252,6 +26695,7 @@ export interface operations {
         /** @description `<yyyy-MM-ddTHH:mm:ss>;<subscription_code>;<quantity>;<param1>;<param2>` */
         requestBody: {
             content: {
+                "text/plain": string;
                 "application/json": string;
             };
         };
@@ -28411,15 +26855,6 @@ export interface operations {
             };
             /** @description Unauthorized: no valid bearer token */
             401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Error */
-            402: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -33138,6 +31573,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description the configured realm (AUTH_REALM, default `obol`) or `opencell`: two names of one issuer */
                 realm: string;
             };
             cookie?: never;
@@ -33592,9 +32028,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        entities?: (string | {
-                            name?: string;
-                            fullName?: string;
+                        entities: (string | {
+                            name: string;
+                            fullName: string;
                         })[];
                     };
                 };
@@ -33665,11 +32101,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        javaName?: string;
-                        tableName?: string;
-                        fields?: {
-                            javaField?: string;
-                            javaType?: string;
+                        javaName: string;
+                        tableName: string;
+                        fields: {
+                            javaField: string;
+                            javaType: string;
                             columnName?: string;
                             nullable?: boolean;
                             isFK?: boolean;
@@ -33785,12 +32221,12 @@ export interface operations {
                 content: {
                     "application/json": {
                         total?: number;
-                        limit?: number;
-                        offset?: number;
+                        limit: number;
+                        offset: number;
                         filters?: {
                             [key: string]: unknown;
                         };
-                        data?: {
+                        data: {
                             [key: string]: unknown;
                         }[];
                     } | {
@@ -33901,12 +32337,12 @@ export interface operations {
                 content: {
                     "application/json": {
                         total?: number;
-                        limit?: number;
-                        offset?: number;
+                        limit: number;
+                        offset: number;
                         filters?: {
                             [key: string]: unknown;
                         };
-                        data?: {
+                        data: {
                             [key: string]: unknown;
                         }[];
                     } | {
@@ -34047,7 +32483,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        total?: number;
+                        total: number;
                     };
                 };
             };
@@ -34153,7 +32589,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        total?: number;
+                        total: number;
                     };
                 };
             };
@@ -34272,7 +32708,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data?: {
+                        data: {
                             [key: string]: unknown;
                         };
                     };
@@ -34382,7 +32818,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data?: {
+                        data: {
                             [key: string]: unknown;
                         };
                     };
@@ -34487,9 +32923,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        name?: string;
-                        version?: string;
-                        commit?: string;
+                        name: string;
+                        version: string;
+                        commit: string;
                     }[];
                 };
             };
@@ -34540,6 +32976,59 @@ export interface operations {
             };
         };
     };
+    headOpencellVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     getGenericApiVersion: {
         parameters: {
             query?: never;
@@ -34556,9 +33045,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        name?: string;
-                        version?: string;
-                        commit?: string;
+                        name: string;
+                        version: string;
+                        commit: string;
                     }[];
                 };
             };
@@ -34606,6 +33095,59 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["QueryError"];
                 };
+            };
+        };
+    };
+    headGenericApiVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -34629,9 +33171,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        entities?: (string | {
-                            name?: string;
-                            fullName?: string;
+                        entities: (string | {
+                            name: string;
+                            fullName: string;
                         })[];
                     };
                 };
@@ -34680,6 +33222,63 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["QueryError"];
                 };
+            };
+        };
+    };
+    headGenericEntities: {
+        parameters: {
+            query?: {
+                onlyBusinessEntities?: boolean;
+                onlyHugeEntities?: boolean;
+                withFullName?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -34769,6 +33368,74 @@ export interface operations {
             };
         };
     };
+    headGenericEntity: {
+        parameters: {
+            query?: {
+                /** @description Levels of related entities described (default 2, at most 3 are answered) */
+                depth?: number;
+                /** @description Keep the fields whose name contains this, in any case */
+                filter?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Entity: camelCase or simple class name (billingAccount, BillingAccount) */
+                entity: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One key per field and relation: { fullQualifiedTypeName, shortTypeName, isEntity, type, … } */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     searchGenericRecords: {
         parameters: {
             query?: never;
@@ -34816,12 +33483,12 @@ export interface operations {
                 content: {
                     "application/json": {
                         total?: number;
-                        limit?: number;
-                        offset?: number;
+                        limit: number;
+                        offset: number;
                         filters?: {
                             [key: string]: unknown;
                         };
-                        data?: {
+                        data: {
                             [key: string]: unknown;
                         }[];
                     } | {
@@ -34963,12 +33630,12 @@ export interface operations {
                 content: {
                     "application/json": {
                         total?: number;
-                        limit?: number;
-                        offset?: number;
+                        limit: number;
+                        offset: number;
                         filters?: {
                             [key: string]: unknown;
                         };
-                        data?: {
+                        data: {
                             [key: string]: unknown;
                         }[];
                     } | {
@@ -35032,6 +33699,195 @@ export interface operations {
             };
         };
     };
+    createGenericRecord: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Entity: camelCase or simple class name (billingAccount, BillingAccount) */
+                entity: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The request body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The content type is not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+        };
+    };
+    headGenericRecords: {
+        parameters: {
+            query?: {
+                /** @description URL-encoded JSON object: the filter grammar of the Query API */
+                filters?: string;
+                /** @description Comma list of fields (dotted paths allowed) or aggregation expressions: SUM(f), COUNT(f), AVG(f), MIN(f), MAX(f), COALESCE(SUM(f), n) */
+                fields?: string;
+                /** @description Comma list of relations written in full (dotted paths allowed) */
+                nested?: string;
+                /** @description Further levels of relations expanded below each nested relation (default 0) */
+                depth?: number;
+                /** @description Comma list of fields dropped from the response */
+                excluding?: string;
+                /** @description Results to skip (default 0) */
+                offset?: number;
+                /** @description Maximum results (default 100, capped at 1000) */
+                limit?: number;
+                /** @description Field to sort by (dotted paths allowed); id is always the last sort key */
+                sortBy?: string;
+                /** @description ASC, DESC, ASCENDING or DESCENDING (any case) */
+                sortOrder?: string;
+                /** @description INNER (default), LEFT or RIGHT: join used when a filter or sort touches a related entity */
+                joinType?: string;
+                /** @description Comma list of grouping fields (dotted paths allowed) */
+                groupBy?: string;
+                /** @description Comma list of <AGG>(<field>) <op> <value> conditions, ANDed */
+                having?: string;
+                /** @description Count huge-volume entities anyway */
+                forceCount?: boolean;
+                /** @description Answer the bare data array instead of the envelope */
+                extractList?: boolean;
+                /** @description Words every row holds in one of its text fields, in any case */
+                fullTextFilter?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Entity: camelCase or simple class name (billingAccount, BillingAccount) */
+                entity: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List envelope, or the bare data array with extractList */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     getGenericRecord: {
         parameters: {
             query?: {
@@ -35064,7 +33920,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data?: {
+                        data: {
                             [key: string]: unknown;
                         };
                     };
@@ -35099,6 +33955,103 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+        };
+    };
+    updateGenericRecord: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Entity: camelCase or simple class name (billingAccount, BillingAccount) */
+                entity: string;
+                /** @description Numeric id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The request body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The content type is not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -35174,7 +34127,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data?: {
+                        data: {
                             [key: string]: unknown;
                         };
                     };
@@ -35260,6 +34213,1625 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["QueryError"];
                 };
+            };
+        };
+    };
+    deleteGenericRecord: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Entity: camelCase or simple class name (billingAccount, BillingAccount) */
+                entity: string;
+                /** @description Numeric id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+        };
+    };
+    headGenericRecord: {
+        parameters: {
+            query?: {
+                /** @description Comma list of fields (dotted paths allowed) or aggregation expressions: SUM(f), COUNT(f), AVG(f), MIN(f), MAX(f), COALESCE(SUM(f), n) */
+                fields?: string;
+                /** @description Comma list of relations written in full (dotted paths allowed) */
+                nested?: string;
+                /** @description Further levels of relations expanded below each nested relation (default 0) */
+                depth?: number;
+                /** @description Comma list of fields dropped from the response */
+                excluding?: string;
+                /** @description URL-encoded JSON object: the filter grammar of the Query API */
+                filters?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Entity: camelCase or simple class name (billingAccount, BillingAccount) */
+                entity: string;
+                /** @description Numeric id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getOpencellVersionAtContextPath: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        version: string;
+                        commit: string;
+                    }[];
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+        };
+    };
+    headOpencellVersionAtContextPath: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getGenericApiVersionAtContextPath: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        version: string;
+                        commit: string;
+                    }[];
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+        };
+    };
+    headGenericApiVersionAtContextPath: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    listGenericEntitiesAtContextPath: {
+        parameters: {
+            query?: {
+                onlyBusinessEntities?: boolean;
+                onlyHugeEntities?: boolean;
+                withFullName?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        entities: (string | {
+                            name: string;
+                            fullName: string;
+                        })[];
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+        };
+    };
+    headGenericEntitiesAtContextPath: {
+        parameters: {
+            query?: {
+                onlyBusinessEntities?: boolean;
+                onlyHugeEntities?: boolean;
+                withFullName?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    describeGenericEntityAtContextPath: {
+        parameters: {
+            query?: {
+                /** @description Levels of related entities described (default 2, at most 3 are answered) */
+                depth?: number;
+                /** @description Keep the fields whose name contains this, in any case */
+                filter?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Entity: camelCase or simple class name (billingAccount, BillingAccount) */
+                entity: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One key per field and relation: { fullQualifiedTypeName, shortTypeName, isEntity, type, … } */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+        };
+    };
+    headGenericEntityAtContextPath: {
+        parameters: {
+            query?: {
+                /** @description Levels of related entities described (default 2, at most 3 are answered) */
+                depth?: number;
+                /** @description Keep the fields whose name contains this, in any case */
+                filter?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Entity: camelCase or simple class name (billingAccount, BillingAccount) */
+                entity: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One key per field and relation: { fullQualifiedTypeName, shortTypeName, isEntity, type, … } */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    searchGenericRecordsAtContextPath: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Entity: camelCase or simple class name (billingAccount, BillingAccount) */
+                entity: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Filter object (or its JSON text) */
+                    filters?: unknown;
+                    /** @description Fields or aggregation expressions */
+                    genericFields?: string[] | string;
+                    /** @description Relations written in full */
+                    nestedEntities?: string[] | string;
+                    nestedDepth?: number;
+                    limit?: number;
+                    offset?: number;
+                    sortBy?: string;
+                    sortOrder?: string;
+                    joinType?: string;
+                    /** @description Grouping fields */
+                    groupBy?: string[] | string;
+                    /** @description Post-aggregation conditions */
+                    having?: string[] | string;
+                    /** @description Fields dropped from the response */
+                    excluding?: string[] | string;
+                    forceCount?: boolean;
+                    extractList?: boolean;
+                    /** @description Words every row holds in one of its text fields, in any case */
+                    fullTextFilter?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description List envelope, or the bare data array with extractList */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        total?: number;
+                        limit: number;
+                        offset: number;
+                        filters?: {
+                            [key: string]: unknown;
+                        };
+                        data: {
+                            [key: string]: unknown;
+                        }[];
+                    } | {
+                        [key: string]: unknown;
+                    }[];
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The request body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The content type is not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+        };
+    };
+    listGenericRecordsAtContextPath: {
+        parameters: {
+            query?: {
+                /** @description URL-encoded JSON object: the filter grammar of the Query API */
+                filters?: string;
+                /** @description Comma list of fields (dotted paths allowed) or aggregation expressions: SUM(f), COUNT(f), AVG(f), MIN(f), MAX(f), COALESCE(SUM(f), n) */
+                fields?: string;
+                /** @description Comma list of relations written in full (dotted paths allowed) */
+                nested?: string;
+                /** @description Further levels of relations expanded below each nested relation (default 0) */
+                depth?: number;
+                /** @description Comma list of fields dropped from the response */
+                excluding?: string;
+                /** @description Results to skip (default 0) */
+                offset?: number;
+                /** @description Maximum results (default 100, capped at 1000) */
+                limit?: number;
+                /** @description Field to sort by (dotted paths allowed); id is always the last sort key */
+                sortBy?: string;
+                /** @description ASC, DESC, ASCENDING or DESCENDING (any case) */
+                sortOrder?: string;
+                /** @description INNER (default), LEFT or RIGHT: join used when a filter or sort touches a related entity */
+                joinType?: string;
+                /** @description Comma list of grouping fields (dotted paths allowed) */
+                groupBy?: string;
+                /** @description Comma list of <AGG>(<field>) <op> <value> conditions, ANDed */
+                having?: string;
+                /** @description Count huge-volume entities anyway */
+                forceCount?: boolean;
+                /** @description Answer the bare data array instead of the envelope */
+                extractList?: boolean;
+                /** @description Words every row holds in one of its text fields, in any case */
+                fullTextFilter?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Entity: camelCase or simple class name (billingAccount, BillingAccount) */
+                entity: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List envelope, or the bare data array with extractList */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        total?: number;
+                        limit: number;
+                        offset: number;
+                        filters?: {
+                            [key: string]: unknown;
+                        };
+                        data: {
+                            [key: string]: unknown;
+                        }[];
+                    } | {
+                        [key: string]: unknown;
+                    }[];
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+        };
+    };
+    createGenericRecordAtContextPath: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Entity: camelCase or simple class name (billingAccount, BillingAccount) */
+                entity: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The request body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The content type is not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+        };
+    };
+    headGenericRecordsAtContextPath: {
+        parameters: {
+            query?: {
+                /** @description URL-encoded JSON object: the filter grammar of the Query API */
+                filters?: string;
+                /** @description Comma list of fields (dotted paths allowed) or aggregation expressions: SUM(f), COUNT(f), AVG(f), MIN(f), MAX(f), COALESCE(SUM(f), n) */
+                fields?: string;
+                /** @description Comma list of relations written in full (dotted paths allowed) */
+                nested?: string;
+                /** @description Further levels of relations expanded below each nested relation (default 0) */
+                depth?: number;
+                /** @description Comma list of fields dropped from the response */
+                excluding?: string;
+                /** @description Results to skip (default 0) */
+                offset?: number;
+                /** @description Maximum results (default 100, capped at 1000) */
+                limit?: number;
+                /** @description Field to sort by (dotted paths allowed); id is always the last sort key */
+                sortBy?: string;
+                /** @description ASC, DESC, ASCENDING or DESCENDING (any case) */
+                sortOrder?: string;
+                /** @description INNER (default), LEFT or RIGHT: join used when a filter or sort touches a related entity */
+                joinType?: string;
+                /** @description Comma list of grouping fields (dotted paths allowed) */
+                groupBy?: string;
+                /** @description Comma list of <AGG>(<field>) <op> <value> conditions, ANDed */
+                having?: string;
+                /** @description Count huge-volume entities anyway */
+                forceCount?: boolean;
+                /** @description Answer the bare data array instead of the envelope */
+                extractList?: boolean;
+                /** @description Words every row holds in one of its text fields, in any case */
+                fullTextFilter?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Entity: camelCase or simple class name (billingAccount, BillingAccount) */
+                entity: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List envelope, or the bare data array with extractList */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getGenericRecordAtContextPath: {
+        parameters: {
+            query?: {
+                /** @description Comma list of fields (dotted paths allowed) or aggregation expressions: SUM(f), COUNT(f), AVG(f), MIN(f), MAX(f), COALESCE(SUM(f), n) */
+                fields?: string;
+                /** @description Comma list of relations written in full (dotted paths allowed) */
+                nested?: string;
+                /** @description Further levels of relations expanded below each nested relation (default 0) */
+                depth?: number;
+                /** @description Comma list of fields dropped from the response */
+                excluding?: string;
+                /** @description URL-encoded JSON object: the filter grammar of the Query API */
+                filters?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Entity: camelCase or simple class name (billingAccount, BillingAccount) */
+                entity: string;
+                /** @description Numeric id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+        };
+    };
+    updateGenericRecordAtContextPath: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Entity: camelCase or simple class name (billingAccount, BillingAccount) */
+                entity: string;
+                /** @description Numeric id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The request body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The content type is not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+        };
+    };
+    fetchGenericRecordAtContextPath: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Entity: camelCase or simple class name (billingAccount, BillingAccount) */
+                entity: string;
+                /** @description Numeric id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Filter object (or its JSON text) */
+                    filters?: unknown;
+                    /** @description Fields or aggregation expressions */
+                    genericFields?: string[] | string;
+                    /** @description Relations written in full */
+                    nestedEntities?: string[] | string;
+                    nestedDepth?: number;
+                    limit?: number;
+                    offset?: number;
+                    sortBy?: string;
+                    sortOrder?: string;
+                    joinType?: string;
+                    /** @description Grouping fields */
+                    groupBy?: string[] | string;
+                    /** @description Post-aggregation conditions */
+                    having?: string[] | string;
+                    /** @description Fields dropped from the response */
+                    excluding?: string[] | string;
+                    forceCount?: boolean;
+                    extractList?: boolean;
+                    /** @description Words every row holds in one of its text fields, in any case */
+                    fullTextFilter?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The request body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The content type is not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+        };
+    };
+    deleteGenericRecordAtContextPath: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Entity: camelCase or simple class name (billingAccount, BillingAccount) */
+                entity: string;
+                /** @description Numeric id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryError"];
+                };
+            };
+        };
+    };
+    headGenericRecordAtContextPath: {
+        parameters: {
+            query?: {
+                /** @description Comma list of fields (dotted paths allowed) or aggregation expressions: SUM(f), COUNT(f), AVG(f), MIN(f), MAX(f), COALESCE(SUM(f), n) */
+                fields?: string;
+                /** @description Comma list of relations written in full (dotted paths allowed) */
+                nested?: string;
+                /** @description Further levels of relations expanded below each nested relation (default 0) */
+                depth?: number;
+                /** @description Comma list of fields dropped from the response */
+                excluding?: string;
+                /** @description URL-encoded JSON object: the filter grammar of the Query API */
+                filters?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Entity: camelCase or simple class name (billingAccount, BillingAccount) */
+                entity: string;
+                /** @description Numeric id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -18,8 +18,9 @@ export const TAGS: readonly { name: string; description: string }[] = [
   {
     name: 'Authentication',
     description:
-      'OAuth 2.0 token endpoint (client credentials and password grants), its signing keys and discovery document, ' +
-      'and the caller’s own session. Start here: every other operation needs the bearer token it gives.',
+      'OAuth 2.0 token endpoint (the client credentials grant), its signing keys and discovery document, and the ' +
+      'caller’s own session. Start here: every other operation needs the bearer token it gives. People with a ' +
+      'password sign in through the portal (`POST /api/portal/login`, then `GET /api/portal/token`).',
   },
   { name: 'Health', description: 'Liveness, readiness and Prometheus metrics, for load balancers and monitoring.' },
   {
@@ -27,7 +28,7 @@ export const TAGS: readonly { name: string; description: string }[] = [
     description: 'The roles a group can grant: `<domain>.<resource>.<view|manage>` and the composites.',
   },
   { name: 'Groups', description: 'Groups hold roles and an optional seller restriction; users and clients join them.' },
-  { name: 'Users', description: 'People who sign in with a password (token password grant or the portal).' },
+  { name: 'Users', description: 'People who sign in with a password, through the portal.' },
   { name: 'Clients', description: 'Service accounts using the client-credentials grant; the secret is shown once.' },
   { name: 'Portal', description: 'The browser session of the web portal: cookie login, CSRF-protected writes.' },
   { name: 'Seller', description: 'Sellers: the legal entities that bill; a group may be restricted to some of them.' },
@@ -44,6 +45,7 @@ export const TAGS: readonly { name: string; description: string }[] = [
   { name: 'TradingCurrency', description: 'Currencies the platform trades in.' },
   { name: 'Country', description: 'Countries, for addresses and tax mappings.' },
   { name: 'Language', description: 'Languages, for customer communication.' },
+  { name: 'Title', description: 'Titles of customers (Mr, Mrs, Company…); `isCompany` marks a company’s.' },
   { name: 'Calendar', description: 'Calendars: the periods billing cycles and recurring charges follow.' },
   { name: 'BillingCycle', description: 'Billing cycles: when billing accounts are invoiced.' },
   { name: 'UnitOfMeasure', description: 'Units that usage and quantities are counted in.' },
@@ -111,7 +113,15 @@ export const TAGS: readonly { name: string; description: string }[] = [
   { name: 'Query workbench', description: 'Deep (HQL) queries, the schema editors complete from, saved queries.' },
   {
     name: 'Opencell generic API v2',
-    description: 'Opencell’s generic API, read side, for tools written for Opencell: the Query API’s engine.',
+    description:
+      'Opencell’s generic API, read side, for tools written for Opencell: the Query API’s engine. HEAD answers as GET ' +
+      'without a body; Opencell’s writes answer 405 naming the v1 resource to write through.',
+  },
+  {
+    name: 'Opencell generic API v2 under /opencell',
+    description:
+      'The same operations under Opencell’s default context path (`/opencell/api/rest/v2`), for clients configured ' +
+      'with it; their operationIds end in `AtContextPath`.',
   },
 ]
 
@@ -245,10 +255,14 @@ export function installOpenApiConventions(app: FastifyInstance): void {
     const family = FAMILY_SCHEMAS[errorFamily(route.url)]
     // The response's description is not the schema's: the schema stays the same named component for every status.
     const response: Record<string, unknown> = { ...(route.schema.response as Record<string, unknown> | undefined) }
+    const success = Object.keys(response).some((status) => status.startsWith('2'))
+    // An operation served only to be refused (Opencell's writes) declares its 405 and no success; it changes nothing,
+    // so it gives no 409.
+    const refused = !success && '405' in response
     // A DELETE that declares no success answers 204 without content.
-    if (method === 'DELETE' && !Object.keys(response).some((status) => status.startsWith('2')))
-      response[204] = NoContent
-    for (const status of defaultErrorStatuses(method, route.url, policy)) response[status] ??= FAMILY_ERROR
+    if (method === 'DELETE' && !success && !refused) response[204] = NoContent
+    for (const status of defaultErrorStatuses(method, route.url, policy))
+      if (!(refused && status === 409)) response[status] ??= FAMILY_ERROR
     for (const [status, schema] of Object.entries(response)) {
       if (schema === FAMILY_ERROR)
         response[status] = { ...family, 'x-response-description': STATUS_TEXT[Number(status)] ?? 'Error' }
@@ -316,11 +330,23 @@ const SUCCESS_TEXT: Record<string, string> = {
   '206': 'Partial content: one range of the list',
 }
 
-/** The document as served: named schemas hoisted, and a description for every success response. */
+/**
+ * A documented HEAD (`config.swagger.exposeHeadRoute` on its GET) as HEAD answers: no body in any response, and an
+ * operationId of its own (`getGenericRecord` → `headGenericRecord`; the swagger plugin writes `getGenericRecord-head`).
+ */
+function asHead(operation: Node): void {
+  if (typeof operation.operationId === 'string')
+    operation.operationId = operation.operationId.replace(/^[a-z]+([A-Z].*)-head$/, 'head$1')
+  if (typeof operation.summary === 'string') operation.summary = `Status and headers only: ${operation.summary}`
+  for (const response of Object.values(operation.responses as Record<string, Node>)) delete response.content
+}
+
+/** The document as served: named schemas hoisted, HEAD operations without bodies, a description for every success. */
 export function finishDocument<T>(document: T): T {
   const hoisted = hoistNamedSchemas(document) as Node
   for (const methods of Object.values(hoisted.paths as Record<string, Record<string, Node>>)) {
-    for (const operation of Object.values(methods)) {
+    for (const [method, operation] of Object.entries(methods)) {
+      if (method === 'head') asHead(operation)
       for (const [status, response] of Object.entries(operation.responses as Record<string, Node>)) {
         if (response.description === 'Default Response') response.description = SUCCESS_TEXT[status] ?? 'OK'
       }

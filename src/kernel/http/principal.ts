@@ -18,6 +18,8 @@ export interface Principal {
   sellerCodes: readonly string[] | null
   /** The portal session a token was issued to (`/api/portal/token`): a reference, not the session id. */
   portalSession?: string
+  /** The built-in issuer's realm that signed the token (AUTH_REALM or `opencell`); unset for an external issuer. */
+  realm?: string
 }
 
 declare module 'fastify' {

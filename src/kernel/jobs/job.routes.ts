@@ -19,6 +19,8 @@ const Timer = Type.Unsafe<ScheduleExpression | null>({
   type: ['object', 'null'],
   additionalProperties: false,
   description: 'EJB ScheduleExpression fields, evaluated in the tenant time zone',
+  // Every field may be omitted, and a timer reads back as it was written.
+  required: [],
   properties: Object.fromEntries(SCHEDULE_FIELDS.map((f) => [f, { type: 'string', maxLength: 200 }])),
 })
 const JobUpdate = Type.Object(

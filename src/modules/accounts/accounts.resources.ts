@@ -42,6 +42,7 @@ export const accountResources: ResourceSpec[] = [
   },
   { entity: 'Country', path: 'countries', roleResource: SETTINGS, label: 'country' },
   { entity: 'Language', path: 'languages', roleResource: SETTINGS, label: 'language' },
+  { entity: 'Title', path: 'titles', roleResource: SETTINGS, label: 'title' },
   { entity: 'Tax', path: 'taxes', roleResource: SETTINGS, label: 'tax', validate: percentRule },
   { entity: 'TaxClass', path: 'taxClasses', roleResource: SETTINGS, label: 'tax class' },
   { entity: 'TaxMapping', path: 'taxMappings', roleResource: SETTINGS, label: 'tax mapping' },

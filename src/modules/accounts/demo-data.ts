@@ -2,11 +2,13 @@ import { sql } from 'drizzle-orm'
 import { one, type Db } from '../../kernel/db/database.ts'
 
 const FIRST = ['Ada', 'Blaise', 'Claude', 'Dora', 'Emmy', 'Felix', 'Grace', 'Hugo', 'Ines', 'Jules']
+/** The title each first name goes with. */
+const TITLES = ['MS', 'MR', 'MR', 'MS', 'MS', 'MR', 'MS', 'MR', 'MS', 'MR']
 const LAST = ['Lovelace', 'Pascal', 'Shannon', 'Noether', 'Klein', 'Hopper', 'Curie', 'Germain', 'Turing', 'Verne']
 
 /**
- * A coherent demo tenant: currencies, countries, taxes (NORMAL = 20 %), the MONTHLY calendar, a billing
- * cycle, invoice categories, accounting articles, one seller and 50 customers with full account hierarchies.
+ * A coherent demo tenant: currencies, countries, languages, titles, taxes (NORMAL = 20 %), the MONTHLY calendar, a
+ * billing cycle, invoice categories, accounting articles, one seller and 50 customers with full account hierarchies.
  * Idempotent: does nothing when the MAIN seller exists.
  */
 export async function seedAccountsDemo(db: Db): Promise<{ created: boolean }> {
@@ -27,6 +29,10 @@ export async function seedAccountsDemo(db: Db): Promise<{ created: boolean }> {
         ('GB', 'United Kingdom', (select id from trading_currency where code = 'GBP'), 'demo')
         on conflict (code) do nothing`,
       sql`insert into language (code, description, creator) values ('ENG', 'English', 'demo'), ('FRA', 'French', 'demo'), ('DEU', 'German', 'demo')
+        on conflict (code) do nothing`,
+      sql`insert into title (code, description, is_company, creator) values
+        ('MR', 'Mr', false, 'demo'), ('MRS', 'Mrs', false, 'demo'), ('MS', 'Ms', false, 'demo'),
+        ('COMPANY', 'Company', true, 'demo')
         on conflict (code) do nothing`,
       sql`insert into tax (code, description, percent, creator) values
         ('TAX_20', 'Standard rate 20 %', 20, 'demo'), ('TAX_05_5', 'Reduced rate 5.5 %', 5.5, 'demo'), ('TAX_00', 'Exempt', 0, 'demo')
@@ -93,9 +99,10 @@ export async function seedAccountsDemo(db: Db): Promise<{ created: boolean }> {
       const cf = JSON.stringify({ CF_SEGMENT: [{ value: segment }], CF_EMPLOYEES: [{ value: i * 10 }] })
       await tx.execute(sql`
         with c as (
-          insert into customer (code, description, name, email, seller_id, cf_values, creator)
-          select ${`CUST_${n}`}, ${`Demo customer ${n}`}, ${name}, ${`customer${n}@example.com`}, id, ${cf}::jsonb, 'demo'
-          from seller where code = 'MAIN' returning id
+          insert into customer (code, description, name, email, seller_id, title_id, cf_values, creator)
+          select ${`CUST_${n}`}, ${`Demo customer ${n}`}, ${name}, ${`customer${n}@example.com`}, s.id, t.id,
+            ${cf}::jsonb, 'demo'
+          from seller s, title t where s.code = 'MAIN' and t.code = ${TITLES[i % 10]!} returning id
         ), ca as (
           insert into customer_account (code, description, name, customer_id, trading_currency_id, language_id, creator)
           select ${`CA_${n}`}, ${`Customer account ${n}`}, ${name}, c.id, cur.id, l.id, 'demo'

@@ -79,36 +79,41 @@ export type ScheduleBody = Static<ReturnType<typeof scheduleBody>>
 
 const auditable: JsonSchema = {
   type: 'object',
+  required: ['created', 'updated', 'creator', 'updater'],
   properties: { created: instant, updated: instant, creator: nullableString, updater: nullableString },
 }
 
-export const scheduleView: JsonSchema = {
+/** A view whose every field is written, null when unset (billing-runs.repository.ts, scheduleJson and billRunJson). */
+const everyField = (properties: Record<string, JsonSchema>): JsonSchema => ({
   type: 'object',
   additionalProperties: true,
-  properties: {
-    id: { type: 'integer' },
-    code: { type: 'string' },
-    name: { type: 'string' },
-    repeats: { type: 'string', enum: [...REPEATS] },
-    cron: { type: ['object', 'null'], additionalProperties: true },
-    startDate: instant,
-    endDate: instant,
-    billingCycleCodes: { type: 'array', items: { type: 'string' } },
-    processType: { type: 'string' },
-    lastTransactionDate: instant,
-    invoiceDate: instant,
-    rejectAutoAction: nullableString,
-    suspectAutoAction: nullableString,
-    generateAO: { type: 'boolean' },
-    computeDatesAtValidation: { type: 'boolean' },
-    active: { type: 'boolean' },
-    status: { type: 'string', enum: ['ACTIVE', 'PAUSED', 'COMPLETED'] },
-    nextFireDate: instant,
-    lastFireDate: instant,
-    createdBillingRuns: { type: 'array', items: { type: 'integer' }, description: 'ids of the bill runs it created' },
-    auditable,
-  },
-}
+  required: Object.keys(properties),
+  properties,
+})
+
+export const scheduleView = everyField({
+  id: { type: 'integer' },
+  code: { type: 'string' },
+  name: { type: 'string' },
+  repeats: { type: 'string', enum: [...REPEATS] },
+  cron: { type: ['object', 'null'], additionalProperties: true },
+  startDate: instant,
+  endDate: instant,
+  billingCycleCodes: { type: 'array', items: { type: 'string' } },
+  processType: { type: 'string' },
+  lastTransactionDate: instant,
+  invoiceDate: instant,
+  rejectAutoAction: nullableString,
+  suspectAutoAction: nullableString,
+  generateAO: { type: 'boolean' },
+  computeDatesAtValidation: { type: 'boolean' },
+  active: { type: 'boolean' },
+  status: { type: 'string', enum: ['ACTIVE', 'PAUSED', 'COMPLETED'] },
+  nextFireDate: instant,
+  lastFireDate: instant,
+  createdBillingRuns: { type: 'array', items: { type: 'integer' }, description: 'ids of the bill runs it created' },
+  auditable,
+})
 
 export const billRunBody = Type.Object(
   {
@@ -135,35 +140,32 @@ export const billRunBody = Type.Object(
 /** A one-off bill run request: a billing cycle, optional dates and options, and its own aggregation rules. */
 export type BillRunBody = Static<typeof billRunBody>
 
-export const billRunView: JsonSchema = {
-  type: 'object',
-  additionalProperties: true,
-  properties: {
-    id: { type: 'integer' },
-    description: nullableString,
-    status: { type: 'string', description: 'NEW when created; later states belong to the bill run process' },
-    billingCycle: { type: 'string' },
-    processType: { type: 'string' },
-    processDate: { type: 'string' },
-    lastTransactionDate: { type: 'string' },
-    invoiceDate: { type: 'string' },
-    rejectAutoAction: nullableString,
-    suspectAutoAction: nullableString,
-    generateAO: { type: 'boolean' },
-    computeDatesAtValidation: { type: 'boolean' },
-    ignoreOrders: { type: 'boolean' },
-    ignoreSubscriptions: { type: 'boolean' },
-    dateAggregation: { type: 'string' },
-    discountAggregation: { type: 'boolean' },
-    disableAggregation: { type: 'boolean' },
-    scheduleCode: { type: ['string', 'null'], description: 'the schedule that created it; null for one-off runs' },
-    fireTime: { ...instant, description: 'the schedule firing that created it' },
-    auditable,
-  },
-}
+export const billRunView = everyField({
+  id: { type: 'integer' },
+  description: nullableString,
+  status: { type: 'string', description: 'NEW when created; later states belong to the bill run process' },
+  billingCycle: { type: 'string' },
+  processType: { type: 'string' },
+  processDate: { type: 'string' },
+  lastTransactionDate: { type: 'string' },
+  invoiceDate: { type: 'string' },
+  rejectAutoAction: nullableString,
+  suspectAutoAction: nullableString,
+  generateAO: { type: 'boolean' },
+  computeDatesAtValidation: { type: 'boolean' },
+  ignoreOrders: { type: 'boolean' },
+  ignoreSubscriptions: { type: 'boolean' },
+  dateAggregation: { type: 'string' },
+  discountAggregation: { type: 'boolean' },
+  disableAggregation: { type: 'boolean' },
+  scheduleCode: { type: ['string', 'null'], description: 'the schedule that created it; null for one-off runs' },
+  fireTime: { ...instant, description: 'the schedule firing that created it' },
+  auditable,
+})
 
-const page = (items: JsonSchema): JsonSchema => ({
+const page = (items: JsonSchema, required: string[]): JsonSchema => ({
   type: 'object',
+  required,
   properties: {
     total: { type: 'integer' },
     offset: { type: 'integer' },
@@ -172,11 +174,13 @@ const page = (items: JsonSchema): JsonSchema => ({
   },
 })
 
-export const scheduleList = page(scheduleView)
-export const billRunList = page(billRunView)
+// A schedule list without `limit` in its query is every schedule, and says no limit.
+export const scheduleList = page(scheduleView, ['total', 'offset', 'data'])
+export const billRunList = page(billRunView, ['total', 'offset', 'limit', 'data'])
 
 export const runNowView: JsonSchema = {
   type: 'object',
+  required: ['schedule', 'billingRuns'],
   properties: {
     schedule: scheduleView,
     billingRuns: { type: 'array', items: billRunView, description: 'the bill runs this firing created' },

@@ -65,7 +65,7 @@ export function registerAuthRoutes(
   const open = { policy: { public: true as const } }
   const tags = ['Authentication']
   const checkRealm = ({ realm }: Static<typeof RealmParams>, reply: FastifyReply): boolean => {
-    if (realm === deps.config.realm) return true
+    if (deps.tokens.realms.includes(realm)) return true
     void oauthError(reply, 404, 'invalid_request', `Realm ${realm} does not exist`)
     return false
   }
@@ -130,11 +130,11 @@ export function registerAuthRoutes(
             401,
             'invalid_client',
             'Client authentication failed',
-            credentials.method === 'basic' ? { 'www-authenticate': `Basic realm="${deps.config.realm}"` } : {},
+            credentials.method === 'basic' ? { 'www-authenticate': `Basic realm="${request.params.realm}"` } : {},
           )
         }
         await deps.throttle.recordSuccess(attempt)
-        const token = await deps.tokens.issue(client.identity)
+        const token = await deps.tokens.issue(client.identity, undefined, request.params.realm)
         return reply.headers({ 'cache-control': 'no-store', pragma: 'no-cache' }).send(token)
       },
     )
@@ -171,7 +171,7 @@ export function registerAuthRoutes(
     },
     async (request, reply) => {
       if (!checkRealm(request.params, reply)) return reply
-      const issuer = deps.tokens.issuerUrl
+      const issuer = deps.tokens.issuerOf(request.params.realm)
       return {
         issuer,
         token_endpoint: `${issuer}/protocol/openid-connect/token`,

@@ -304,7 +304,7 @@ export function registerIamRoutes(server: FastifyInstance, iam: IamService, real
         subject: principal.subject,
         username: principal.username,
         clientId: principal.clientId ?? null,
-        realm,
+        realm: principal.realm ?? realm,
         groups: [...principal.groups],
         roles: [...principal.roles].sort(),
         expiresAt: request.tokenExpiresAt?.toISOString() ?? null,

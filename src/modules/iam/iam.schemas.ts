@@ -132,7 +132,7 @@ export const Session = Type.Object(
     subject: Type.String(),
     username: Type.String(),
     clientId: Nullable(Type.String()),
-    realm: Type.String(),
+    realm: Type.String({ description: 'the realm whose token endpoint issued the token (AUTH_REALM or opencell)' }),
     groups: Type.Array(Type.String()),
     roles: Type.Array(Type.String()),
     expiresAt: Nullable(Type.String({ format: 'date-time' })),
@@ -210,4 +210,8 @@ export const PortalSession = Type.Object(
   },
   { $id: 'PortalSession', title: 'PortalSession', additionalProperties: false },
 )
-export const RealmParams = Type.Object({ realm: Type.String() })
+export const RealmParams = Type.Object({
+  realm: Type.String({
+    description: 'the configured realm (AUTH_REALM, default `obol`) or `opencell`: two names of one issuer',
+  }),
+})

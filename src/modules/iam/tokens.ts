@@ -77,6 +77,13 @@ export function tokenLifetimeProblem(payload: JWTPayload, maxSec: number, nowSec
   return undefined
 }
 
+/**
+ * Opencell's realm, served beside the configured one (AUTH_REALM) as another name of the same issuer: the same keys,
+ * clients and users, so tools written for Opencell log in where they expect to (`/auth/realms/opencell/...`) on an
+ * instance native clients use too (docs/decisions.md, "Identity and access").
+ */
+export const OPENCELL_REALM = 'opencell'
+
 /** Verified tokens kept (each about a kilobyte) so that a token sent again is not checked again. */
 const VERIFIED_TOKENS_MAX = 10_000
 /** A verified token is trusted for at most this long without a new check (a retired signing key stops it then). */
@@ -89,7 +96,11 @@ export type TokenService = ReturnType<typeof createTokenService>
 /** Issues and verifies access tokens: ES256 JWTs signed by Obol, or verified through an external issuer. */
 export function createTokenService(deps: { db: Db; keys: SigningKeys; config: AuthConfig; baseUrl: string }) {
   const { db, keys, config } = deps
-  const issuer = `${deps.baseUrl.replace(/\/$/, '')}/auth/realms/${config.realm}`
+  const issuerOf = (realm: string) => `${deps.baseUrl.replace(/\/$/, '')}/auth/realms/${realm}`
+  const realms = [...new Set([config.realm, OPENCELL_REALM])]
+  const issuer = issuerOf(config.realm)
+  // A token names the realm it was asked of; every realm's token is good on the whole API.
+  const issuers = realms.map(issuerOf)
   let external: { issuer: string; jwks: JWTVerifyGetKey } | undefined
   // A signature check costs about 0.1 ms of CPU, a fifth of a cheap request. Until a token's expiry (and at most a
   // minute), the same token string is answered from here; past its expiry it is checked in full again.
@@ -125,7 +136,7 @@ export function createTokenService(deps: { db: Db; keys: SigningKeys; config: Au
         const key = await keys.publicKey(kid)
         if (!key) throw new InvalidTokenError('the token was signed by an unknown key')
         const result = await jwtVerify<ObolClaims>(token, key, {
-          issuer,
+          issuer: issuers,
           audience: config.resourceClient,
           algorithms: ['ES256'],
           clockTolerance: 30,
@@ -153,7 +164,9 @@ export function createTokenService(deps: { db: Db; keys: SigningKeys; config: Au
       !config.issuerUrl && payload.azp === PORTAL_CLIENT && typeof payload.obol_portal_session === 'string'
         ? payload.obol_portal_session
         : undefined
+    const realm = config.issuerUrl ? undefined : realms.find((name) => issuerOf(name) === payload.iss)
     return {
+      ...(realm === undefined ? {} : { realm }),
       subject: payload.sub ?? '',
       username: payload.preferred_username ?? payload.sub ?? '',
       clientId: payload.azp,
@@ -166,12 +179,17 @@ export function createTokenService(deps: { db: Db; keys: SigningKeys; config: Au
   }
 
   return {
-    /** The issuer Obol's own tokens name: `<public URL>/auth/realms/<realm>`. */
+    /** The issuer Obol's own tokens name: `<public URL>/auth/realms/<realm>` (AUTH_REALM). */
     issuerUrl: issuer,
+    /** The realms the built-in issuer serves: AUTH_REALM and `opencell`. */
+    realms,
+    /** The issuer of one of `realms`, which its tokens name and its discovery document gives. */
+    issuerOf,
     /** The signing keys it issues and verifies with (tests sign tokens of their own with them). */
     keys,
 
-    async issue(identity: Identity, ttlSec = config.tokenTtlSec): Promise<IssuedToken> {
+    /** A token for `identity`, issued by `realm` (one of `realms`; the configured one unless said). */
+    async issue(identity: Identity, ttlSec = config.tokenTtlSec, realm = config.realm): Promise<IssuedToken> {
       const grants = await grantsOf(db, identity.userId)
       const { kid, key } = await keys.active()
       // The claims a Keycloak client-credentials token carries, so a consumer reading roles where Keycloak writes them
@@ -190,7 +208,7 @@ export function createTokenService(deps: { db: Db; keys: SigningKeys; config: Au
       }
       const token = await new SignJWT(claims)
         .setProtectedHeader({ alg: 'ES256', kid, typ: 'JWT' })
-        .setIssuer(issuer)
+        .setIssuer(issuerOf(realm))
         .setSubject(String(identity.userId))
         .setAudience(config.resourceClient)
         .setIssuedAt()

@@ -2,6 +2,7 @@ import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { AppError } from '../../kernel/errors.ts'
 import { asAppError, errorResponse } from '../../kernel/http/error-handler.ts'
+import { errorResponses } from '../../kernel/http/schemas.ts'
 import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
 import { offerActorOf } from '../catalog/index.ts'
 import {
@@ -26,7 +27,6 @@ import {
   CreateOfferBody,
   GetQuery,
   ListQuery,
-  OfferError,
   OfferList,
   OfferRecord,
   ProductParams,
@@ -62,7 +62,7 @@ export function registerOffersRoutes(
     if (links) void reply.header('link', links)
     return reply.status(page.status).send(page.records)
   }
-  const pageResponses = { 200: OfferList, 206: OfferList, 416: OfferError }
+  const pageResponses = { 200: OfferList, 206: OfferList, ...errorResponses(416) }
 
   app.get(
     BASE,
@@ -182,7 +182,7 @@ export function registerOffersRoutes(
         description: 'Only sent fields change. A taken newCode is a 409 OFFER_ALREADY_EXISTS.',
         params: CodeParams,
         body: UpsertOfferBody,
-        response: { 200: OfferRecord, 201: OfferRecord, 422: OfferError },
+        response: { 200: OfferRecord, 201: OfferRecord, ...errorResponses(422) },
       },
     },
     async (request, reply) => {
@@ -203,7 +203,7 @@ export function registerOffersRoutes(
         description: 'A status change outside the transition table is a 422 OFFER_STATUS_TRANSITION_INVALID.',
         params: CodeParams,
         body: UpdateOfferBody,
-        response: { 200: OfferRecord, 422: OfferError },
+        response: { 200: OfferRecord, ...errorResponses(422) },
       },
     },
     async (request) => offers.update(request.params.code, request.body, writer(request)),
@@ -220,7 +220,7 @@ export function registerOffersRoutes(
         description:
           'A ready or live offer must be retired first (422 OFFER_STATUS_TRANSITION_INVALID); an offer with ACTIVE subscriptions cannot be deleted (422 OFFER_HAS_ACTIVE_SUBSCRIPTIONS).',
         params: CodeParams,
-        response: { 204: Type.Null({ description: 'Deleted' }), 422: OfferError },
+        response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(422) },
       },
     },
     async (request, reply) => {

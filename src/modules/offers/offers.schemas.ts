@@ -242,14 +242,15 @@ export type ExpandedProduct = Static<typeof ExpandedProduct>
 export const OfferList = Type.Array(OfferRecord)
 export const CountAnswer = Type.Object({ count: Type.Integer() })
 
-export const OfferError = Type.Object(
+/** A bulk operation's failure, the body its single call would have answered. */
+const OfferError = Type.Object(
   {
     status: Type.Literal('FAIL'),
     errorCode: Type.String(),
     message: Type.String(),
     details: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
   },
-  { description: 'Error' },
+  { description: 'the error the single call would have answered' },
 )
 
 const BulkResult = Type.Object({

@@ -180,6 +180,17 @@ export const previewResponse = Type.Unsafe<OrderPreview>({
             type: 'array',
             items: {
               type: 'object',
+              // The service period only on a line that has one (a recurring charge's).
+              required: [
+                'productCode',
+                'chargeCode',
+                'chargeType',
+                'label',
+                'amountWithoutTax',
+                'amountWithTax',
+                'overridden',
+                'discountPlanCode',
+              ],
               properties: {
                 productCode: { type: ['string', 'null'] },
                 chargeCode: { type: 'string' },
@@ -202,6 +213,15 @@ export const previewResponse = Type.Unsafe<OrderPreview>({
       type: 'array',
       items: {
         type: 'object',
+        required: [
+          'subscriptionCode',
+          'productCode',
+          'chargeCode',
+          'chargeType',
+          'quantity',
+          'unitPrice',
+          'pricingVersion',
+        ],
         properties: {
           subscriptionCode: { type: ['string', 'null'] },
           productCode: { type: ['string', 'null'] },

@@ -77,6 +77,8 @@ export function registerPrepaidRoutes(
           'Body: one usage line as text/plain (or a JSON string). Answers the reservation id, the quantity still ' +
           'available and the amount held. 402 INSUFFICIENT_BALANCE holds nothing; 400 INVALID_USAGE_RECORD names ' +
           'the field; 400 CHARGE_NOT_FOUND when no usage charge matches param1.',
+        // Mediation systems post the line as text; a JSON string is read the same.
+        consumes: ['text/plain', 'application/json'],
         body: UsageLineBody,
         response: { 200: ReserveAnswer, ...errorResponses(402, 404) },
       },

@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest, HTTPMethods } from 'fastify'
 import { Type } from 'typebox'
 import { AppError } from '../../kernel/errors.ts'
+import { errorResponses } from '../../kernel/http/schemas.ts'
 import { principalOf } from '../../kernel/http/principal.ts'
 import type { QueryEngine } from './query.service.ts'
 import type { QueryHandler } from './query.routes.ts'
@@ -18,9 +19,23 @@ import { productVersion } from './product-version.ts'
  */
 export const OPENCELL_PREFIXES = ['/api/rest/v2', '/opencell/api/rest/v2'] as const
 
-const tags = ['Opencell generic API v2']
-const entityView = { policy: { entityView: true as const } }
+// Reads only, whatever the method, as the Query API's routes: a POST here records no write position.
+const entityView = { policy: { entityView: true as const }, reads: true as const }
 const writes = ['PUT', 'PATCH', 'DELETE'] as const
+
+/**
+ * How an operation is named in the OpenAPI document. Both prefixes are documented, as both are served: the context
+ * path's copies under their own tag, their operationIds ending `AtContextPath`. Reads also document their HEAD
+ * (`config.swagger.exposeHeadRoute`; finishDocument names it `head…` and drops its bodies).
+ */
+function documented(prefix: string) {
+  const alias = prefix !== OPENCELL_PREFIXES[0]
+  return (operationId: string) => ({
+    tags: [alias ? 'Opencell generic API v2 under /opencell' : 'Opencell generic API v2'],
+    operationId: alias ? `${operationId}AtContextPath` : operationId,
+  })
+}
+const read = { ...entityView, swagger: { exposeHeadRoute: true } }
 
 const describeQuerystring = Type.Object(
   {
@@ -47,6 +62,7 @@ const versionResponse = {
   type: 'array',
   items: {
     type: 'object',
+    required: ['name', 'version', 'commit'],
     properties: { name: { type: 'string' }, version: { type: 'string' }, commit: { type: 'string' } },
   },
 }
@@ -91,19 +107,16 @@ export function registerOpencellRoutes(
   }
 
   for (const prefix of OPENCELL_PREFIXES) {
-    // One copy of each operation in the OpenAPI document: the context-path copies are hidden.
-    const hide = prefix !== OPENCELL_PREFIXES[0] ? { hide: true } : {}
+    const doc = documented(prefix)
     const generic = `${prefix}/generic`
 
     for (const url of [`${prefix}/version`, `${generic}/version`]) {
       scope.get(
         url,
         {
-          config: entityView,
+          config: read,
           schema: {
-            tags,
-            ...hide,
-            operationId: url.endsWith('/generic/version') ? 'getGenericApiVersion' : 'getOpencellVersion',
+            ...doc(url.endsWith('/generic/version') ? 'getGenericApiVersion' : 'getOpencellVersion'),
             summary: 'Product name, version and commit',
             response: { 200: versionResponse },
           },
@@ -117,11 +130,9 @@ export function registerOpencellRoutes(
     scope.get(
       `${generic}/entities`,
       {
-        config: entityView,
+        config: read,
         schema: {
-          tags,
-          ...hide,
-          operationId: 'listGenericEntities',
+          ...doc('listGenericEntities'),
           summary: 'Entity names, as GET /api/v1/query/entities',
           querystring: schemas.entitiesQuerystring,
           response: { 200: schemas.entitiesResponse },
@@ -132,11 +143,9 @@ export function registerOpencellRoutes(
     scope.get(
       `${generic}/entities/:entity`,
       {
-        config: entityView,
+        config: read,
         schema: {
-          tags,
-          ...hide,
-          operationId: 'describeGenericEntity',
+          ...doc('describeGenericEntity'),
           summary: 'Fields and relations of an entity, as Opencell describes them (relations: isEntity "true")',
           params: schemas.entityParams,
           querystring: describeQuerystring,
@@ -157,9 +166,7 @@ export function registerOpencellRoutes(
         config: entityView,
         schema: {
           ...handlers.listSchema,
-          tags,
-          ...hide,
-          operationId: 'searchGenericRecords',
+          ...doc('searchGenericRecords'),
           summary: 'List entities: same as POST /api/v1/query/{entity}, with fullTextFilter',
           body: schemas.legacyBody,
         },
@@ -170,12 +177,10 @@ export function registerOpencellRoutes(
     scope.get(
       `${generic}/:entity`,
       {
-        config: entityView,
+        config: read,
         schema: {
           ...handlers.listSchema,
-          tags,
-          ...hide,
-          operationId: 'listGenericRecords',
+          ...doc('listGenericRecords'),
           summary: 'List entities: same as GET /api/v1/query/{entity}, with fullTextFilter',
           querystring: schemas.listQuerystring,
         },
@@ -186,12 +191,10 @@ export function registerOpencellRoutes(
     scope.get(
       `${generic}/:entity/:id`,
       {
-        config: entityView,
+        config: read,
         schema: {
           ...handlers.getSchema,
-          tags,
-          ...hide,
-          operationId: 'getGenericRecord',
+          ...doc('getGenericRecord'),
           summary: 'Get one entity by id (HEAD: 200 or 404, no body)',
           querystring: schemas.getQuerystring,
         },
@@ -205,9 +208,7 @@ export function registerOpencellRoutes(
         config: entityView,
         schema: {
           ...handlers.getSchema,
-          tags,
-          ...hide,
-          operationId: 'fetchGenericRecord',
+          ...doc('fetchGenericRecord'),
           summary: 'Get one entity by id: genericFields, nestedEntities, nestedDepth (an empty body: every field)',
           body: schemas.legacyBody,
         },
@@ -216,6 +217,28 @@ export function registerOpencellRoutes(
         handlers.get(reply, principalOf(request), request.params, requestFromLegacyBody(request.body)),
     )
 
+    // Opencell's own writes (create, update, delete) are documented as what they answer: 405 with Allow. The other
+    // methods no Opencell client sends are refused alike, undocumented. No body schema: the body is never read.
+    const refused = (operationId: string, summary: string, params: object) => ({
+      config: entityView,
+      schema: { ...doc(operationId), summary, params, response: errorResponses(405) },
+    })
+    const toV1 = 'write through the v1 resource the answer names'
+    scope.post(
+      `${generic}/:entity`,
+      refused('createGenericRecord', `Opencell's create: 405, ${toV1}`, schemas.entityParams),
+      refuseWrite('GET, HEAD'),
+    )
+    scope.put(
+      `${generic}/:entity/:id`,
+      refused('updateGenericRecord', `Opencell's update: 405, ${toV1}`, schemas.entityIdParams),
+      refuseWrite('GET, HEAD, POST'),
+    )
+    scope.delete(
+      `${generic}/:entity/:id`,
+      refused('deleteGenericRecord', `Opencell's delete: 405, ${toV1}`, schemas.entityIdParams),
+      refuseWrite('GET, HEAD, POST'),
+    )
     const closed = { config: entityView, schema: { hide: true } }
     const routes: [string, string, readonly HTTPMethods[]][] = [
       [`${prefix}/version`, 'GET, HEAD', ['POST', ...writes]],
@@ -223,9 +246,8 @@ export function registerOpencellRoutes(
       [`${generic}/entities`, 'GET, HEAD', ['POST', ...writes]],
       [`${generic}/entities/:entity`, 'GET, HEAD', ['POST', ...writes]],
       [`${generic}/all/:entity`, 'POST', ['GET', ...writes]],
-      // Opencell's create.
-      [`${generic}/:entity`, 'GET, HEAD', ['POST', ...writes]],
-      [`${generic}/:entity/:id`, 'GET, HEAD, POST', writes],
+      [`${generic}/:entity`, 'GET, HEAD', writes],
+      [`${generic}/:entity/:id`, 'GET, HEAD, POST', ['PATCH']],
     ]
     for (const [url, allow, methods] of routes) {
       scope.route({ method: [...methods], url, ...closed, handler: refuseWrite(allow) })

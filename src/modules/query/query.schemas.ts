@@ -112,6 +112,8 @@ export const listResponse: JsonSchema = {
   anyOf: [
     {
       type: 'object',
+      // `total` is left out for a huge-volume entity counted only with forceCount; `filters` echoes the request's.
+      required: ['limit', 'offset', 'data'],
       properties: {
         total: { type: 'integer' },
         limit: { type: 'integer' },
@@ -124,22 +126,32 @@ export const listResponse: JsonSchema = {
   ],
 }
 
-export const countResponse: JsonSchema = { type: 'object', properties: { total: { type: 'integer' } } }
+export const countResponse: JsonSchema = {
+  type: 'object',
+  required: ['total'],
+  properties: { total: { type: 'integer' } },
+}
 
 export const getResponse: JsonSchema = {
   type: 'object',
+  required: ['data'],
   properties: { data: { type: 'object', additionalProperties: true } },
 }
 
 export const entitiesResponse: JsonSchema = {
   type: 'object',
+  required: ['entities'],
   properties: {
     entities: {
       type: 'array',
       items: {
         anyOf: [
           { type: 'string' },
-          { type: 'object', properties: { name: { type: 'string' }, fullName: { type: 'string' } } },
+          {
+            type: 'object',
+            required: ['name', 'fullName'],
+            properties: { name: { type: 'string' }, fullName: { type: 'string' } },
+          },
         ],
       },
     },
@@ -148,6 +160,7 @@ export const entitiesResponse: JsonSchema = {
 
 export const fieldMappingResponse: JsonSchema = {
   type: 'object',
+  required: ['javaName', 'tableName', 'fields'],
   properties: {
     javaName: { type: 'string' },
     tableName: { type: 'string' },
@@ -155,6 +168,8 @@ export const fieldMappingResponse: JsonSchema = {
       type: 'array',
       items: {
         type: 'object',
+        // `nullable` only when false, `isFK` and `isAssociation` only when true; collections have no column.
+        required: ['javaField', 'javaType'],
         properties: {
           javaField: { type: 'string' },
           javaType: { type: 'string' },

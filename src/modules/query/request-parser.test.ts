@@ -39,7 +39,12 @@ describe(buildQuery.name, () => {
     const { ast } = buildQuery(registry.get('Customer'), {}, context)
     expect(ast.select).toMatchObject({
       kind: 'entities',
-      projection: { relations: [{ name: 'seller', shape: 'reference' }] },
+      projection: {
+        relations: [
+          { name: 'seller', shape: 'reference' },
+          { name: 'title', shape: 'reference' },
+        ],
+      },
     })
   })
 

@@ -167,6 +167,8 @@ const CronObject = Type.Object(
   },
   {
     additionalProperties: false,
+    // Every field may be omitted, and a schedule reads back as it was written.
+    required: [],
     description:
       'Jakarta EJB ScheduleExpression in the tenant time zone; omitted second, minute and hour are 0, the others *',
   },

@@ -1,7 +1,7 @@
 import { index, text } from 'drizzle-orm/pg-core'
 import { pgTable } from 'drizzle-orm/pg-core'
 import { cfValuesColumn, codedColumns, lowerCodeIndex, refColumn } from './columns.ts'
-import { billingCycles, countries, languages, tradingCurrencies } from './reference.ts'
+import { billingCycles, countries, languages, titles, tradingCurrencies } from './reference.ts'
 
 export const sellers = pgTable('seller', {
   ...codedColumns(),
@@ -21,10 +21,16 @@ export const customers = pgTable(
     sellerId: refColumn('seller_id')
       .notNull()
       .references(() => sellers.id),
+    titleId: refColumn('title_id').references(() => titles.id),
     status: text('status').notNull().default('ACTIVE'),
     cfValues: cfValuesColumn(),
   },
-  (t) => [index('customer_seller_id_idx').on(t.sellerId), lowerCodeIndex('customer', t.code)],
+  (t) => [
+    index('customer_seller_id_idx').on(t.sellerId),
+    // A title in use cannot be deleted: the check reads customers by title.
+    index('customer_title_id_idx').on(t.titleId),
+    lowerCodeIndex('customer', t.code),
+  ],
 )
 
 export const customerAccounts = pgTable(

@@ -16,6 +16,12 @@ export const countries = pgTable('country', {
 
 export const languages = pgTable('language', { ...codedColumns() })
 
+/** Titles of customers (Mr, Mrs, Company…), as Opencell's `Title`: a company title marks a company. */
+export const titles = pgTable('title', {
+  ...codedColumns(),
+  isCompany: boolean('is_company').notNull().default(false),
+})
+
 export const taxes = pgTable(
   'tax',
   {

@@ -31,6 +31,7 @@ export const accountEntities = [
     fields: { status: { enum: ACCOUNT_STATUS } },
     relations: {
       seller: manyToOne('Seller', 'sellerId'),
+      title: manyToOne('Title', 'titleId'),
       customerAccounts: oneToMany('CustomerAccount', 'customer'),
     },
   }),

@@ -13,6 +13,7 @@ export const referenceEntities = [
     relations: { currency: manyToOne('TradingCurrency', 'currencyId') },
   }),
   defineEntity({ name: 'Language', package: 'billing', table: t.languages, resource: settings }),
+  defineEntity({ name: 'Title', package: 'shared', table: t.titles, resource: settings }),
   defineEntity({ name: 'Tax', package: 'billing', table: t.taxes, resource: settings }),
   defineEntity({ name: 'TaxClass', package: 'tax', table: t.taxClasses, resource: settings }),
   defineEntity({
