@@ -79,6 +79,7 @@ describe('entity registry', () => {
       'PortalSession',
       'SigningKey',
       'UserCredential',
+      'WebhookSecret',
     ])
     for (const entity of secrets) expect(entity.queryable).toBe(false)
   })

@@ -194,7 +194,9 @@ export interface paths {
         get: operations["getUser"];
         /**
          * Update a user (partial): email, password, enabled, groups
-         * @description Required role: `api.users.manage`.
+         * @description A new password ends the user’s portal sessions, except the session the change is made through (with a token from `/api/portal/token`).
+         *
+         *     Required role: `api.users.manage`.
          */
         put: operations["updateUser"];
         post?: never;
@@ -2480,6 +2482,326 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/billingRuns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List bill runs, newest first; filter by scheduleCode, billingCycle or status
+         * @description Required role: `billing.billingRuns.view`.
+         */
+        get: operations["listBillingRuns"];
+        put?: never;
+        /**
+         * Create a one-off bill run for a billing cycle, with its own aggregation rules; the job takes it at once
+         * @description Required role: `billing.billingRuns.manage`.
+         */
+        post: operations["createBillingRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/billingRuns/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a bill run: its state, progress, counts and amounts
+         * @description Required role: `billing.billingRuns.view`.
+         */
+        get: operations["getBillingRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/billingRuns/{id}/advance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move a run on where it waits for a person: create its invoices (MANUAL), or validate its drafts; 409 when nothing waits
+         * @description Required role: `billing.billingRuns.manage`.
+         */
+        post: operations["advanceBillingRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/billingRuns/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a run not validated: its lines and unvalidated invoices go, its operations become OPEN again (REOPEN) or CANCELED
+         * @description Required role: `billing.billingRuns.manage`.
+         */
+        post: operations["cancelBillingRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invoices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List invoices and credit notes, newest first, without their lines
+         * @description Required role: `billing.invoices.view`.
+         */
+        get: operations["listInvoices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invoices/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an invoice with its lines, taxes and accounting operation
+         * @description Required role: `billing.invoices.view`.
+         */
+        get: operations["getInvoice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invoices/{id}/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Validate a draft, suspect or rejected invoice: its number, dates and accounting operation
+         * @description Required role: `billing.invoices.manage`.
+         */
+        post: operations["validateInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invoices/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an invoice not validated: its operations become OPEN again (REOPEN) or CANCELED
+         * @description Required role: `billing.invoices.manage`.
+         */
+        post: operations["cancelInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invoices/{id}/move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move a suspect or rejected invoice into its cycle’s next bill run (created on demand)
+         * @description Required role: `billing.invoices.manage`.
+         */
+        post: operations["moveInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/billingAccounts/{code}/invoicePreview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The invoices the next bill run would make for a billing account, computed and rolled back
+         * @description Required role: `billing.invoices.view`.
+         */
+        post: operations["invoicePreviewBillingAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invoiceValidationRules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List invoice validation rules, by priority
+         * @description Required role: `billing.invoices.view`.
+         */
+        get: operations["listInvoiceValidationRules"];
+        put?: never;
+        /**
+         * Create a rule: a pricing formula over the invoice that, when true, makes it SUSPECT or REJECTED
+         * @description Required role: `billing.invoices.manage`.
+         */
+        post: operations["createInvoiceValidationRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invoiceValidationRules/{code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an invoice validation rule
+         * @description Required role: `billing.invoices.view`.
+         */
+        get: operations["getInvoiceValidationRule"];
+        /**
+         * Change a rule (partial: the fields sent change; null clears description, validFrom, validTo)
+         * @description Required role: `billing.invoices.manage`.
+         */
+        put: operations["updateInvoiceValidationRule"];
+        post?: never;
+        /**
+         * Delete a rule (invoices naming it keep its code)
+         * @description Required role: `billing.invoices.manage`.
+         */
+        delete: operations["deleteInvoiceValidationRule"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invoiceSequences": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the invoice sequences: the tenant defaults and every seller’s own
+         * @description Required role: `billing.invoices.view`.
+         */
+        get: operations["listInvoiceSequences"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invoiceSequences/{seller}/{invoiceType}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The sequence numbering a seller’s invoices of a type (its own, inherited, or the default: `_default`)
+         * @description Required role: `billing.invoices.view`.
+         */
+        get: operations["getInvoiceSequence"];
+        /**
+         * Set a seller’s own sequence (or the default’s): pattern, resetEach, currentValue (never lowered)
+         * @description Required role: `billing.invoices.manage`.
+         */
+        put: operations["updateInvoiceSequence"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accountOperations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List accounting operations (receivables of validated invoices and credit notes), newest first
+         * @description Required role: `finance.accountReceivables.view`.
+         */
+        get: operations["listAccountOperations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/billingRunSchedules": {
         parameters: {
             query?: never;
@@ -2592,50 +2914,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/billingRuns": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List bill runs, newest first; filter by scheduleCode, billingCycle or status
-         * @description Required role: `billing.billingRuns.view`.
-         */
-        get: operations["listBillingRuns"];
-        put?: never;
-        /**
-         * Create a one-off bill run (status NEW) for a billing cycle, with its own aggregation rules
-         * @description Required role: `billing.billingRuns.manage`.
-         */
-        post: operations["createBillingRun"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/billingRuns/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get a bill run
-         * @description Required role: `billing.billingRuns.view`.
-         */
-        get: operations["getBillingRun"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/rest/billing/mediation/reserveCdr": {
         parameters: {
             query?: never;
@@ -2669,7 +2947,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm an OPEN reservation: the consumed quantity (default all) is charged, the rest released
-         * @description 404 ENTITY_NOT_FOUND for an unknown id; 409 INVALID_STATE when the reservation is not OPEN.
+         * @description 404 ENTITY_NOT_FOUND for an unknown id; 409 INVALID_STATE when the reservation is not OPEN; 402 INSUFFICIENT_BALANCE when the consumed part, rated again, costs more than the hold and the available balance together (the reservation stays OPEN: cancel it, or confirm less).
          *
          *     Required role: `billing.wallets.manage`.
          */
@@ -2737,7 +3015,9 @@ export interface paths {
         put?: never;
         /**
          * Credit a PREPAID wallet; answers the wallet after the credit
-         * @description Required role: `billing.wallets.manage`.
+         * @description The amount is positive, with at most the decimals of the wallet’s currency (else 400).
+         *
+         *     Required role: `billing.wallets.manage`.
          */
         post: operations["creditsUserAccountWallet"];
         delete?: never;
@@ -3932,6 +4212,35 @@ export interface components {
             /** @description code of the TaxClass */
             taxClass?: string;
         };
+        /** AccountOperation */
+        AccountOperation: {
+            id: number;
+            type: string;
+            direction: string;
+            customerAccount: string;
+            seller?: string;
+            invoice: number;
+            invoiceNumber?: string | null;
+            currency?: string;
+            reference: string;
+            /** @description yyyy-MM-dd */
+            transactionDate?: string | null;
+            /** @description yyyy-MM-dd */
+            dueDate?: string | null;
+            /**
+             * Format: decimal
+             * @description a decimal number, written exactly
+             */
+            amount: number;
+            /**
+             * Format: decimal
+             * @description a decimal number, written exactly
+             */
+            unmatchedAmount?: number;
+            matchingStatus?: string;
+            /** @description ISO-8601 instant, UTC */
+            created?: string | null;
+        };
         /** Attribute */
         Attribute: {
             id: number;
@@ -4087,6 +4396,7 @@ export interface components {
             description: string | null;
             invoiceDateDelay: number;
             lastTransactionDateDelay: number;
+            dueDateDelay: number;
             ignoreOrders: boolean;
             ignoreSubscriptions: boolean;
             /** @enum {string} */
@@ -4110,6 +4420,7 @@ export interface components {
             description?: string | null;
             invoiceDateDelay?: number;
             lastTransactionDateDelay?: number;
+            dueDateDelay?: number;
             ignoreOrders?: boolean;
             ignoreSubscriptions?: boolean;
             /** @enum {string} */
@@ -4132,6 +4443,7 @@ export interface components {
             description?: string | null;
             invoiceDateDelay?: number;
             lastTransactionDateDelay?: number;
+            dueDateDelay?: number;
             ignoreOrders?: boolean;
             ignoreSubscriptions?: boolean;
             /** @enum {string} */
@@ -4792,6 +5104,156 @@ export interface components {
             roles?: string[];
             sellerCodes?: string[] | null;
         };
+        /** Invoice */
+        Invoice: {
+            id: number | null;
+            /** @description null until VALIDATED */
+            invoiceNumber: string | null;
+            /** @enum {string} */
+            invoiceType: "INVOICE" | "CREDIT_NOTE";
+            /** @enum {string} */
+            status: "DRAFT" | "SUSPECT" | "REJECTED" | "VALIDATED" | "CANCELLED";
+            rejectedByRule?: string | null;
+            rejectReason?: string | null;
+            billRun?: number | null;
+            billingAccount: string;
+            billingAccountName?: string | null;
+            customerAccount?: string;
+            seller: string;
+            currency: string;
+            /** @description yyyy-MM-dd */
+            invoiceDate: string | null;
+            /** @description yyyy-MM-dd */
+            dueDate: string | null;
+            /** @description yyyy-MM-dd */
+            periodStart?: string | null;
+            /** @description yyyy-MM-dd */
+            periodEnd?: string | null;
+            /**
+             * Format: decimal
+             * @description a decimal number, written exactly
+             */
+            amountWithoutTax: number;
+            /**
+             * Format: decimal
+             * @description a decimal number, written exactly
+             */
+            amountTax: number;
+            /**
+             * Format: decimal
+             * @description a decimal number, written exactly
+             */
+            amountWithTax: number;
+            taxes: {
+                tax: string;
+                /**
+                 * Format: decimal
+                 * @description a decimal number, written exactly
+                 */
+                taxPercent: number;
+                /**
+                 * Format: decimal
+                 * @description a decimal number, written exactly
+                 */
+                base: number;
+                /**
+                 * Format: decimal
+                 * @description a decimal number, written exactly
+                 */
+                amount: number;
+            }[];
+            originalInvoice?: {
+                id: number;
+                invoiceNumber?: string | null;
+            } | null;
+            reason?: string | null;
+            movedFromRun?: number | null;
+            accountOperation?: {
+                id: number;
+                type: string;
+                direction: string;
+                reference?: string;
+                /** @description yyyy-MM-dd */
+                transactionDate?: string | null;
+                /** @description yyyy-MM-dd */
+                dueDate?: string | null;
+                /**
+                 * Format: decimal
+                 * @description a decimal number, written exactly
+                 */
+                amount: number;
+                /**
+                 * Format: decimal
+                 * @description a decimal number, written exactly
+                 */
+                unmatchedAmount?: number;
+                matchingStatus?: string;
+            } | null;
+            pdf?: {
+                available: boolean;
+                sha256: string | null;
+            };
+            /** @description ISO-8601 instant, UTC */
+            validatedAt?: string | null;
+            auditable?: {
+                /** @description ISO-8601 instant, UTC */
+                created?: string | null;
+                /** @description ISO-8601 instant, UTC */
+                updated?: string | null;
+                creator?: string | null;
+                updater?: string | null;
+            };
+            lines: {
+                id: number | null;
+                billRun?: number | null;
+                invoice?: number | null;
+                billingAccount: string;
+                seller?: string;
+                subscription?: string | null;
+                order?: string | null;
+                accountingArticle?: string;
+                tax?: string;
+                label: string;
+                /**
+                 * Format: decimal
+                 * @description a decimal number, written exactly
+                 */
+                quantity: number;
+                /**
+                 * Format: decimal
+                 * @description a decimal number, written exactly
+                 */
+                unitAmountWithoutTax?: number;
+                /**
+                 * Format: decimal
+                 * @description a decimal number, written exactly
+                 */
+                amountWithoutTax: number;
+                /**
+                 * Format: decimal
+                 * @description a decimal number, written exactly
+                 */
+                amountTax: number;
+                /**
+                 * Format: decimal
+                 * @description a decimal number, written exactly
+                 */
+                amountWithTax: number;
+                /**
+                 * Format: decimal
+                 * @description a decimal number, written exactly
+                 */
+                taxPercent?: number;
+                /** @description yyyy-MM-dd */
+                periodStart?: string | null;
+                /** @description yyyy-MM-dd */
+                periodEnd?: string | null;
+                walletOperationCount?: number;
+                discountPlanItem?: string | null;
+                discountedLine?: number | null;
+                creditedLine?: number | null;
+            }[];
+        };
         /** InvoiceCategory */
         InvoiceCategory: {
             id: number;
@@ -4825,6 +5287,25 @@ export interface components {
         InvoiceCategoryUpdate: {
             description?: string | null;
             sortIndex?: number | null;
+        };
+        /** InvoicePage */
+        InvoicePage: {
+            total: number;
+            offset: number;
+            limit: number;
+            data: components["schemas"]["InvoiceSummary"][];
+        };
+        /** InvoiceSequence */
+        InvoiceSequence: {
+            /** @description null: the tenant default */
+            seller: string | null;
+            invoiceType: string;
+            pattern: string;
+            resetEach: string;
+            /** @description the last number taken in the current period (0: none yet) */
+            currentValue: number;
+            /** @description a seller without its own: whose sequence it uses */
+            inherited: string | null;
         };
         /** InvoiceSubCategory */
         InvoiceSubCategory: {
@@ -4865,6 +5346,120 @@ export interface components {
             sortIndex?: number | null;
             /** @description code of the InvoiceCategory */
             invoiceCategory?: string;
+        };
+        /** InvoiceSummary */
+        InvoiceSummary: {
+            id: number | null;
+            /** @description null until VALIDATED */
+            invoiceNumber: string | null;
+            /** @enum {string} */
+            invoiceType: "INVOICE" | "CREDIT_NOTE";
+            /** @enum {string} */
+            status: "DRAFT" | "SUSPECT" | "REJECTED" | "VALIDATED" | "CANCELLED";
+            rejectedByRule?: string | null;
+            rejectReason?: string | null;
+            billRun?: number | null;
+            billingAccount: string;
+            billingAccountName?: string | null;
+            customerAccount?: string;
+            seller: string;
+            currency: string;
+            /** @description yyyy-MM-dd */
+            invoiceDate: string | null;
+            /** @description yyyy-MM-dd */
+            dueDate: string | null;
+            /** @description yyyy-MM-dd */
+            periodStart?: string | null;
+            /** @description yyyy-MM-dd */
+            periodEnd?: string | null;
+            /**
+             * Format: decimal
+             * @description a decimal number, written exactly
+             */
+            amountWithoutTax: number;
+            /**
+             * Format: decimal
+             * @description a decimal number, written exactly
+             */
+            amountTax: number;
+            /**
+             * Format: decimal
+             * @description a decimal number, written exactly
+             */
+            amountWithTax: number;
+            taxes: {
+                tax: string;
+                /**
+                 * Format: decimal
+                 * @description a decimal number, written exactly
+                 */
+                taxPercent: number;
+                /**
+                 * Format: decimal
+                 * @description a decimal number, written exactly
+                 */
+                base: number;
+                /**
+                 * Format: decimal
+                 * @description a decimal number, written exactly
+                 */
+                amount: number;
+            }[];
+            originalInvoice?: {
+                id: number;
+                invoiceNumber?: string | null;
+            } | null;
+            reason?: string | null;
+            movedFromRun?: number | null;
+            accountOperation?: {
+                id: number;
+                type: string;
+                direction: string;
+                reference?: string;
+                /** @description yyyy-MM-dd */
+                transactionDate?: string | null;
+                /** @description yyyy-MM-dd */
+                dueDate?: string | null;
+                /**
+                 * Format: decimal
+                 * @description a decimal number, written exactly
+                 */
+                amount: number;
+                /**
+                 * Format: decimal
+                 * @description a decimal number, written exactly
+                 */
+                unmatchedAmount?: number;
+                matchingStatus?: string;
+            } | null;
+            pdf?: {
+                available: boolean;
+                sha256: string | null;
+            };
+            /** @description ISO-8601 instant, UTC */
+            validatedAt?: string | null;
+            auditable?: {
+                /** @description ISO-8601 instant, UTC */
+                created?: string | null;
+                /** @description ISO-8601 instant, UTC */
+                updated?: string | null;
+                creator?: string | null;
+                updater?: string | null;
+            };
+        };
+        /** InvoiceValidationRule */
+        InvoiceValidationRule: {
+            code: string;
+            description?: string | null;
+            priority: number;
+            invoiceType: string;
+            condition: string;
+            failStatus: string;
+            active: boolean;
+            /** @description yyyy-MM-dd */
+            validFrom?: string | null;
+            /** @description yyyy-MM-dd */
+            validTo?: string | null;
         };
         /** Job */
         Job: {
@@ -5114,7 +5709,7 @@ export interface components {
             }[];
             /** @description codes of the discount plans orders may select (replaces the set) */
             discountPlans?: string[];
-            /** @description codes of the sellers selling the offer (replaces the set) */
+            /** @description codes of the sellers selling the offer (replaces the set; a seller-restricted caller sets its own sellers, the others stay) */
             sellers?: string[];
             /** @description codes of the offer’s categories (replaces the set) */
             offerTemplateCategories?: string[];
@@ -5163,7 +5758,7 @@ export interface components {
             }[];
             /** @description codes of the discount plans orders may select (replaces the set) */
             discountPlans?: string[];
-            /** @description codes of the sellers selling the offer (replaces the set) */
+            /** @description codes of the sellers selling the offer (replaces the set; a seller-restricted caller sets its own sellers, the others stay) */
             sellers?: string[];
             /** @description codes of the offer’s categories (replaces the set) */
             offerTemplateCategories?: string[];
@@ -23233,7 +23828,7 @@ export interface operations {
                     product_codes?: string[];
                     /** @description offer template categories (replaces the set) */
                     category_codes?: string[];
-                    /** @description sellers selling the offer (replaces the set) */
+                    /** @description sellers selling the offer (replaces the set; a seller-restricted caller sets its own sellers, the others stay) */
                     seller_codes?: string[];
                     /** @description discount plans orders may select (replaces the set) */
                     discount_plan_codes?: string[];
@@ -23820,7 +24415,7 @@ export interface operations {
                     product_codes?: string[];
                     /** @description offer template categories (replaces the set) */
                     category_codes?: string[];
-                    /** @description sellers selling the offer (replaces the set) */
+                    /** @description sellers selling the offer (replaces the set; a seller-restricted caller sets its own sellers, the others stay) */
                     seller_codes?: string[];
                     /** @description discount plans orders may select (replaces the set) */
                     discount_plan_codes?: string[];
@@ -24016,7 +24611,7 @@ export interface operations {
                     product_codes?: string[];
                     /** @description offer template categories (replaces the set) */
                     category_codes?: string[];
-                    /** @description sellers selling the offer (replaces the set) */
+                    /** @description sellers selling the offer (replaces the set; a seller-restricted caller sets its own sellers, the others stay) */
                     seller_codes?: string[];
                     /** @description discount plans orders may select (replaces the set) */
                     discount_plan_codes?: string[];
@@ -25158,6 +25753,2265 @@ export interface operations {
             };
         };
     };
+    listBillingRuns: {
+        parameters: {
+            query?: {
+                offset?: number;
+                /** @description at most 1000; schedules: absent means all */
+                limit?: number;
+                scheduleCode?: string;
+                billingCycle?: string;
+                status?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        total: number;
+                        offset: number;
+                        limit: number;
+                        data: ({
+                            id: number;
+                            description: string | null;
+                            /**
+                             * @description NEW when created; then the chain of invoicing-events.md §3.1
+                             * @enum {string}
+                             */
+                            status: "NEW" | "INVOICE_LINES_CREATED" | "DRAFT_INVOICES" | "REJECTED" | "VALIDATED" | "CANCELLED";
+                            billingCycle: string;
+                            processType: string;
+                            processDate: string;
+                            lastTransactionDate: string;
+                            invoiceDate: string;
+                            rejectAutoAction: string | null;
+                            suspectAutoAction: string | null;
+                            generateAO: boolean;
+                            computeDatesAtValidation: boolean;
+                            ignoreOrders: boolean;
+                            ignoreSubscriptions: boolean;
+                            dateAggregation: string;
+                            discountAggregation: boolean;
+                            disableAggregation: boolean;
+                            /** @description the schedule that created it; null for one-off runs */
+                            scheduleCode: string | null;
+                            /** @description the schedule firing that created it */
+                            fireTime: string | null;
+                            /** @description the step running (null: waiting for a person, or done) and its billing accounts (invoices) done */
+                            progress: {
+                                /** @enum {string|null} */
+                                step: "CREATING_INVOICE_LINES" | "CREATING_INVOICES" | "VALIDATING" | "CANCELLING" | null;
+                                done: number;
+                                total: number;
+                                /** @description ISO-8601 instant, UTC */
+                                startedAt: string | null;
+                                /** @description ISO-8601 instant, UTC */
+                                endedAt: string | null;
+                            };
+                            counts: {
+                                /** @description invoices by status (a status without invoice is absent) */
+                                invoices: {
+                                    [key: string]: number;
+                                };
+                                invoiceLines: number;
+                                /** @description wallet operations billed */
+                                walletOperations: number;
+                            };
+                            /**
+                             * Format: decimal
+                             * @description over its invoices that are not CANCELLED
+                             */
+                            amountWithoutTax: number;
+                            /**
+                             * Format: decimal
+                             * @description a decimal number, written exactly
+                             */
+                            amountTax: number;
+                            /**
+                             * Format: decimal
+                             * @description a decimal number, written exactly
+                             */
+                            amountWithTax: number;
+                            /** @description where MOVE put invoices */
+                            nextBillRunId: number | null;
+                            /** @description the run whose invoices were moved here */
+                            originBillRunId: number | null;
+                            /** @description the message of a step that failed (it is retried) */
+                            lastError: string | null;
+                            auditable: {
+                                /** @description ISO-8601 instant, UTC */
+                                created: string | null;
+                                /** @description ISO-8601 instant, UTC */
+                                updated: string | null;
+                                creator: string | null;
+                                updater: string | null;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createBillingRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description code of the billing cycle to bill */
+                    billingCycle: string;
+                    description?: string | null;
+                    /** @description one of AUTOMATIC, MANUAL, FULL_AUTOMATIC */
+                    processType?: string;
+                    /** @description default: now + the cycle's lastTransactionDateDelay days */
+                    lastTransactionDate?: string | null;
+                    /** @description default: now + the cycle's invoiceDateDelay days */
+                    invoiceDate?: string | null;
+                    /** @description one of MOVE, CANCEL, CANCEL_RT, AUTOMATIC_VALIDATION, MANUAL_ACTION */
+                    rejectAutoAction?: string | null;
+                    /** @description one of MOVE, CANCEL, CANCEL_RT, AUTOMATIC_VALIDATION, MANUAL_ACTION */
+                    suspectAutoAction?: string | null;
+                    generateAO?: boolean;
+                    computeDatesAtValidation?: boolean;
+                    /** @description aggregation rule; default: the cycle's */
+                    ignoreOrders?: boolean;
+                    /** @description aggregation rule; default: the cycle's */
+                    ignoreSubscriptions?: boolean;
+                    /**
+                     * @description default: the cycle's
+                     * @enum {string}
+                     */
+                    dateAggregation?: "NONE" | "DAY" | "WEEK" | "MONTH";
+                    /** @description aggregation rule; default: the cycle's */
+                    discountAggregation?: boolean;
+                    /** @description aggregation rule; default: the cycle's */
+                    disableAggregation?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        description: string | null;
+                        /**
+                         * @description NEW when created; then the chain of invoicing-events.md §3.1
+                         * @enum {string}
+                         */
+                        status: "NEW" | "INVOICE_LINES_CREATED" | "DRAFT_INVOICES" | "REJECTED" | "VALIDATED" | "CANCELLED";
+                        billingCycle: string;
+                        processType: string;
+                        processDate: string;
+                        lastTransactionDate: string;
+                        invoiceDate: string;
+                        rejectAutoAction: string | null;
+                        suspectAutoAction: string | null;
+                        generateAO: boolean;
+                        computeDatesAtValidation: boolean;
+                        ignoreOrders: boolean;
+                        ignoreSubscriptions: boolean;
+                        dateAggregation: string;
+                        discountAggregation: boolean;
+                        disableAggregation: boolean;
+                        /** @description the schedule that created it; null for one-off runs */
+                        scheduleCode: string | null;
+                        /** @description the schedule firing that created it */
+                        fireTime: string | null;
+                        /** @description the step running (null: waiting for a person, or done) and its billing accounts (invoices) done */
+                        progress: {
+                            /** @enum {string|null} */
+                            step: "CREATING_INVOICE_LINES" | "CREATING_INVOICES" | "VALIDATING" | "CANCELLING" | null;
+                            done: number;
+                            total: number;
+                            /** @description ISO-8601 instant, UTC */
+                            startedAt: string | null;
+                            /** @description ISO-8601 instant, UTC */
+                            endedAt: string | null;
+                        };
+                        counts: {
+                            /** @description invoices by status (a status without invoice is absent) */
+                            invoices: {
+                                [key: string]: number;
+                            };
+                            invoiceLines: number;
+                            /** @description wallet operations billed */
+                            walletOperations: number;
+                        };
+                        /**
+                         * Format: decimal
+                         * @description over its invoices that are not CANCELLED
+                         */
+                        amountWithoutTax: number;
+                        /**
+                         * Format: decimal
+                         * @description a decimal number, written exactly
+                         */
+                        amountTax: number;
+                        /**
+                         * Format: decimal
+                         * @description a decimal number, written exactly
+                         */
+                        amountWithTax: number;
+                        /** @description where MOVE put invoices */
+                        nextBillRunId: number | null;
+                        /** @description the run whose invoices were moved here */
+                        originBillRunId: number | null;
+                        /** @description the message of a step that failed (it is retried) */
+                        lastError: string | null;
+                        auditable: {
+                            /** @description ISO-8601 instant, UTC */
+                            created: string | null;
+                            /** @description ISO-8601 instant, UTC */
+                            updated: string | null;
+                            creator: string | null;
+                            updater: string | null;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type is not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBillingRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        description: string | null;
+                        /**
+                         * @description NEW when created; then the chain of invoicing-events.md §3.1
+                         * @enum {string}
+                         */
+                        status: "NEW" | "INVOICE_LINES_CREATED" | "DRAFT_INVOICES" | "REJECTED" | "VALIDATED" | "CANCELLED";
+                        billingCycle: string;
+                        processType: string;
+                        processDate: string;
+                        lastTransactionDate: string;
+                        invoiceDate: string;
+                        rejectAutoAction: string | null;
+                        suspectAutoAction: string | null;
+                        generateAO: boolean;
+                        computeDatesAtValidation: boolean;
+                        ignoreOrders: boolean;
+                        ignoreSubscriptions: boolean;
+                        dateAggregation: string;
+                        discountAggregation: boolean;
+                        disableAggregation: boolean;
+                        /** @description the schedule that created it; null for one-off runs */
+                        scheduleCode: string | null;
+                        /** @description the schedule firing that created it */
+                        fireTime: string | null;
+                        /** @description the step running (null: waiting for a person, or done) and its billing accounts (invoices) done */
+                        progress: {
+                            /** @enum {string|null} */
+                            step: "CREATING_INVOICE_LINES" | "CREATING_INVOICES" | "VALIDATING" | "CANCELLING" | null;
+                            done: number;
+                            total: number;
+                            /** @description ISO-8601 instant, UTC */
+                            startedAt: string | null;
+                            /** @description ISO-8601 instant, UTC */
+                            endedAt: string | null;
+                        };
+                        counts: {
+                            /** @description invoices by status (a status without invoice is absent) */
+                            invoices: {
+                                [key: string]: number;
+                            };
+                            invoiceLines: number;
+                            /** @description wallet operations billed */
+                            walletOperations: number;
+                        };
+                        /**
+                         * Format: decimal
+                         * @description over its invoices that are not CANCELLED
+                         */
+                        amountWithoutTax: number;
+                        /**
+                         * Format: decimal
+                         * @description a decimal number, written exactly
+                         */
+                        amountTax: number;
+                        /**
+                         * Format: decimal
+                         * @description a decimal number, written exactly
+                         */
+                        amountWithTax: number;
+                        /** @description where MOVE put invoices */
+                        nextBillRunId: number | null;
+                        /** @description the run whose invoices were moved here */
+                        originBillRunId: number | null;
+                        /** @description the message of a step that failed (it is retried) */
+                        lastError: string | null;
+                        auditable: {
+                            /** @description ISO-8601 instant, UTC */
+                            created: string | null;
+                            /** @description ISO-8601 instant, UTC */
+                            updated: string | null;
+                            creator: string | null;
+                            updater: string | null;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    advanceBillingRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        description: string | null;
+                        /**
+                         * @description NEW when created; then the chain of invoicing-events.md §3.1
+                         * @enum {string}
+                         */
+                        status: "NEW" | "INVOICE_LINES_CREATED" | "DRAFT_INVOICES" | "REJECTED" | "VALIDATED" | "CANCELLED";
+                        billingCycle: string;
+                        processType: string;
+                        processDate: string;
+                        lastTransactionDate: string;
+                        invoiceDate: string;
+                        rejectAutoAction: string | null;
+                        suspectAutoAction: string | null;
+                        generateAO: boolean;
+                        computeDatesAtValidation: boolean;
+                        ignoreOrders: boolean;
+                        ignoreSubscriptions: boolean;
+                        dateAggregation: string;
+                        discountAggregation: boolean;
+                        disableAggregation: boolean;
+                        /** @description the schedule that created it; null for one-off runs */
+                        scheduleCode: string | null;
+                        /** @description the schedule firing that created it */
+                        fireTime: string | null;
+                        /** @description the step running (null: waiting for a person, or done) and its billing accounts (invoices) done */
+                        progress: {
+                            /** @enum {string|null} */
+                            step: "CREATING_INVOICE_LINES" | "CREATING_INVOICES" | "VALIDATING" | "CANCELLING" | null;
+                            done: number;
+                            total: number;
+                            /** @description ISO-8601 instant, UTC */
+                            startedAt: string | null;
+                            /** @description ISO-8601 instant, UTC */
+                            endedAt: string | null;
+                        };
+                        counts: {
+                            /** @description invoices by status (a status without invoice is absent) */
+                            invoices: {
+                                [key: string]: number;
+                            };
+                            invoiceLines: number;
+                            /** @description wallet operations billed */
+                            walletOperations: number;
+                        };
+                        /**
+                         * Format: decimal
+                         * @description over its invoices that are not CANCELLED
+                         */
+                        amountWithoutTax: number;
+                        /**
+                         * Format: decimal
+                         * @description a decimal number, written exactly
+                         */
+                        amountTax: number;
+                        /**
+                         * Format: decimal
+                         * @description a decimal number, written exactly
+                         */
+                        amountWithTax: number;
+                        /** @description where MOVE put invoices */
+                        nextBillRunId: number | null;
+                        /** @description the run whose invoices were moved here */
+                        originBillRunId: number | null;
+                        /** @description the message of a step that failed (it is retried) */
+                        lastError: string | null;
+                        auditable: {
+                            /** @description ISO-8601 instant, UTC */
+                            created: string | null;
+                            /** @description ISO-8601 instant, UTC */
+                            updated: string | null;
+                            creator: string | null;
+                            updater: string | null;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type is not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelBillingRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description REOPEN (default): the operations are billed by a later run; CANCEL: they are CANCELED */
+                    walletOperations?: "REOPEN" | "CANCEL";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        description: string | null;
+                        /**
+                         * @description NEW when created; then the chain of invoicing-events.md §3.1
+                         * @enum {string}
+                         */
+                        status: "NEW" | "INVOICE_LINES_CREATED" | "DRAFT_INVOICES" | "REJECTED" | "VALIDATED" | "CANCELLED";
+                        billingCycle: string;
+                        processType: string;
+                        processDate: string;
+                        lastTransactionDate: string;
+                        invoiceDate: string;
+                        rejectAutoAction: string | null;
+                        suspectAutoAction: string | null;
+                        generateAO: boolean;
+                        computeDatesAtValidation: boolean;
+                        ignoreOrders: boolean;
+                        ignoreSubscriptions: boolean;
+                        dateAggregation: string;
+                        discountAggregation: boolean;
+                        disableAggregation: boolean;
+                        /** @description the schedule that created it; null for one-off runs */
+                        scheduleCode: string | null;
+                        /** @description the schedule firing that created it */
+                        fireTime: string | null;
+                        /** @description the step running (null: waiting for a person, or done) and its billing accounts (invoices) done */
+                        progress: {
+                            /** @enum {string|null} */
+                            step: "CREATING_INVOICE_LINES" | "CREATING_INVOICES" | "VALIDATING" | "CANCELLING" | null;
+                            done: number;
+                            total: number;
+                            /** @description ISO-8601 instant, UTC */
+                            startedAt: string | null;
+                            /** @description ISO-8601 instant, UTC */
+                            endedAt: string | null;
+                        };
+                        counts: {
+                            /** @description invoices by status (a status without invoice is absent) */
+                            invoices: {
+                                [key: string]: number;
+                            };
+                            invoiceLines: number;
+                            /** @description wallet operations billed */
+                            walletOperations: number;
+                        };
+                        /**
+                         * Format: decimal
+                         * @description over its invoices that are not CANCELLED
+                         */
+                        amountWithoutTax: number;
+                        /**
+                         * Format: decimal
+                         * @description a decimal number, written exactly
+                         */
+                        amountTax: number;
+                        /**
+                         * Format: decimal
+                         * @description a decimal number, written exactly
+                         */
+                        amountWithTax: number;
+                        /** @description where MOVE put invoices */
+                        nextBillRunId: number | null;
+                        /** @description the run whose invoices were moved here */
+                        originBillRunId: number | null;
+                        /** @description the message of a step that failed (it is retried) */
+                        lastError: string | null;
+                        auditable: {
+                            /** @description ISO-8601 instant, UTC */
+                            created: string | null;
+                            /** @description ISO-8601 instant, UTC */
+                            updated: string | null;
+                            creator: string | null;
+                            updater: string | null;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type is not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listInvoices: {
+        parameters: {
+            query?: {
+                /** @description records to skip */
+                offset?: number;
+                /** @description records to return (default: the tenant's defaultListLimit, 100 unless changed; at most 1000) */
+                limit?: number;
+                status?: "DRAFT" | "SUSPECT" | "REJECTED" | "VALIDATED" | "CANCELLED";
+                invoiceType?: "INVOICE" | "CREDIT_NOTE";
+                billRun?: number;
+                /** @description billing account code */
+                billingAccount?: string;
+                /** @description seller code */
+                seller?: string;
+                /** @description invoices dated on or after (yyyy-MM-dd, inclusive) */
+                invoiceDateFrom?: string;
+                /** @description invoices dated on or before (yyyy-MM-dd, inclusive) */
+                invoiceDateTo?: string;
+                /** @description invoice number, or billing account code or name */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoicePage"];
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    validateInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type is not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description REOPEN (default): the operations are billed by a later run; CANCEL: they are CANCELED */
+                    walletOperations?: "REOPEN" | "CANCEL";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type is not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    moveInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type is not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    invoicePreviewBillingAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description operations dated before it; default: the next run's. ISO-8601 date-time (2026-03-01T00:00:00Z) or date (2026-03-01); without an offset, in the tenant time zone */
+                    lastTransactionDate?: string;
+                    /** @description default: the next run's invoice date. ISO-8601 date-time (2026-03-01T00:00:00Z) or date (2026-03-01); without an offset, in the tenant time zone */
+                    invoiceDate?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the operations previewed are dated before it */
+                        lastTransactionDate: string;
+                        invoiceDate: string;
+                        invoices: components["schemas"]["Invoice"][];
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type is not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listInvoiceValidationRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        total: number;
+                        data: components["schemas"]["InvoiceValidationRule"][];
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createInvoiceValidationRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    code: string;
+                    description?: string | null;
+                    /** @description lower runs first */
+                    priority?: number;
+                    invoiceType?: "INVOICE" | "CREDIT_NOTE";
+                    /** @description a pricing formula, true when the rule fails */
+                    condition: string;
+                    failStatus: "SUSPECT" | "REJECTED";
+                    active?: boolean;
+                    validFrom?: string | null;
+                    validTo?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoiceValidationRule"];
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type is not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getInvoiceValidationRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoiceValidationRule"];
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateInvoiceValidationRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string | null;
+                    /** @description lower runs first */
+                    priority?: number;
+                    invoiceType?: "INVOICE" | "CREDIT_NOTE";
+                    condition?: string;
+                    failStatus?: "SUSPECT" | "REJECTED";
+                    active?: boolean;
+                    validFrom?: string | null;
+                    validTo?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoiceValidationRule"];
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type is not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteInvoiceValidationRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listInvoiceSequences: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["InvoiceSequence"][];
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getInvoiceSequence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a seller code, or `default` for the tenant default */
+                seller: string;
+                invoiceType: "INVOICE" | "CREDIT_NOTE";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoiceSequence"];
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateInvoiceSequence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a seller code, or `default` for the tenant default */
+                seller: string;
+                invoiceType: "INVOICE" | "CREDIT_NOTE";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description {yyyy}, {yy}, {mm}, {seq:N} */
+                    pattern?: string;
+                    resetEach?: "NEVER" | "YEAR" | "MONTH";
+                    /** @description the last number taken in the current period */
+                    currentValue?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoiceSequence"];
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type is not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAccountOperations: {
+        parameters: {
+            query?: {
+                /** @description records to skip */
+                offset?: number;
+                /** @description records to return (default: the tenant's defaultListLimit, 100 unless changed; at most 1000) */
+                limit?: number;
+                /** @description customer account code */
+                customerAccount?: string;
+                /** @description invoice id */
+                invoice?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        total: number;
+                        offset: number;
+                        limit: number;
+                        data: components["schemas"]["AccountOperation"][];
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listBillingRunSchedules: {
         parameters: {
             query?: {
@@ -26191,8 +29045,11 @@ export interface operations {
                         billingRuns: ({
                             id: number;
                             description: string | null;
-                            /** @description NEW when created; later states belong to the bill run process */
-                            status: string;
+                            /**
+                             * @description NEW when created; then the chain of invoicing-events.md §3.1
+                             * @enum {string}
+                             */
+                            status: "NEW" | "INVOICE_LINES_CREATED" | "DRAFT_INVOICES" | "REJECTED" | "VALIDATED" | "CANCELLED";
                             billingCycle: string;
                             processType: string;
                             processDate: string;
@@ -26211,6 +29068,47 @@ export interface operations {
                             scheduleCode: string | null;
                             /** @description the schedule firing that created it */
                             fireTime: string | null;
+                            /** @description the step running (null: waiting for a person, or done) and its billing accounts (invoices) done */
+                            progress: {
+                                /** @enum {string|null} */
+                                step: "CREATING_INVOICE_LINES" | "CREATING_INVOICES" | "VALIDATING" | "CANCELLING" | null;
+                                done: number;
+                                total: number;
+                                /** @description ISO-8601 instant, UTC */
+                                startedAt: string | null;
+                                /** @description ISO-8601 instant, UTC */
+                                endedAt: string | null;
+                            };
+                            counts: {
+                                /** @description invoices by status (a status without invoice is absent) */
+                                invoices: {
+                                    [key: string]: number;
+                                };
+                                invoiceLines: number;
+                                /** @description wallet operations billed */
+                                walletOperations: number;
+                            };
+                            /**
+                             * Format: decimal
+                             * @description over its invoices that are not CANCELLED
+                             */
+                            amountWithoutTax: number;
+                            /**
+                             * Format: decimal
+                             * @description a decimal number, written exactly
+                             */
+                            amountTax: number;
+                            /**
+                             * Format: decimal
+                             * @description a decimal number, written exactly
+                             */
+                            amountWithTax: number;
+                            /** @description where MOVE put invoices */
+                            nextBillRunId: number | null;
+                            /** @description the run whose invoices were moved here */
+                            originBillRunId: number | null;
+                            /** @description the message of a step that failed (it is retried) */
+                            lastError: string | null;
                             auditable: {
                                 /** @description ISO-8601 instant, UTC */
                                 created: string | null;
@@ -26281,383 +29179,6 @@ export interface operations {
             };
             /** @description The content type is not accepted */
             415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure: the body carries a request id */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unavailable: retry after Retry-After seconds */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    listBillingRuns: {
-        parameters: {
-            query?: {
-                offset?: number;
-                /** @description at most 1000; schedules: absent means all */
-                limit?: number;
-                scheduleCode?: string;
-                billingCycle?: string;
-                status?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        total: number;
-                        offset: number;
-                        limit: number;
-                        data: ({
-                            id: number;
-                            description: string | null;
-                            /** @description NEW when created; later states belong to the bill run process */
-                            status: string;
-                            billingCycle: string;
-                            processType: string;
-                            processDate: string;
-                            lastTransactionDate: string;
-                            invoiceDate: string;
-                            rejectAutoAction: string | null;
-                            suspectAutoAction: string | null;
-                            generateAO: boolean;
-                            computeDatesAtValidation: boolean;
-                            ignoreOrders: boolean;
-                            ignoreSubscriptions: boolean;
-                            dateAggregation: string;
-                            discountAggregation: boolean;
-                            disableAggregation: boolean;
-                            /** @description the schedule that created it; null for one-off runs */
-                            scheduleCode: string | null;
-                            /** @description the schedule firing that created it */
-                            fireTime: string | null;
-                            auditable: {
-                                /** @description ISO-8601 instant, UTC */
-                                created: string | null;
-                                /** @description ISO-8601 instant, UTC */
-                                updated: string | null;
-                                creator: string | null;
-                                updater: string | null;
-                            };
-                        } & {
-                            [key: string]: unknown;
-                        })[];
-                    };
-                };
-            };
-            /** @description Bad request: a field is missing or invalid (the body names it) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized: no valid bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden: the caller lacks the role */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure: the body carries a request id */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unavailable: retry after Retry-After seconds */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    createBillingRun: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description code of the billing cycle to bill */
-                    billingCycle: string;
-                    description?: string | null;
-                    /** @description one of AUTOMATIC, MANUAL, FULL_AUTOMATIC */
-                    processType?: string;
-                    /** @description default: now + the cycle's lastTransactionDateDelay days */
-                    lastTransactionDate?: string | null;
-                    /** @description default: now + the cycle's invoiceDateDelay days */
-                    invoiceDate?: string | null;
-                    /** @description one of MOVE, CANCEL, CANCEL_RT, AUTOMATIC_VALIDATION, MANUAL_ACTION */
-                    rejectAutoAction?: string | null;
-                    /** @description one of MOVE, CANCEL, CANCEL_RT, AUTOMATIC_VALIDATION, MANUAL_ACTION */
-                    suspectAutoAction?: string | null;
-                    generateAO?: boolean;
-                    computeDatesAtValidation?: boolean;
-                    /** @description aggregation rule; default: the cycle's */
-                    ignoreOrders?: boolean;
-                    /** @description aggregation rule; default: the cycle's */
-                    ignoreSubscriptions?: boolean;
-                    /**
-                     * @description default: the cycle's
-                     * @enum {string}
-                     */
-                    dateAggregation?: "NONE" | "DAY" | "WEEK" | "MONTH";
-                    /** @description aggregation rule; default: the cycle's */
-                    discountAggregation?: boolean;
-                    /** @description aggregation rule; default: the cycle's */
-                    disableAggregation?: boolean;
-                };
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        id: number;
-                        description: string | null;
-                        /** @description NEW when created; later states belong to the bill run process */
-                        status: string;
-                        billingCycle: string;
-                        processType: string;
-                        processDate: string;
-                        lastTransactionDate: string;
-                        invoiceDate: string;
-                        rejectAutoAction: string | null;
-                        suspectAutoAction: string | null;
-                        generateAO: boolean;
-                        computeDatesAtValidation: boolean;
-                        ignoreOrders: boolean;
-                        ignoreSubscriptions: boolean;
-                        dateAggregation: string;
-                        discountAggregation: boolean;
-                        disableAggregation: boolean;
-                        /** @description the schedule that created it; null for one-off runs */
-                        scheduleCode: string | null;
-                        /** @description the schedule firing that created it */
-                        fireTime: string | null;
-                        auditable: {
-                            /** @description ISO-8601 instant, UTC */
-                            created: string | null;
-                            /** @description ISO-8601 instant, UTC */
-                            updated: string | null;
-                            creator: string | null;
-                            updater: string | null;
-                        };
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description Bad request: a field is missing or invalid (the body names it) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized: no valid bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden: the caller lacks the role */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request body is over 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The content type is not accepted */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure: the body carries a request id */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The database is unavailable: retry after Retry-After seconds */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getBillingRun: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        id: number;
-                        description: string | null;
-                        /** @description NEW when created; later states belong to the bill run process */
-                        status: string;
-                        billingCycle: string;
-                        processType: string;
-                        processDate: string;
-                        lastTransactionDate: string;
-                        invoiceDate: string;
-                        rejectAutoAction: string | null;
-                        suspectAutoAction: string | null;
-                        generateAO: boolean;
-                        computeDatesAtValidation: boolean;
-                        ignoreOrders: boolean;
-                        ignoreSubscriptions: boolean;
-                        dateAggregation: string;
-                        discountAggregation: boolean;
-                        disableAggregation: boolean;
-                        /** @description the schedule that created it; null for one-off runs */
-                        scheduleCode: string | null;
-                        /** @description the schedule firing that created it */
-                        fireTime: string | null;
-                        auditable: {
-                            /** @description ISO-8601 instant, UTC */
-                            created: string | null;
-                            /** @description ISO-8601 instant, UTC */
-                            updated: string | null;
-                            creator: string | null;
-                            updater: string | null;
-                        };
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description Bad request: a field is missing or invalid (the body names it) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized: no valid bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden: the caller lacks the role */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -26855,6 +29376,15 @@ export interface operations {
             };
             /** @description Unauthorized: no valid bearer token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            402: {
                 headers: {
                     [name: string]: unknown;
                 };

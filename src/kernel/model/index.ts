@@ -10,6 +10,7 @@ import { orderingEntities } from './entities/ordering.ts'
 import { workbenchEntities } from './entities/workbench.ts'
 import { prepaidEntities } from './entities/prepaid.ts'
 import { invoicingEntities } from './entities/invoicing.ts'
+import { eventEntities } from './entities/events.ts'
 
 export * from './registry.ts'
 
@@ -26,4 +27,5 @@ export const registry = new EntityRegistry([
   ...workbenchEntities,
   ...prepaidEntities,
   ...invoicingEntities,
+  ...eventEntities,
 ])

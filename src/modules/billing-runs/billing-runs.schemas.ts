@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox'
+import { decimalOut } from '../../kernel/decimal-json.ts'
 import { SCHEDULE_FIELDS } from '../../kernel/jobs/schedule-expression.ts'
 import { AUTO_ACTIONS, DATE_AGGREGATIONS, PROCESS_TYPES, REPEATS } from './billing-runs.model.ts'
 
@@ -143,7 +144,11 @@ export type BillRunBody = Static<typeof billRunBody>
 export const billRunView = everyField({
   id: { type: 'integer' },
   description: nullableString,
-  status: { type: 'string', description: 'NEW when created; later states belong to the bill run process' },
+  status: {
+    type: 'string',
+    enum: ['NEW', 'INVOICE_LINES_CREATED', 'DRAFT_INVOICES', 'REJECTED', 'VALIDATED', 'CANCELLED'],
+    description: 'NEW when created; then the chain of invoicing-events.md §3.1',
+  },
   billingCycle: { type: 'string' },
   processType: { type: 'string' },
   processDate: { type: 'string' },
@@ -160,6 +165,42 @@ export const billRunView = everyField({
   disableAggregation: { type: 'boolean' },
   scheduleCode: { type: ['string', 'null'], description: 'the schedule that created it; null for one-off runs' },
   fireTime: { ...instant, description: 'the schedule firing that created it' },
+  progress: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['step', 'done', 'total', 'startedAt', 'endedAt'],
+    description: 'the step running (null: waiting for a person, or done) and its billing accounts (invoices) done',
+    properties: {
+      step: {
+        type: ['string', 'null'],
+        enum: ['CREATING_INVOICE_LINES', 'CREATING_INVOICES', 'VALIDATING', 'CANCELLING', null],
+      },
+      done: { type: 'integer' },
+      total: { type: 'integer' },
+      startedAt: instant,
+      endedAt: instant,
+    },
+  },
+  counts: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['invoices', 'invoiceLines', 'walletOperations'],
+    properties: {
+      invoices: {
+        type: 'object',
+        additionalProperties: { type: 'integer' },
+        description: 'invoices by status (a status without invoice is absent)',
+      },
+      invoiceLines: { type: 'integer' },
+      walletOperations: { type: 'integer', description: 'wallet operations billed' },
+    },
+  },
+  amountWithoutTax: { ...decimalOut, description: 'over its invoices that are not CANCELLED' },
+  amountTax: decimalOut,
+  amountWithTax: decimalOut,
+  nextBillRunId: { type: ['integer', 'null'], description: 'where MOVE put invoices' },
+  originBillRunId: { type: ['integer', 'null'], description: 'the run whose invoices were moved here' },
+  lastError: { type: ['string', 'null'], description: 'the message of a step that failed (it is retried)' },
   auditable,
 })
 

@@ -149,6 +149,7 @@ const invoiceProperties: Record<string, JsonSchema> = {
   auditable: {
     type: 'object',
     additionalProperties: false,
+    required: ['created', 'updated', 'creator', 'updater'],
     properties: { created: instant, updated: instant, creator: nullableString, updater: nullableString },
   },
 }
