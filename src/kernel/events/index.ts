@@ -1,0 +1,3 @@
+export { createOutbox, type EmittedEvent, type EventInput, type EventListener, type Outbox } from './outbox.ts'
+export { eventId } from './event-id.ts'
+export { EVENT_TYPES, type EventType } from './event-types.ts'
