@@ -38,7 +38,7 @@ import type { AuthConfig, TrustProxy } from './kernel/config.ts'
 import { createQueryModule } from './modules/query/index.ts'
 import { createReportingModule } from './modules/reporting/index.ts'
 import { queryApiRunner } from './modules/reporting/query-runner.ts'
-import { createWorkbenchModule } from './modules/workbench/index.ts'
+import { createWorkbenchModule, deleteScheduleOf } from './modules/workbench/index.ts'
 import { createPrepaidModule, type ReservationExpiryTimer } from './modules/prepaid/index.ts'
 
 export interface AppDeps {
@@ -212,6 +212,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     db: deps.database.db,
     runner: queryApiRunner(query.engine, workbench.hqlRunner),
     clock: deps.clock,
+    // A saved Expert query's schedule is deleted with it.
+    onDelete: [deleteScheduleOf],
   })
   await reporting.service.syncSystemQueries()
   reporting.routes(server)

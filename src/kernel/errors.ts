@@ -118,6 +118,11 @@ export const ERROR_CODES = {
     summary: 'an offer with this code already exists (/v1/catalog/offers)',
   },
   ENTITY_IN_USE: { status: 409, v1: 'resource-in-use', summary: 'the record is referenced by others or protected' },
+  SAVED_QUERY_LIMIT_REACHED: {
+    status: 409,
+    v1: 'resource-limit-reached',
+    summary: 'the caller already owns 500 saved queries (report and workbench queries count together)',
+  },
   INVALID_STATE: {
     status: 409,
     v1: 'invalid-state',

@@ -402,12 +402,18 @@ describe('saved workbench queries', () => {
       targetEntity: 'Customer',
       system: false,
     })
-    const native = await t.requestAs(analyst, 'POST', '/api/v1/workbench/queries', {
+    // Native SQL is saved by queryExpert holders only (a queryUser's is refused, whatever its text).
+    const nativeBody = {
       code: 'WB_NATIVE',
       visibility: 'PRIVATE',
       queryType: 'NATIVE_SQL',
       queryText: 'select code from customer',
-    })
+    }
+    const refused = await t.requestAs(analyst, 'POST', '/api/v1/workbench/queries', nativeBody)
+    expect(refused.status).toBe(403)
+    expect(refused.body.message).toContain('queryExpert')
+    const author = await t.tokenWithRoles(['queryUser', 'queryExpert'])
+    const native = await t.requestAs(author, 'POST', '/api/v1/workbench/queries', nativeBody)
     expect(native.status).toBe(201)
     const bad = await t.requestAs(analyst, 'POST', '/api/v1/workbench/queries', {
       code: 'WB_BAD',
@@ -417,7 +423,7 @@ describe('saved workbench queries', () => {
     })
     expect(bad.status).toBe(400)
     expect(bad.body).toMatchObject({ errorCode: 'INVALID_QUERY', line: 1, column: 10 })
-    const list = await t.requestAs(analyst, 'GET', '/api/v1/workbench/queries')
+    const list = await t.requestAs(author, 'GET', '/api/v1/workbench/queries')
     expect(list.body.data.map((q: { code: string }) => q.code)).toEqual(['WB_CUSTOMERS', 'WB_NATIVE'])
     const asReport = await t.request(
       'GET',
@@ -434,7 +440,7 @@ describe('saved workbench queries', () => {
     expect(run.status).toBe(200)
     expect(run.body).toMatchObject({ status: 'SUCCESS', rowCount: 9 })
     expect(run.body.rows[0]).toEqual({ 'c.code': 'CUST_001' })
-    const nativeRun = await t.requestAs(analyst, 'POST', '/api/v1/reportQueries/WB_NATIVE/executions', {})
+    const nativeRun = await t.requestAs(author, 'POST', '/api/v1/reportQueries/WB_NATIVE/executions', {})
     expect(nativeRun.status).toBe(400)
     expect(nativeRun.body).toMatchObject({
       error_code: 'invalid-parameter',

@@ -1,4 +1,5 @@
 import fs from 'node:fs'
+import path from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
 import { sql, type SQL } from 'drizzle-orm'
 import pg from 'pg'
@@ -81,6 +82,9 @@ async function copyOf(statement: string): Promise<Buffer> {
 
 const nextMinute = () => clock.advance(60_000)
 
+/** The server's file of a run: its record names it under the export root. */
+const fileOf = (run: Record<string, any>) => path.join(t.exportDir, run.filePath as string)
+
 beforeAll(async () => {
   await seedDemo(t.db.current.db)
   expert = await t.tokenWithRoles(['queryUser', 'queryExpert'])
@@ -117,7 +121,8 @@ describe('Expert mode: a run to CSV', () => {
       username: expect.any(String),
       queryHash: expect.stringMatching(/^[0-9a-f]{64}$/),
     })
-    expect(done.filePath).toMatch(new RegExp(`/exports/queryStudio/[^/]+/2026-11-24/expert-${id}\\.csv$`))
+    // Under the export root, never a server path.
+    expect(done.filePath).toMatch(new RegExp(`^exports/queryStudio/[^/]+/2026-11-24/expert-${id}\\.csv$`))
     expect(done.startDate).toBe('2026-11-24T10:01:00.000Z')
     const customers = await rows<{ n: number }>(t.db.current.db, sql`select count(*)::int as n from customer`)
     expect(done.lineCount).toBe(customers[0]!.n)
@@ -157,7 +162,7 @@ describe('Expert mode: a run to CSV', () => {
     nextMinute()
     const done = await finished(await submitted({ query: 'explain select * from customer' }))
     expect(done.status).toBe('SUCCESS')
-    const csv = fs.readFileSync(done.filePath, 'utf8')
+    const csv = fs.readFileSync(fileOf(done), 'utf8')
     expect(csv.split('\n')[0]).toBe('QUERY PLAN')
     expect(csv).toContain('Seq Scan on customer')
   })
@@ -184,7 +189,7 @@ describe('Expert mode: a run to CSV', () => {
     expect(saved.status, JSON.stringify(saved.body)).toBe(201)
     const done = await finished(await submitted({ savedQueryCode: 'EXPERT_SELLERS' }))
     expect(done).toMatchObject({ status: 'SUCCESS', savedQueryCode: 'EXPERT_SELLERS' })
-    expect(fs.readFileSync(done.filePath, 'utf8').split('\n')[0]).toBe('code')
+    expect(fs.readFileSync(fileOf(done), 'utf8').split('\n')[0]).toBe('code')
 
     await t.requestAs(expert, 'POST', '/api/v1/workbench/queries', {
       code: 'DEEP_SELLERS',
@@ -354,7 +359,7 @@ describe('Expert mode: the hostile battery', () => {
       }),
     )
     expect(done.status).toBe('SUCCESS')
-    expect(fs.readFileSync(done.filePath, 'utf8').split('\n')[0]).toBe('update,created,updated')
+    expect(fs.readFileSync(fileOf(done), 'utf8').split('\n')[0]).toBe('update,created,updated')
   })
 
   it('gives the line and column of the offending token', async () => {
@@ -475,12 +480,56 @@ describe('Expert mode: scheduled queries', () => {
     }
     const done = runs.find((r) => r.status === 'SUCCESS')!
     expect(done).toBeDefined()
-    expect(done.filePath).toMatch(/\/exports\/queryStudio\//)
-    expect(fs.readFileSync(done.filePath, 'utf8').split('\n')[0]).toBe('code')
+    expect(done.filePath).toMatch(/^exports\/queryStudio\//)
+    expect(fs.readFileSync(fileOf(done), 'utf8').split('\n')[0]).toBe('code')
 
     expect((await t.requestAs(expert, 'DELETE', url)).status).toBe(204)
     expect((await t.requestAs(expert, 'GET', url)).status).toBe(404)
     expect((await t.requestAs(expert, 'DELETE', url)).status).toBe(404)
+  })
+})
+
+describe('Expert mode: records and schedules of earlier versions', () => {
+  it('the migration names files under the export root and removes schedules their query no longer owns', async () => {
+    const name = fs.readdirSync('migrations').find((file) => file.endsWith('_workbench_bounds.sql'))!
+    const statements = fs.readFileSync(path.join('migrations', name), 'utf8').split('--> statement-breakpoint')
+    const db = t.db.current.db
+    await db.execute(sql`insert into query_execution (username, start_date, end_date, status, query_hash, query_text,
+        statement_text, app_instance_id, file_path)
+      values ('old', now(), now(), 'SUCCESS', 'h', 'select 1', 'select 1', 'gone',
+        '/srv/obol/data/exports/queryStudio/old/2026-01-02/expert-77.csv')`)
+    const native = (code: string, created: SQL) =>
+      db.execute(sql`insert into report_query (code, visibility, query_type, query_text, creator, created)
+        values (${code}, 'PRIVATE', 'NATIVE_SQL', 'select 1', 'old', ${created})`)
+    const schedule = (code: string, created: SQL) =>
+      db.execute(sql`insert into job_instance (code, description, job_type, parameters, timer, creator, created)
+        values (${`ExpertQuery:${code}`}, 'old', 'ExpertScheduledQueryJob', ${JSON.stringify({ queryCode: code })}::jsonb,
+          '{"hour":"3"}'::jsonb, 'old', ${created})`)
+    await native('MIG_KEPT', sql`now() - interval '1 day'`)
+    await schedule('MIG_KEPT', sql`now()`)
+    await schedule('MIG_GONE', sql`now()`)
+    await schedule('MIG_AGAIN', sql`now() - interval '1 day'`)
+    await native('MIG_AGAIN', sql`now()`)
+    for (const statement of statements) await db.execute(sql.raw(statement))
+    const paths = await rows<{ path: string }>(
+      db,
+      sql`select file_path as path from query_execution where username = 'old'`,
+    )
+    expect(paths).toEqual([{ path: 'exports/queryStudio/old/2026-01-02/expert-77.csv' }])
+    const left = await rows<{ code: string; parameters: Record<string, unknown>; id: string | number }>(
+      db,
+      sql`select j.code, j.parameters, q.id from job_instance j join report_query q on q.code = j.parameters->>'queryCode'
+        where j.code like 'ExpertQuery:MIG_%'`,
+    )
+    expect(left).toEqual([
+      {
+        code: 'ExpertQuery:MIG_KEPT',
+        parameters: { queryCode: 'MIG_KEPT', queryId: Number(left[0]?.id) },
+        id: left[0]?.id,
+      },
+    ])
+    await db.execute(sql`delete from report_query where code like 'MIG_%'`)
+    await db.execute(sql`delete from job_instance where code like 'ExpertQuery:MIG_%'`)
   })
 })
 
@@ -503,9 +552,9 @@ describe('Expert mode: export retention', () => {
       execution = await t.jobs.execution(run.body.id as number)
     }
     expect(execution).toMatchObject({ status: 'SUCCESS', processedCount: 1, failedCount: 0 })
-    expect(fs.existsSync(old.filePath)).toBe(false)
+    expect(fs.existsSync(fileOf(old))).toBe(false)
     expect((await record(old.id)).status).toBe(404)
-    expect(fs.existsSync(kept.filePath)).toBe(true)
+    expect(fs.existsSync(fileOf(kept))).toBe(true)
     expect((await record(kept.id)).body.status).toBe('SUCCESS')
   })
 })
@@ -524,6 +573,41 @@ describe('Expert mode: the governor', () => {
       expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0)
     } finally {
       await setGovernor({ maxQueriesPerMinutePerUser: 30 })
+    }
+  })
+})
+
+describe.skipIf(onPostgres)('Expert mode on the embedded database: a long run goes in batches', () => {
+  /** The part file a run is writing, once it holds rows. */
+  async function writing(id: number): Promise<string> {
+    for (let i = 0; i < 1500; i++) {
+      const part = fs
+        .readdirSync(t.exportDir, { recursive: true })
+        .map(String)
+        .find((name) => path.basename(name) === `expert-${id}.csv.part`)
+      if (part && fs.statSync(path.join(t.exportDir, part)).size > 0) return path.join(t.exportDir, part)
+      await delay(20)
+    }
+    throw new Error(`Expert execution ${id} never wrote rows`)
+  }
+
+  it('other requests complete while a long streaming run goes on; a cancel ends it CANCELLED at its next batch', async () => {
+    nextMinute()
+    await setGovernor({ maxRowsSync: 2_000_000, maxRowsAsync: 2_000_000 })
+    try {
+      const id = await submitted({ query: 'select g, g % 7 as weekday from generate_series(1, 2000000) as g' })
+      const part = await writing(id)
+      // The embedded database serves a customer list between two batches of the run, which is still going.
+      const customers = await t.request('GET', '/api/v1/customers?limit=5')
+      expect(customers.status).toBe(200)
+      expect(customers.body.data.length).toBeGreaterThan(0)
+      expect((await record(id)).body).toMatchObject({ status: null, endDate: null })
+      expect((await t.requestAs(expert, 'DELETE', `/api/v1/workbench/expert/executions/${id}`)).status).toBe(202)
+      const done = await finished(id)
+      expect(done).toMatchObject({ status: 'CANCELLED', filePath: null, lineCount: null })
+      expect(fs.existsSync(part)).toBe(false)
+    } finally {
+      await setGovernor({ maxRowsSync: 1000, maxRowsAsync: 1_000_000 })
     }
   })
 })

@@ -102,6 +102,8 @@ export interface TestApp {
   readonly db: ReturnType<typeof useTestDatabase>
   /** A token of the bootstrap admin (Platform Admin and the query roles). */
   readonly adminToken: string
+  /** The root of the app's Expert exports: run records name their files relative to it. */
+  readonly exportDir: string
   /** Calls the API as the bootstrap admin. */
   request(method: string, url: string, body?: unknown): Promise<Response>
   /** Calls the API with the given bearer token, or none when `token` is undefined. */
@@ -125,6 +127,7 @@ export function useTestApp(options: { jobTypes?: JobType[]; env?: NodeJS.Process
   let adminToken = ''
   /** The export directory made for this app, removed with it. */
   let exportDir: string | undefined
+  let appExportDir = ''
 
   async function requestAs(token: string | undefined, method: string, url: string, body?: unknown): Promise<Response> {
     const response = await app!.server.inject({
@@ -176,6 +179,7 @@ export function useTestApp(options: { jobTypes?: JobType[]; env?: NodeJS.Process
     await jobs.start()
     const deps = testAppDeps(db.current, jobs, options.env, options.clock)
     if (!options.env?.EXPORT_DIR) exportDir = deps.exportDir
+    appExportDir = deps.exportDir ?? ''
     app = await buildApp({ ...deps, extraRoutes: (server) => installResponseContract(server, violations) })
     adminToken = await clientToken(TEST_ADMIN.clientId, TEST_ADMIN.clientSecret)
   })
@@ -194,6 +198,9 @@ export function useTestApp(options: { jobTypes?: JobType[]; env?: NodeJS.Process
     },
     get adminToken() {
       return adminToken
+    },
+    get exportDir() {
+      return appExportDir
     },
     db,
     request: (method, url, body) => requestAs(adminToken, method, url, body),

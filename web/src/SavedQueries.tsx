@@ -22,10 +22,7 @@ export function SavedQueries({
   const [code, setCode] = useState('')
   const [openCode, setOpenCode] = useState<string>()
 
-  const refresh = useCallback(
-    () => workbenchQueries().then((list) => setSaved(list.filter((q) => q.queryType === queryType)), onError),
-    [queryType, onError],
-  )
+  const refresh = useCallback(() => workbenchQueries(queryType).then(setSaved, onError), [queryType, onError])
   useEffect(() => void refresh(), [refresh])
 
   const save = () => {

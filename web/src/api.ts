@@ -202,8 +202,10 @@ export interface SavedQuery {
   advancedQuery?: Record<string, unknown> | null
   system: boolean
 }
-export const workbenchQueries = async (): Promise<SavedQuery[]> =>
-  (await get<{ total: number; data: SavedQuery[] }>('/api/v1/workbench/queries')).data
+/** The saved queries of one type the caller may see: the first 1,000 by code (the list's largest page). */
+export const workbenchQueries = async (queryType: 'HQL' | 'NATIVE_SQL'): Promise<SavedQuery[]> =>
+  (await get<{ total: number; data: SavedQuery[] }>(`/api/v1/workbench/queries?${query({ queryType, limit: 1000 })}`))
+    .data
 export const workbenchQuery = (code: string): Promise<SavedQuery> =>
   get<SavedQuery>(`/api/v1/workbench/queries/${encodeURIComponent(code)}`)
 export async function saveWorkbenchQuery(

@@ -3432,7 +3432,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Saved workbench queries the caller may see
+         * Saved workbench queries the caller may see, by code, a page at a time (limit 100 by default, at most 1000)
          * @description Required role: `queryUser`.
          */
         get: operations["listWorkbenchQueries"];
@@ -3551,7 +3551,9 @@ export interface paths {
         };
         /**
          * The CSV of a successful Expert run, streamed (409 while it runs)
-         * @description Required role: any of `queryExpert`, `queryManagement`.
+         * @description Needs queryExpert, and to be the run’s owner or to hold queryManagement.
+         *
+         *     Required role: `queryExpert`.
          */
         get: operations["getWorkbenchExpertExecutionFile"];
         put?: never;
@@ -6498,6 +6500,7 @@ export interface components {
                     maxQueryDurationAsyncSec: number;
                     maxConcurrentAsyncPerUser: number;
                     maxQueriesPerMinutePerUser: number;
+                    maxExportMegabytes: number;
                 };
                 exportRetentionDays: number;
             };
@@ -17038,6 +17041,7 @@ export interface operations {
                             maxQueryDurationAsyncSec?: number;
                             maxConcurrentAsyncPerUser?: number;
                             maxQueriesPerMinutePerUser?: number;
+                            maxExportMegabytes?: number;
                         };
                         exportRetentionDays?: number;
                     };
@@ -32807,7 +32811,11 @@ export interface operations {
     };
     listWorkbenchQueries: {
         parameters: {
-            query?: never;
+            query: {
+                offset: number;
+                limit: number;
+                queryType?: "HQL" | "NATIVE_SQL";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -32821,7 +32829,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description queries the caller may see (of queryType when given) */
                         total: number;
+                        offset: number;
+                        limit: number;
+                        /** @description at most limit queries, by code */
                         data: {
                             code: string;
                             description: string | null;

@@ -1,4 +1,5 @@
 import fs from 'node:fs'
+import { Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { parentPort, workerData } from 'node:worker_threads'
 import pg from 'pg'
@@ -17,10 +18,28 @@ export interface CsvExportTask {
   readonly options: string
   readonly copy: string
   readonly file: string
+  /** The most bytes the file may hold: past them the statement is cancelled and the answer is `tooLarge`. */
+  readonly maxBytes: number
   readonly connectionTimeoutMillis: number
 }
 
-export type CsvExportReply = { rows: number } | { error: { message: string; code: string | undefined } }
+export type CsvExportReply =
+  { rows: number } | { tooLarge: true } | { error: { message: string; code: string | undefined } }
+
+/** Cancels the export's statement from a connection of the application's role, which owns the export's backend. */
+async function cancelBackend(task: CsvExportTask, pid: number): Promise<void> {
+  const client = new pg.Client({
+    connectionString: task.connectionString,
+    connectionTimeoutMillis: task.connectionTimeoutMillis,
+  })
+  client.on('error', () => undefined)
+  try {
+    await client.connect()
+    await client.query('select pg_cancel_backend($1)', [pid])
+  } finally {
+    await client.end().catch(() => undefined)
+  }
+}
 
 async function run(task: CsvExportTask): Promise<CsvExportReply> {
   const client = new pg.Client({
@@ -30,12 +49,27 @@ async function run(task: CsvExportTask): Promise<CsvExportReply> {
     options: task.options,
   })
   client.on('error', () => undefined)
+  let bytes = 0
+  let tooLarge = false
+  // Past the cap nothing more is written, and the statement is cancelled: the COPY then ends with its error, read
+  // to the end so the connection closes cleanly.
+  const capped = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      if (tooLarge) return done()
+      bytes += chunk.length
+      if (bytes <= task.maxBytes) return done(null, chunk)
+      tooLarge = true
+      cancelBackend(task, (client as unknown as { processID: number }).processID).catch(() => undefined)
+      done()
+    },
+  })
   try {
     await client.connect()
     const stream = client.query(copyTo(task.copy))
-    await pipeline(stream, fs.createWriteStream(task.file))
-    return { rows: stream.rowCount }
+    await pipeline(stream, capped, fs.createWriteStream(task.file))
+    return tooLarge ? { tooLarge: true } : { rows: stream.rowCount }
   } catch (error) {
+    if (tooLarge) return { tooLarge: true }
     const code = (error as { code?: unknown }).code
     return {
       error: {

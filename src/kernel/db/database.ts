@@ -9,6 +9,16 @@ import { sql, type SQL } from 'drizzle-orm'
 import { Worker } from 'node:worker_threads'
 import pg from 'pg'
 import type { CsvExportReply, CsvExportTask } from './csv-export.worker.ts'
+import {
+  csvLines,
+  exclusively,
+  exportThroughCursor,
+  ExportTooLargeError,
+  simpleQuery,
+  textValue,
+  writeLines,
+  type CsvExport,
+} from './csv-export.ts'
 import { EXPERT_ROLE, QUERY_ROLE } from './query-role.ts'
 import { PGLITE_SHARED_BUFFERS_MB } from '../config.ts'
 import { isDatabaseUnavailable, pgErrorOf } from './database-errors.ts'
@@ -16,19 +26,12 @@ import { parseLsn, Replicas, type ReplicaStatus } from './replicas.ts'
 import { releaseFileBundle } from './pglite-bundle.ts'
 import { runNode } from '../child-process.ts'
 
+export type { CsvExport } from './csv-export.ts'
+export { ExportTooLargeError } from './csv-export.ts'
+
 export type Db = PgDatabase<PgQueryResultHKT>
 /** A drizzle handle usable inside or outside a transaction. */
 export type Tx = Db
-
-/** An Expert export: one vetted statement written as CSV (header line first) as the Expert role, read-only. */
-export interface CsvExport {
-  /** A SELECT or WITH statement (COPY's query), or an EXPLAIN (its plan lines written as one CSV column). */
-  readonly text: string
-  readonly kind: 'select' | 'explain'
-  readonly statementTimeoutMs: number
-  /** Names the run's connection (application_name) so any instance can cancel it with `cancelCsvExport`. */
-  readonly tag: string
-}
 
 export interface PoolStats {
   total: number
@@ -103,7 +106,8 @@ export interface Database {
    * (timeout, cancel: SQLSTATE 57014) rejects with its `code`. With a `reader` and replicas, on a replica chosen by
    * the rules of `readOnlyQuery` (replayed past the reader's last write, within the lag bound), the primary when none
    * is, or when the chosen one cannot be reached or cancels the export for a conflict with its recovery (the file is
-   * then written again from the primary). On PGlite: the whole output at once, not interruptible.
+   * then written again from the primary). On PGlite: through a cursor, in batches between which other requests run
+   * (`exportThroughCursor`). Either way a file that would pass `maxBytes` rejects with ExportTooLargeError.
    */
   exportCsv(statement: CsvExport, file: string, reader?: Reader): Promise<number>
   /** Cancels the running export tagged `tag` (pg_cancel_backend) on the primary or a replica, from any instance; false when none runs. */
@@ -206,34 +210,18 @@ export async function openPglite(
     readStats: () => ({ primary: reads, replica: 0 }),
     replicaStatus: () => [],
     exportCsv: async (statement, file) => {
-      // A simple-query message of three statements runs as one implicit transaction: read-only, as the Expert role,
-      // rolled back as a whole on error. COPY ... TO STDOUT, as COPY to a file needs pg_write_server_files.
-      const body =
-        statement.kind === 'explain' ? statement.text : `COPY (${statement.text}) TO STDOUT WITH (FORMAT csv, HEADER)`
-      const text = `SET TRANSACTION READ ONLY; SET LOCAL ROLE ${EXPERT_ROLE}; ${body}`
-      const message = simpleQuery(text)
-      const messages = await pglite.runExclusive(() => pglite.execProtocolStream(message))
-      let count = 0
-      if (statement.kind === 'explain') {
-        await writeAll(file, [
-          'QUERY PLAN\n',
-          ...messages.flatMap((m) =>
-            m.name === 'dataRow' ? [csvLine((m as unknown as { fields: (string | null)[] }).fields)] : [],
-          ),
-        ])
-        count = messages.filter((m) => m.name === 'dataRow').length
-      } else {
-        const chunks: Uint8Array[] = []
-        for (const m of messages) {
-          if (m.name === 'copyData') chunks.push((m as unknown as { chunk: Uint8Array }).chunk)
-          if (m.name === 'commandComplete') {
-            const words = (m as unknown as { text: string }).text.split(' ')
-            if (words[0] === 'COPY') count = Number(words[1])
-          }
-        }
-        await writeAll(file, chunks)
-      }
-      return count
+      if (statement.kind === 'select') return exportThroughCursor(pglite, statement, file)
+      // A simple-query message of three statements runs as one implicit transaction: read-only, as the Expert role.
+      const messages = await exclusively(pglite, () =>
+        pglite.execProtocolStream(
+          simpleQuery(`SET TRANSACTION READ ONLY; SET LOCAL ROLE ${EXPERT_ROLE}; ${statement.text}`),
+        ),
+      )
+      const plan = messages.flatMap((m) =>
+        m.name === 'dataRow' ? [(m as unknown as { fields: (string | null)[] }).fields] : [],
+      )
+      await writePlan(file, statement.maxBytes, plan)
+      return plan.length
     },
     // PGlite runs one statement at a time in this process: nothing to interrupt.
     cancelCsvExport: async () => false,
@@ -247,36 +235,9 @@ export async function openPglite(
   }
 }
 
-/** A protocol simple-query message ('Q'): PGlite's `query` cannot read COPY ... TO STDOUT output. */
-function simpleQuery(text: string): Uint8Array {
-  const body = Buffer.from(`${text}\0`, 'utf8')
-  const message = Buffer.alloc(5 + body.length)
-  message.write('Q', 0)
-  message.writeInt32BE(4 + body.length, 1)
-  body.copy(message, 5)
-  return new Uint8Array(message)
-}
-
-/** One CSV line as PostgreSQL's COPY writes it: quoted when needed, NULL as nothing, an empty string as "". */
-export function csvLine(values: readonly (string | null)[]): string {
-  return `${values
-    .map((value) =>
-      value === null
-        ? ''
-        : value === '' || /[",\r\n]/.test(value) || value === '\\.'
-          ? `"${value.replaceAll('"', '""')}"`
-          : value,
-    )
-    .join(',')}\n`
-}
-
-async function writeAll(file: string, chunks: Iterable<string | Uint8Array>): Promise<void> {
-  const handle = await fs.promises.open(file, 'w')
-  try {
-    for (const chunk of chunks) await handle.write(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)
-  } finally {
-    await handle.close()
-  }
+/** An EXPLAIN's plan lines as COPY would write one text column named QUERY PLAN. */
+function writePlan(file: string, maxBytes: number, plan: readonly (readonly (string | null)[])[]): Promise<void> {
+  return writeLines(file, maxBytes, [csvLines([[textValue('QUERY PLAN')], ...plan.map((row) => row.map(textValue))])])
 }
 
 /**
@@ -294,7 +255,10 @@ const EXPORT_WORKER = new URL(
   import.meta.url,
 )
 
-/** Runs one COPY export in a worker thread (`csv-export.worker.ts`); rejects with the statement's error and code. */
+/**
+ * Runs one COPY export in a worker thread (`csv-export.worker.ts`); rejects with the statement's error and code, or
+ * with ExportTooLargeError when the file would pass `task.maxBytes` (the worker then cancelled the statement).
+ */
 function exportInWorker(task: CsvExportTask): Promise<number> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(EXPORT_WORKER, {
@@ -305,6 +269,7 @@ function exportInWorker(task: CsvExportTask): Promise<number> {
     worker.once('message', (reply: CsvExportReply) => {
       settled = true
       if ('rows' in reply) resolve(reply.rows)
+      else if ('tooLarge' in reply) reject(new ExportTooLargeError(task.maxBytes))
       else reject(Object.assign(new Error(reply.error.message), { code: reply.error.code }))
     })
     worker.once('error', (error: Error) => {
@@ -535,6 +500,7 @@ async function exportOn(
       options: settings,
       copy: `COPY (${statement.text}) TO STDOUT WITH (FORMAT csv, HEADER)`,
       file,
+      maxBytes: statement.maxBytes,
       connectionTimeoutMillis,
     })
   }
@@ -548,7 +514,7 @@ async function exportOn(
   try {
     await client.connect()
     const plan = await client.query<(string | null)[]>({ text: statement.text, rowMode: 'array' })
-    await writeAll(file, ['QUERY PLAN\n', ...plan.rows.map((row) => csvLine(row))])
+    await writePlan(file, statement.maxBytes, plan.rows)
     return plan.rows.length
   } finally {
     await client.end().catch(() => undefined)

@@ -19,6 +19,7 @@ export const GOVERNOR_KEYS = {
   maxQueryDurationAsyncSec: 'governorMaxQueryDurationAsyncSec',
   maxConcurrentAsyncPerUser: 'governorMaxConcurrentAsyncPerUser',
   maxQueriesPerMinutePerUser: 'governorMaxQueriesPerMinutePerUser',
+  maxExportMegabytes: 'governorMaxExportMegabytes',
 } as const
 
 /** A change of the tenant settings as the API takes it (every field optional: only those sent change). */

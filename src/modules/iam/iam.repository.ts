@@ -360,6 +360,19 @@ export async function grantRows(
   }
 }
 
+/** An enabled user by username (a client's service account only while its client is enabled too). */
+export async function findActiveUser(
+  db: Db,
+  username: string,
+): Promise<{ userId: number; clientId: string | null } | undefined> {
+  const found = await one<{ id: string | number; client_id: string | null }>(
+    db,
+    sql`select u.id, c.client_id from app_user u left join oauth_client c on c.user_id = u.id
+      where u.username = ${username} and u.enabled and (c.id is null or c.enabled)`,
+  )
+  return found && { userId: Number(found.id), clientId: found.client_id }
+}
+
 /** The user and secret hash behind a client id, when the client and its user are enabled. */
 export async function enabledClientCredentials(
   db: Db,

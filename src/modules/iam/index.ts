@@ -13,7 +13,7 @@ import { createPortalService } from './portal.service.ts'
 export { bootstrapAccess, QUERY_ADMIN_GROUP } from './bootstrap.ts'
 export { createIamService, type IamService } from './iam.service.ts'
 export { SigningKeys } from './signing-keys.ts'
-export { createTokenService, type TokenService } from './tokens.ts'
+export { createTokenService, currentPrincipal, type TokenService } from './tokens.ts'
 export { BILLING_ROLES, QUERY_ROLES, BUILT_IN_GROUPS } from './role-catalog.ts'
 
 /** Identity and access: role catalog, groups, users, clients, the token issuer and the portal session. */

@@ -11,7 +11,7 @@ import type { Db } from '../../kernel/db/database.ts'
 import { isDatabaseUnavailable } from '../../kernel/db/database-errors.ts'
 import type { AuthConfig } from '../../kernel/config.ts'
 import type { Principal } from '../../kernel/http/principal.ts'
-import { enabledClientCredentials, grantRows } from './iam.repository.ts'
+import { enabledClientCredentials, findActiveUser, grantRows } from './iam.repository.ts'
 import type { SigningKeys } from './signing-keys.ts'
 
 export interface IssuedToken {
@@ -63,6 +63,24 @@ export async function grantsOf(
   const restricted = groups.length > 0 && groups.every((g) => g.sellerCodes !== null)
   const sellerCodes = restricted ? [...new Set(groups.flatMap((g) => g.sellerCodes ?? []))].sort() : null
   return { roles, groups: groups.map((g) => g.name), sellerCodes }
+}
+
+/**
+ * A user as a principal with the roles, groups and sellers they hold now, for work done on their behalf without a
+ * token (a scheduled Expert run): undefined when no such user exists or they (or their client) are disabled.
+ */
+export async function currentPrincipal(db: Db, username: string): Promise<Principal | undefined> {
+  const user = await findActiveUser(db, username)
+  if (!user) return undefined
+  const grants = await grantsOf(db, user.userId)
+  return {
+    subject: String(user.userId),
+    username,
+    clientId: user.clientId ?? undefined,
+    roles: new Set(grants.roles),
+    groups: grants.groups,
+    sellerCodes: grants.sellerCodes,
+  }
 }
 
 /**

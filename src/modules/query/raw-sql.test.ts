@@ -90,23 +90,20 @@ describe(vetSqlFragment.name, () => {
 
 describe(expertSqlProblem.name, () => {
   it.each([
-    ['select code, created, updated from customer', { kind: 'select', limit: null }],
-    ['SELECT * FROM customer LIMIT 10', { kind: 'select', limit: 10 }],
-    ['select 1 limit 0', { kind: 'select', limit: 0 }],
-    ['select 1 limit all', { kind: 'select', limit: undefined }],
-    ['select 1 limit (select 3)', { kind: 'select', limit: undefined }],
+    ['select code, created, updated from customer', { kind: 'select' }],
+    ['SELECT * FROM customer LIMIT 10', { kind: 'select' }],
+    ['select 1 limit 0', { kind: 'select' }],
+    ['select 1 limit all', { kind: 'select' }],
+    ['select 1 limit (select 3)', { kind: 'select' }],
     [
       'with recent as (select * from wallet_operation where operation_date > current_date - 30) select count(*) from recent',
-      { kind: 'select', limit: null },
+      { kind: 'select' },
     ],
-    [
-      'select code, row_number() over (partition by seller_id order by code) from customer',
-      { kind: 'select', limit: null },
-    ],
-    ['select code from customer union all select code from seller', { kind: 'select', limit: null }],
-    ['explain (format json) select * from customer', { kind: 'explain', limit: undefined }],
-    ['select * from obol_secrets.client_secret', { kind: 'select', limit: null }],
-    ['select \'delete; -- pg_class\' as "update"', { kind: 'select', limit: null }],
+    ['select code, row_number() over (partition by seller_id order by code) from customer', { kind: 'select' }],
+    ['select code from customer union all select code from seller', { kind: 'select' }],
+    ['explain (format json) select * from customer', { kind: 'explain' }],
+    ['select * from obol_secrets.client_secret', { kind: 'select' }],
+    ['select \'delete; -- pg_class\' as "update"', { kind: 'select' }],
   ])('accepts %s', (text, expected) => {
     expect(expertSqlProblem(text)).toEqual(expected)
   })

@@ -332,14 +332,9 @@ export interface SqlProblem {
   readonly offset?: number | undefined
 }
 
-/**
- * The parse of an accepted Expert statement: its kind, and whether its outermost SELECT already has a constant
- * LIMIT (its value) so the caller knows whether to append or cap one.
- */
+/** The parse of an accepted Expert statement: rows (SELECT, WITH) or a plan (EXPLAIN). */
 export interface ExpertStatement {
   readonly kind: 'select' | 'explain'
-  /** The outermost LIMIT when it is an integer constant; null when absent; undefined when another expression. */
-  readonly limit: number | null | undefined
 }
 
 /**
@@ -388,17 +383,7 @@ export function expertSqlProblem(text: string): SqlProblem | ExpertStatement {
     what: 'the query',
   })
   if (problem) return { message: problem }
-  if (statement.ExplainStmt) return { kind: 'explain', limit: undefined }
-  return { kind: 'select', limit: constantLimit(statement.SelectStmt!.limitCount) }
-}
-
-function constantLimit(node: unknown): number | null | undefined {
-  if (node === undefined) return null
-  const constant = (node as { A_Const?: { ival?: { ival?: number }; isnull?: boolean } }).A_Const
-  if (!constant || constant.isnull) return undefined
-  // libpg-query leaves out zero values: `LIMIT 0` is an A_Const whose ival is empty.
-  if (constant.ival) return constant.ival.ival ?? 0
-  return undefined
+  return { kind: statement.ExplainStmt ? 'explain' : 'select' }
 }
 
 /** Walks a parse tree: node wrappers are objects with one capitalized key (`{ "FuncCall": {...} }`). */

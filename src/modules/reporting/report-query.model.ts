@@ -19,6 +19,16 @@ export const ADVANCED_QUERY_KEYS = [
 
 export const SYNC_ROW_CAP = 100
 
+/**
+ * The roles native SQL needs, on every path: submitting it, saving, changing or replacing a NATIVE_SQL query (its
+ * owner's or another's, query manager or not), scheduling one, and when a schedule fires (its owner's roles then).
+ */
+export const EXPERT_ROLES = ['queryUser', 'queryExpert'] as const
+
+/** The first role of EXPERT_ROLES the caller lacks, if any. */
+export const missingExpertRole = (principal: Principal): string | undefined =>
+  EXPERT_ROLES.find((role) => !principal.roles.has(role))
+
 export interface StoredReportQuery {
   id: number
   code: string

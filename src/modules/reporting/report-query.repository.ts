@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm'
 import { one, rows, type Db } from '../../kernel/db/database.ts'
+import { registry, type Viewer } from '../../kernel/model/index.ts'
 import { instantText, textArray } from '../../kernel/model/json.ts'
 import type { StoredReportQuery } from './report-query.model.ts'
 import type { SYSTEM_QUERIES } from './system-queries.ts'
@@ -36,13 +37,57 @@ export async function findByCode(db: Db, code: string, lock = false): Promise<St
   return found ? stored(found) : undefined
 }
 
-/** The Deep (HQL) and Expert (NATIVE_SQL) queries, by code. */
-export async function listWorkbenchQueries(db: Db): Promise<StoredReportQuery[]> {
-  const found = await rows<Row>(
+/**
+ * The saved queries a viewer may see, as SQL: the registry's row policy of ReportQuery, which the Query API applies
+ * too (the rule of `isVisible`).
+ */
+function visibleTo(viewer: Viewer): SQL {
+  return registry.get('ReportQuery').rowPolicy?.(sql`report_query`, viewer) ?? sql`true`
+}
+
+const workbenchQueriesOf = (viewer: Viewer, queryType: 'HQL' | 'NATIVE_SQL' | undefined): SQL =>
+  sql`${queryType ? sql`query_type = ${queryType}` : sql`query_type in ('HQL', 'NATIVE_SQL')`} and ${visibleTo(viewer)}`
+
+/** How many Deep (HQL) and Expert (NATIVE_SQL) queries a viewer may see (of one type when given). */
+export async function countWorkbenchQueries(
+  db: Db,
+  viewer: Viewer,
+  queryType: 'HQL' | 'NATIVE_SQL' | undefined,
+): Promise<number> {
+  const found = await one<{ n: string }>(
     db,
-    sql`select ${COLUMNS} from report_query where query_type in ('HQL', 'NATIVE_SQL') order by code`,
+    sql`select count(*)::text as n from report_query where ${workbenchQueriesOf(viewer, queryType)}`,
   )
-  return found.map(stored)
+  return Number(found?.n ?? 0)
+}
+
+/** Rows a page of workbench queries is read by: a few texts of at most 20,000 characters at a time. */
+const PAGE_BATCH = 50
+
+/**
+ * A page of the Deep and Expert queries a viewer may see, by code, read in batches of PAGE_BATCH (the first at the
+ * page's offset, the next after the last code read).
+ */
+export async function* workbenchQueryPages(
+  db: Db,
+  viewer: Viewer,
+  page: { offset: number; limit: number; queryType?: 'HQL' | 'NATIVE_SQL' | undefined },
+): AsyncGenerator<StoredReportQuery[]> {
+  let left = page.limit
+  let after: string | undefined
+  while (left > 0) {
+    const batch = await rows<Row>(
+      db,
+      sql`select ${COLUMNS} from report_query where ${workbenchQueriesOf(viewer, page.queryType)}
+        ${after === undefined ? sql`` : sql`and code > ${after}`}
+        order by code limit ${Math.min(left, PAGE_BATCH)} ${after === undefined ? sql`offset ${page.offset}` : sql``}`,
+    )
+    if (batch.length === 0) return
+    yield batch.map(stored)
+    left -= batch.length
+    after = batch.at(-1)!.code
+    if (batch.length < PAGE_BATCH) return
+  }
 }
 
 export interface NewQuery {
@@ -59,8 +104,25 @@ export interface NewQuery {
   creator: string
 }
 
-/** Inserts a user's query (never a system one); a taken code fails with the unique violation. */
-export async function insertQuery(db: Db, q: NewQuery): Promise<void> {
+/**
+ * Inserts a user's query (never a system one) unless its creator already owns `max` saved queries: counted and
+ * inserted in one transaction under a per-user advisory lock, so racing saves cannot pass the limit. Answers
+ * whether it was inserted; a taken code fails with the unique violation.
+ */
+export async function insertQueryWithin(db: Db, q: NewQuery, max: number): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`obol.saved-queries:${q.creator}`}))`)
+    const owned = await one<{ n: number }>(
+      tx,
+      sql`select count(*)::int as n from report_query where creator = ${q.creator} and not system`,
+    )
+    if ((owned?.n ?? 0) >= max) return false
+    await insertQuery(tx, q)
+    return true
+  })
+}
+
+async function insertQuery(db: Db, q: NewQuery): Promise<void> {
   await db.execute(sql`insert into report_query (code, description, target_entity, visibility, tags, aliases, advanced_query,
       query_type, query_text, system, owner_groups, creator)
     values (${q.code}, ${q.description}, ${q.targetEntity}, ${q.visibility}, ${textArray(q.tags)}, ${jsonb(q.aliases)},
@@ -108,9 +170,17 @@ export interface Execution {
   error: string | null
 }
 
+/** Executions kept per query and user: what the list shows (the last 100), older ones deleted as new ones come. */
+const KEPT_EXECUTIONS = 100
+
 export async function insertExecution(db: Db, e: Execution): Promise<void> {
-  await db.execute(sql`insert into report_query_execution (report_query_id, executed_by, started_at, duration_ms, row_count, status, error)
-    values (${e.queryId}, ${e.user}, ${e.started.toISOString()}::timestamptz, ${Math.round(e.durationMs)}, ${e.rowCount}, ${e.status}, ${e.error})`)
+  await db.execute(sql`with added as (insert into report_query_execution (report_query_id, executed_by, started_at,
+        duration_ms, row_count, status, error)
+      values (${e.queryId}, ${e.user}, ${e.started.toISOString()}::timestamptz, ${Math.round(e.durationMs)},
+        ${e.rowCount}, ${e.status}, ${e.error}))
+    delete from report_query_execution where id in (
+      select id from report_query_execution where report_query_id = ${e.queryId} and executed_by = ${e.user}
+      order by id desc offset ${KEPT_EXECUTIONS - 1})`)
 }
 
 /** A recorded execution as answered: the start as UTC ISO text. */

@@ -23,6 +23,7 @@ const ReportQueryBody = Type.Object(
         Type.Unsafe<Record<string, string>>({
           type: 'object',
           maxProperties: 200,
+          propertyNames: { maxLength: 200 },
           additionalProperties: { type: 'string', maxLength: 200 },
         }),
       ),

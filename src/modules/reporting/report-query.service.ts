@@ -10,6 +10,7 @@ import {
   VISIBILITIES,
   canEdit,
   isVisible,
+  missingExpertRole,
   toWire,
   type StoredReportQuery,
 } from './report-query.model.ts'
@@ -46,7 +47,13 @@ export interface WorkbenchQueryInput {
 }
 
 const WORKBENCH_TYPES = ['HQL', 'NATIVE_SQL'] as const
+/** The longest query a saved query holds: a workbench text, or a report's advancedQuery written as JSON. */
 const MAX_QUERY_TEXT = 20_000
+/** Saved queries a user may own (report and workbench queries alike: the same records). */
+export const MAX_SAVED_QUERIES_PER_USER = 500
+
+/** Runs in the transaction deleting a saved query (its schedule goes with it). */
+export type QueryDeleteListener = (tx: Db, code: string) => Promise<void>
 
 export interface ReportQueryInput {
   code?: string | null
@@ -102,6 +109,24 @@ function assertEditable(query: StoredReportQuery, principal: Principal): void {
   }
 }
 
+/**
+ * Changing or replacing a query (not deleting it): editable by the caller, and for a NATIVE_SQL one the caller holds
+ * queryUser and queryExpert, owner and query manager alike (a rewritten native query runs as its owner on schedule).
+ */
+function assertRewritable(query: StoredReportQuery, principal: Principal): void {
+  assertEditable(query, principal)
+  if (query.queryType === 'NATIVE_SQL') assertMayWriteNative(principal, query.code)
+}
+
+function assertMayWriteNative(principal: Principal, code: string): void {
+  const missing = missingExpertRole(principal)
+  if (missing)
+    throw new AppError(
+      'FORBIDDEN',
+      `Saving or changing the Expert (NATIVE_SQL) query ${code} needs the role ${missing}`,
+    )
+}
+
 /** A unique-key violation (PostgreSQL code 23505) becomes ENTITY_ALREADY_EXISTS with `message`. */
 async function uniquely(message: string, run: () => Promise<void>): Promise<void> {
   try {
@@ -144,8 +169,26 @@ export type ReportQueryService = ReturnType<typeof createReportQueryService>
  * Saved report queries: metadata with visibility, and synchronous execution through the Query API engine; Deep and
  * Expert queries saved from the workbench are the same records, carrying their text.
  */
-export function createReportQueryService(deps: { db: Db; runner: QueryRunner; clock: Clock }) {
+export function createReportQueryService(deps: {
+  db: Db
+  runner: QueryRunner
+  clock: Clock
+  onDelete?: readonly QueryDeleteListener[]
+}) {
   const { db, runner, clock } = deps
+
+  /** Inserts a user's query within their MAX_SAVED_QUERIES_PER_USER; a taken code is ENTITY_ALREADY_EXISTS. */
+  async function insertOwned(query: repo.NewQuery, what: 'Report query' | 'Query'): Promise<void> {
+    let inserted = false
+    await uniquely(`${what} ${query.code} already exists`, async () => {
+      inserted = await repo.insertQueryWithin(db, query, MAX_SAVED_QUERIES_PER_USER)
+    })
+    if (!inserted)
+      throw new AppError(
+        'SAVED_QUERY_LIMIT_REACHED',
+        `At most ${MAX_SAVED_QUERIES_PER_USER} saved queries per user: delete one before saving ${query.code}`,
+      )
+  }
 
   /** A query the caller may not see behaves as if it did not exist (404). */
   async function visible(principal: Principal, code: string, tx: Db = db, lock = false): Promise<StoredReportQuery> {
@@ -166,6 +209,8 @@ export function createReportQueryService(deps: { db: Db; runner: QueryRunner; cl
     entity: string,
     advancedQuery: Record<string, unknown>,
   ): Promise<void> {
+    if (JSON.stringify(advancedQuery).length > MAX_QUERY_TEXT)
+      throw invalid('advancedQuery', `advancedQuery holds at most ${MAX_QUERY_TEXT} characters written as JSON`)
     for (const key of Object.keys(advancedQuery)) {
       if (!(ADVANCED_QUERY_KEYS as readonly string[]).includes(key)) {
         throw invalid(
@@ -235,13 +280,14 @@ export function createReportQueryService(deps: { db: Db; runner: QueryRunner; cl
   /** Validates then creates a report query (VISUAL); a taken code is ENTITY_ALREADY_EXISTS. */
   async function create(principal: Principal, input: ReportQueryInput) {
     const valid = await validateComplete(principal, input)
-    await uniquely(`Report query ${valid.code} already exists`, () =>
-      repo.insertQuery(db, {
+    await insertOwned(
+      {
         code: valid.code,
         ...reportColumns(valid, input),
         ownerGroups: principal.groups,
         creator: principal.username,
-      }),
+      },
+      'Report query',
     )
     return written(valid.code)
   }
@@ -280,7 +326,7 @@ export function createReportQueryService(deps: { db: Db; runner: QueryRunner; cl
         // A code owned by a query the caller cannot see is still taken (codes are unique across owners).
         if (!isVisible(current, principal))
           throw new AppError('ENTITY_ALREADY_EXISTS', `Report query ${code} already exists`)
-        assertEditable(current, principal)
+        assertRewritable(current, principal)
         await repo.updateQuery(tx, current.id, reportColumns(valid, input), principal.username)
       })
       return { created: false, query: await written(code) }
@@ -295,7 +341,7 @@ export function createReportQueryService(deps: { db: Db; runner: QueryRunner; cl
       // Validation reads the registry and custom field templates: done before the transaction, because the embedded
       // database has one connection and a read outside a open transaction would wait for it.
       const before = await visible(principal, code)
-      assertEditable(before, principal)
+      assertRewritable(before, principal)
       if (input.description !== undefined && input.description !== null)
         change.description = input.description === '' ? null : input.description
       let target = before.targetEntity
@@ -324,17 +370,19 @@ export function createReportQueryService(deps: { db: Db; runner: QueryRunner; cl
       await db.transaction(async (tx) => {
         // Re-read under the lock: a concurrent delete or system flag wins over this update.
         const current = await visible(principal, code, tx, true)
-        assertEditable(current, principal)
+        assertRewritable(current, principal)
         await repo.updateQuery(tx, current.id, change, principal.username)
       })
       return written(code)
     },
 
+    /** Owners and query managers delete (a NATIVE_SQL query too, without queryExpert), with what belongs to it. */
     async delete(principal: Principal, code: string): Promise<void> {
       await db.transaction(async (tx) => {
         const current = await visible(principal, code, tx, true)
         assertEditable(current, principal)
         await repo.deleteQuery(tx, current.id)
+        for (const listener of deps.onDelete ?? []) await listener(tx, current.code)
       })
     },
 
@@ -390,10 +438,11 @@ export function createReportQueryService(deps: { db: Db; runner: QueryRunner; cl
       if (!present(input.queryType)) throw missing('queryType')
       if (!present(queryText)) throw missing('queryText')
       const queryType = workbenchType(input.queryType)
+      if (queryType === 'NATIVE_SQL') assertMayWriteNative(principal, code)
       checkVisibility(visibility)
       const { targetEntity } = checkWorkbenchText(queryType, queryText)
-      await uniquely(`Query ${code} already exists`, () =>
-        repo.insertQuery(db, {
+      await insertOwned(
+        {
           code,
           description: input.description || null,
           targetEntity,
@@ -405,15 +454,25 @@ export function createReportQueryService(deps: { db: Db; runner: QueryRunner; cl
           queryText,
           ownerGroups: principal.groups,
           creator: principal.username,
-        }),
+        },
+        'Query',
       )
       return written(code)
     },
 
-    /** The workbench queries (HQL and NATIVE_SQL) the caller may see, by code. */
-    async listWorkbenchQueries(principal: Principal) {
-      const visibleQueries = (await repo.listWorkbenchQueries(db)).filter((q) => isVisible(q, principal))
-      return { total: visibleQueries.length, data: visibleQueries.map(toWire) }
+    /**
+     * A page of the workbench queries (HQL and NATIVE_SQL) the caller may see, by code, visibility decided in SQL:
+     * the total, then the queries as they are read, a batch at a time, so a page of long texts is never held whole.
+     */
+    async listWorkbenchQueries(
+      principal: Principal,
+      page: { offset: number; limit: number; queryType?: 'HQL' | 'NATIVE_SQL' | undefined },
+    ) {
+      const total = await repo.countWorkbenchQueries(db, principal, page.queryType)
+      async function* queries() {
+        for await (const batch of repo.workbenchQueryPages(db, principal, page)) yield* batch.map(toWire)
+      }
+      return { total, offset: page.offset, limit: page.limit, queries: queries() }
     },
 
     /** Partial update of a workbench query: only what is sent changes; the text is checked again. */
@@ -421,10 +480,11 @@ export function createReportQueryService(deps: { db: Db; runner: QueryRunner; cl
       if (input.code !== undefined && input.code !== null && input.code !== code)
         throw invalid('code', `code is the query's identity and cannot change (${code})`)
       const before = await visible(principal, code)
-      assertEditable(before, principal)
+      assertRewritable(before, principal)
       if (before.queryType === 'VISUAL')
         throw invalid('queryType', `Query ${code} is a report query: change it through /api/v1/reportQueries/${code}`)
       const queryType = input.queryType ? workbenchType(input.queryType) : before.queryType
+      if (queryType === 'NATIVE_SQL') assertMayWriteNative(principal, code)
       const change: repo.QueryChange = { queryType }
       if (input.description !== undefined && input.description !== null)
         change.description = input.description === '' ? null : input.description
@@ -441,7 +501,7 @@ export function createReportQueryService(deps: { db: Db; runner: QueryRunner; cl
       await db.transaction(async (tx) => {
         // Re-read under the lock: a concurrent delete or change of owner wins over this update.
         const current = await visible(principal, code, tx, true)
-        assertEditable(current, principal)
+        assertRewritable(current, principal)
         await repo.updateQuery(tx, current.id, change, principal.username)
       })
       return written(code)

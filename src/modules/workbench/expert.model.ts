@@ -2,16 +2,18 @@ import path from 'node:path'
 import type { ExpertStatement } from '../query/raw-sql.ts'
 
 /**
- * The statement an Expert text runs as: the row limit appended when the outermost SELECT has none, kept when it is
- * a constant within the limit, otherwise enforced around it. EXPLAIN returns a plan, not rows: left as it is.
+ * The statement an Expert text runs as: the row limit outermost, around the whole text, so nothing inside it (a
+ * larger LIMIT, FETCH ... WITH TIES, OFFSET, UNION, nested limits) returns more rows. EXPLAIN returns a plan, not
+ * rows: left as it is.
  */
 export function expertStatement(text: string, parsed: ExpertStatement, limit: number): string {
   const trimmed = text.trim()
   if (parsed.kind === 'explain') return trimmed
-  if (parsed.limit === null) return `${trimmed}\nLIMIT ${limit}`
-  if (parsed.limit !== undefined && parsed.limit <= limit) return trimmed
   return `SELECT * FROM (\n${trimmed}\n) AS expert_result LIMIT ${limit}`
 }
+
+/** The job instance of a saved query's schedule. */
+export const scheduleJobCode = (queryCode: string) => `ExpertQuery:${queryCode}`
 
 /** A path segment from a user name: letters, digits and `._@-` kept, anything else (`/` included) as `_`. */
 export function safeSegment(name: string): string {
@@ -26,10 +28,12 @@ export function dateIn(instant: Date, timeZone: string): string {
   )
 }
 
-/** `{exportDir}/exports/queryStudio/<user>/<yyyy-MM-dd>/expert-<id>.csv`, the date of submission in the tenant zone. */
-export function exportFile(exportDir: string, username: string, submitted: Date, timeZone: string, id: number): string {
-  return path.join(
-    exportDir,
+/**
+ * `exports/queryStudio/<user>/<yyyy-MM-dd>/expert-<id>.csv`, the date of submission in the tenant zone: the file's
+ * place under the export root, which is what a run's record shows (never a server path).
+ */
+export function exportFile(username: string, submitted: Date, timeZone: string, id: number): string {
+  return path.posix.join(
     'exports',
     'queryStudio',
     safeSegment(username),

@@ -220,9 +220,19 @@ export async function failOwnOpenRuns(db: Db, selfId: string): Promise<void> {
 export async function findSavedQuery(
   db: Db,
   code: string,
-): Promise<{ creator: string | null; queryType: string; queryText: string | null } | undefined> {
-  return one(
+): Promise<
+  { id: number; code: string; creator: string | null; queryType: string; queryText: string | null } | undefined
+> {
+  const found = await one<{
+    id: string | number
+    code: string
+    creator: string | null
+    queryType: string
+    queryText: string | null
+  }>(
     db,
-    sql`select creator, query_type as "queryType", query_text as "queryText" from report_query where code = ${code}`,
+    sql`select id, code, creator, query_type as "queryType", query_text as "queryText" from report_query
+      where code = ${code}`,
   )
+  return found && { ...found, id: Number(found.id) }
 }

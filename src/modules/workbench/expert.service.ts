@@ -2,12 +2,13 @@ import type { FastifyBaseLogger } from 'fastify'
 import fs from 'node:fs'
 import path from 'node:path'
 import type { Clock } from '../../kernel/clock.ts'
-import type { Database, Db } from '../../kernel/db/database.ts'
+import { ExportTooLargeError, type Database, type Db } from '../../kernel/db/database.ts'
 import { AppError } from '../../kernel/errors.ts'
 import { requireRole, type Principal } from '../../kernel/http/principal.ts'
 import { cachedTenantSettings } from '../../kernel/settings.ts'
+import { currentPrincipal } from '../iam/index.ts'
 import { expertSqlProblem, loadSqlParser } from '../query/raw-sql.ts'
-import type { ReportQueryService } from '../reporting/index.ts'
+import { missingExpertRole, type ReportQueryService } from '../reporting/index.ts'
 import {
   auditIdOf,
   cancelRequested,
@@ -23,7 +24,7 @@ import {
   type ExpertExecution,
   type ExpertStatus,
 } from './expert.repository.ts'
-import { expertStatement, exportFile, lineAndColumn } from './expert.model.ts'
+import { expertStatement, exportFile, lineAndColumn, scheduleJobCode } from './expert.model.ts'
 import { queryLimitExceeded } from './governor.ts'
 import { closeAudit, openAudit, openGovernedAudit } from './workbench.repository.ts'
 
@@ -50,6 +51,14 @@ const QUERY_CANCELED = '57014'
 const CANCEL_CHECK_MS = 500
 
 const notFound = (id: number | string) => new AppError('NOT_FOUND', `Expert execution ${id} not found`)
+
+/** `workbench.governor.maxExportMegabytes` counts mebibytes. */
+const MEGABYTE = 1024 * 1024
+
+/** A scheduled run that did not start: why, in words that name no data (a job execution's error shows it). */
+export interface RefusedRun {
+  refused: string
+}
 
 /**
  * The database's own message of a failed statement (kept for the run's owner); anything else stays generic. A
@@ -81,6 +90,8 @@ export function createExpertService(deps: {
 }) {
   const queue: number[] = []
   const active = new Map<number, Promise<void>>()
+  /** Runs of this process, aborted by a cancel or the shutdown: on PGlite the export stops at its next batch. */
+  const aborts = new Map<number, AbortController>()
   let stopping = false
   const capacity = deps.database.kind === 'pglite' ? 1 : SERVER_RUNNERS
   const tag = (id: number) => `obol-expert-${id}`
@@ -103,8 +114,13 @@ export function createExpertService(deps: {
     if (!claimed) return
     const started = deps.clock.now()
     const settings = await cachedTenantSettings(deps.db)
-    const file = exportFile(deps.exportDir, claimed.username, claimed.startDate, settings.timeZone, id)
+    // The record names the file under the export root; only this process resolves it to a server path.
+    const relative = exportFile(claimed.username, claimed.startDate, settings.timeZone, id)
+    const file = path.join(deps.exportDir, relative)
     const partial = `${file}.part`
+    const maxMegabytes = settings.governorMaxExportMegabytes
+    const abort = new AbortController()
+    aborts.set(id, abort)
     let status: ExpertStatus = 'SUCCESS'
     let lineCount: number | null = null
     let error: string | null = null
@@ -124,6 +140,8 @@ export function createExpertService(deps: {
           kind: /^\s*explain\b/i.test(claimed.statement) ? 'explain' : 'select',
           statementTimeoutMs: settings.governorMaxQueryDurationAsyncSec * 1000,
           tag: tag(id),
+          maxBytes: maxMegabytes * MEGABYTE,
+          signal: abort.signal,
         },
         partial,
         // On a replica that has replayed the submitter's last write (a scheduled run has none to wait for).
@@ -135,17 +153,22 @@ export function createExpertService(deps: {
       const code = (failure as { code?: unknown }).code
       // Interrupted: by the timeout, or by a cancel (finishExecution then records CANCELLED).
       status = code === QUERY_CANCELED ? 'TIMEOUT' : 'FAILED'
-      error = databaseMessage(failure)
+      error =
+        failure instanceof ExportTooLargeError
+          ? `The export passed ${maxMegabytes} MB, the most one file may hold ` +
+            '(tenant setting workbench.governor.maxExportMegabytes): no file is kept'
+          : databaseMessage(failure)
       if (status === 'FAILED') deps.log.warn({ err: failure, execution: id }, 'Expert query failed')
     } finally {
       clearInterval(watch)
+      aborts.delete(id)
     }
     const durationMs = deps.clock.now().getTime() - started.getTime()
     const recorded = await finishExecution(deps.db, id, {
       status,
       lineCount,
       durationMs,
-      filePath: status === 'SUCCESS' ? file : null,
+      filePath: status === 'SUCCESS' ? relative : null,
       error,
     })
     if (recorded !== 'SUCCESS') await fs.promises.rm(file, { force: true })
@@ -241,22 +264,49 @@ export function createExpertService(deps: {
   }
 
   /**
-   * A scheduled run of a saved NATIVE_SQL query, as its owner: checked again, audited, recorded and run here (the
-   * caller is a job execution, which waits for it). Not governed: the schedule's cadence is its owner's choice.
+   * Why a schedule may not run its query now, or undefined. The schedule must be this query's (its job instance is
+   * the query's, made for the query of this id: a query saved again under the code does not inherit it), the query
+   * still NATIVE_SQL, and its owner, read as they are now (their groups at this firing, not a token's), an enabled
+   * user holding queryUser and queryExpert. Their sellers do not narrow Expert SQL, which bypasses row security.
    */
-  async function runScheduled(code: string): Promise<ExpertExecution> {
-    const saved = await findSavedQuery(deps.db, code)
-    if (!saved || saved.queryType !== 'NATIVE_SQL' || !saved.queryText || !saved.creator)
-      throw new Error(`saved query ${code} is not an Expert (NATIVE_SQL) query with an owner`)
+  async function scheduleRefusal(
+    jobCode: string,
+    queryId: unknown,
+    saved: { id: number; code: string; queryType: string; creator: string },
+  ): Promise<string | undefined> {
+    if (jobCode !== scheduleJobCode(saved.code) || queryId !== saved.id)
+      return 'the schedule was made for an earlier query saved under this code'
+    if (saved.queryType !== 'NATIVE_SQL') return 'the saved query is no longer an Expert (NATIVE_SQL) query'
+    const owner = await currentPrincipal(deps.db, saved.creator)
+    if (!owner) return `its owner ${saved.creator} is no longer an enabled user`
+    const missing = missingExpertRole(owner)
+    return missing && `its owner ${saved.creator} no longer holds the role ${missing}`
+  }
+
+  /**
+   * A scheduled run of a saved NATIVE_SQL query, as its owner: the schedule and the owner's current roles checked,
+   * the text vetted again, audited (a refusal too, REFUSED with its reason), recorded and run here (the caller is a
+   * job execution, which waits for it). Not governed: the schedule's cadence is its owner's choice.
+   */
+  async function runScheduled(
+    jobCode: string,
+    parameters: Readonly<Record<string, unknown>>,
+  ): Promise<ExpertExecution | RefusedRun> {
+    const code = parameters.queryCode
+    const saved = typeof code === 'string' ? await findSavedQuery(deps.db, code) : undefined
+    if (!saved?.creator) return { refused: 'its saved query no longer exists' }
     const at = deps.clock.now()
-    const text = saved.queryText
+    const text = saved.queryText ?? ''
     const auditId = await openAudit(deps.bookkeeping, { username: saved.creator, mode: 'EXPERT', text, at })
+    const refuse = async (reason: string, detail = reason): Promise<RefusedRun> => {
+      await closeAudit(deps.bookkeeping, auditId, { status: 'REFUSED', durationMs: 0, error: detail })
+      return { refused: reason }
+    }
+    const refusal = await scheduleRefusal(jobCode, parameters.queryId, { ...saved, creator: saved.creator })
+    if (refusal) return refuse(refusal)
     await loadSqlParser()
     const vetted = expertSqlProblem(text)
-    if ('message' in vetted) {
-      await closeAudit(deps.bookkeeping, auditId, { status: 'REFUSED', durationMs: 0, error: vetted.message })
-      throw new Error(`saved query ${code} is refused: ${vetted.message}`)
-    }
+    if ('message' in vetted) return refuse('its text is refused (the query audit says why)', vetted.message)
     const settings = await cachedTenantSettings(deps.db)
     const limit = Math.min(settings.governorMaxRowsAsync, settings.governorMaxRowsSync)
     const id = await createExecution(
@@ -265,7 +315,7 @@ export function createExpertService(deps: {
         username: saved.creator,
         text,
         statement: expertStatement(text, vetted, limit),
-        savedQueryCode: code,
+        savedQueryCode: saved.code,
         readerSubject: null,
         instanceId: deps.instanceId,
         auditId,
@@ -289,9 +339,11 @@ export function createExpertService(deps: {
     if (found.endDate === null) throw new AppError('INVALID_STATE', `Expert execution ${id} is still running`)
     if (found.status !== 'SUCCESS' || !found.filePath)
       throw new AppError('NOT_FOUND', `Expert execution ${id} ended ${found.status ?? 'without a result'}: no file`)
+    // Records name their file under the export root (an absolute path is one written before they did).
+    const file = path.resolve(deps.exportDir, found.filePath)
     try {
-      const stat = await fs.promises.stat(found.filePath)
-      return { path: found.filePath, size: stat.size }
+      const stat = await fs.promises.stat(file)
+      return { path: file, size: stat.size }
     } catch {
       throw new AppError('NOT_FOUND', `The file of Expert execution ${id} is no longer available`)
     }
@@ -306,7 +358,9 @@ export function createExpertService(deps: {
       const auditId = await auditIdOf(deps.db, id)
       if (auditId !== null) await closeAudit(deps.bookkeeping, auditId, { status: 'CANCELLED', durationMs: 0 })
     } else {
-      // Whichever instance runs it: its connection is found by the run's tag.
+      // Whichever instance runs it: its connection is found by the run's tag; a run of this process (on PGlite, the
+      // only one) stops at its next batch.
+      aborts.get(id)?.abort()
       await deps.database.cancelCsvExport(tag(id))
     }
     return (await findExecution(deps.db, id))!
@@ -330,6 +384,7 @@ export function createExpertService(deps: {
     queue.length = 0
     // Ended first, so the interrupted statements are not recorded as timeouts.
     await failOwnOpenRuns(deps.db, deps.instanceId).catch(() => undefined)
+    for (const abort of aborts.values()) abort.abort()
     await Promise.allSettled([...active.keys()].map((id) => deps.database.cancelCsvExport(tag(id))))
     await Promise.allSettled([...active.values()])
   }
@@ -344,6 +399,8 @@ export function createExpertService(deps: {
     cancel,
     sweep,
     stop,
+    /** Where exports are written: records name their files relative to it. */
+    exportDir: deps.exportDir,
     /** Runs waiting or running in this process (tests and shutdown). */
     get pending() {
       return queue.length + active.size

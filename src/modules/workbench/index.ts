@@ -8,10 +8,11 @@ import type { HqlRunner, ReportQueryService } from '../reporting/index.ts'
 import { createDeepService } from './deep.service.ts'
 import { createExpertSchedules, expertScheduleJob } from './expert-schedule.ts'
 import { createExpertService, type ExpertService } from './expert.service.ts'
+import { exportPurgeJob } from './export-purge.job.ts'
 import { createSchemaService } from './schema.service.ts'
 import { registerWorkbenchRoutes } from './workbench.routes.ts'
 
-export { expertExportPurgeJob } from './export-purge.job.ts'
+export { deleteScheduleOf } from './expert-schedule.ts'
 
 /**
  * The Expert service of the app built on a database: the scheduled-query job type, registered on the job runtime
@@ -19,12 +20,17 @@ export { expertExportPurgeJob } from './export-purge.job.ts'
  */
 const expertServices = new WeakMap<Db, ExpertService>()
 
-/** The job type of scheduled Expert queries (each schedule is a job instance of it). */
-export const expertScheduledQueryJob: JobType = expertScheduleJob((db) => {
+function expertOf(db: Db): ExpertService {
   const expert = expertServices.get(db)
   if (!expert) throw new Error('no workbench module is built on this database')
   return expert
-})
+}
+
+/** The job type of scheduled Expert queries (each schedule is a job instance of it). */
+export const expertScheduledQueryJob: JobType = expertScheduleJob(expertOf)
+
+/** The daily purge of Expert exports past the tenant's retention, in the export directory of their workbench. */
+export const expertExportPurgeJob: JobType = exportPurgeJob((db) => expertOf(db).exportDir)
 export { parseHql } from './hql/parser.ts'
 export { toQueryAst } from './hql/to-query.ts'
 

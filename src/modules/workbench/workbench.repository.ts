@@ -8,6 +8,12 @@ export type AuditStatus = 'SUBMITTED' | 'SUCCESS' | 'FAILED' | 'REFUSED' | 'TIME
 /** SHA-256 of a query text in hexadecimal: the audit's key for "the same query". */
 export const queryHash = (text: string) => createHash('sha256').update(text).digest('hex')
 
+/**
+ * The audit keeps a text's first 20,000 characters, the longest query accepted (its hash is of the whole text): a
+ * refused longer one, sent 30 times a minute, would otherwise grow the audit by megabytes.
+ */
+const auditedText = (text: string) => text.slice(0, 20_000)
+
 /** Records a submission before anything else happens to it; the result is written by `closeAudit`. */
 export async function openAudit(
   db: Db,
@@ -17,7 +23,7 @@ export async function openAudit(
     db,
     sql`insert into query_audit (username, "timestamp", mode, query_hash, query_text, status)
       values (${entry.username}, ${entry.at.toISOString()}::timestamptz, ${entry.mode}, ${queryHash(entry.text)},
-        ${entry.text}, 'SUBMITTED') returning id`,
+        ${auditedText(entry.text)}, 'SUBMITTED') returning id`,
   )
   return Number(row!.id)
 }
@@ -51,7 +57,7 @@ export async function openGovernedAudit(
           returning count),
         audit as (insert into query_audit (username, "timestamp", mode, query_hash, query_text, status)
           values (${entry.username}, ${entry.at.toISOString()}::timestamptz, ${entry.mode}, ${queryHash(entry.text)},
-            ${entry.text}, 'SUBMITTED') returning id)
+            ${auditedText(entry.text)}, 'SUBMITTED') returning id)
       select (select id from audit) as id, exists (select 1 from slot) as slot`,
   )
   return { id: Number(row!.id), slot: row!.slot }

@@ -1,5 +1,6 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import fs from 'node:fs'
+import { Readable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import { principalOf } from '../../kernel/http/principal.ts'
 import { errorResponses } from '../../kernel/http/schemas.ts'
@@ -27,6 +28,7 @@ import {
   WorkbenchQuery,
   WorkbenchQueryBody,
   WorkbenchQueryList,
+  WorkbenchQueryListQuerystring,
 } from './workbench.schemas.ts'
 
 const queryUser = { policy: { role: 'queryUser' } }
@@ -39,6 +41,23 @@ const queryExpert = { policy: { role: 'queryExpert' } }
 const expertSubmission = { ...queryExpert, reads: true as const }
 const expertOrManager = { policy: { anyRole: ['queryExpert', 'queryManagement'] } }
 const tags = ['Query workbench']
+
+/**
+ * A page as JSON text written as its items come (`{ total, offset, limit, data: [...] }`): a page of long query
+ * texts is never held whole in memory.
+ */
+async function* pageJson(
+  head: { total: number; offset: number; limit: number },
+  items: AsyncIterable<unknown>,
+): AsyncGenerator<string> {
+  yield `{"total":${head.total},"offset":${head.offset},"limit":${head.limit},"data":[`
+  let first = true
+  for await (const item of items) {
+    yield `${first ? '' : ','}${JSON.stringify(item)}`
+    first = false
+  }
+  yield ']}'
+}
 
 /** The query workbench: Deep queries, the schema its editors complete from, and saved workbench queries. */
 export function registerWorkbenchRoutes(
@@ -134,9 +153,18 @@ export function registerWorkbenchRoutes(
     '/api/v1/workbench/queries',
     {
       config: queryUser,
-      schema: { tags, summary: 'Saved workbench queries the caller may see', response: { 200: WorkbenchQueryList } },
+      schema: {
+        tags,
+        summary:
+          'Saved workbench queries the caller may see, by code, a page at a time (limit 100 by default, at most 1000)',
+        querystring: WorkbenchQueryListQuerystring,
+        response: { 200: WorkbenchQueryList },
+      },
     },
-    async (request) => services.queries.listWorkbenchQueries(principalOf(request)),
+    async (request, reply) => {
+      const { queries, ...head } = await services.queries.listWorkbenchQueries(principalOf(request), request.query)
+      return reply.type('application/json; charset=utf-8').send(Readable.from(pageJson(head, queries)))
+    },
   )
   app.get(
     '/api/v1/workbench/queries/:code',
@@ -215,10 +243,12 @@ export function registerWorkbenchRoutes(
   app.get(
     '/api/v1/workbench/expert/executions/:id/file',
     {
-      config: expertOrManager,
+      // The rows of a run are Expert results: only for queryExpert holders, its owner or a query manager among them.
+      config: queryExpert,
       schema: {
         tags,
         summary: 'The CSV of a successful Expert run, streamed (409 while it runs)',
+        description: 'Needs queryExpert, and to be the run’s owner or to hold queryManagement.',
         params: ExecutionParams,
         produces: ['text/csv'],
         response: {

@@ -1,4 +1,5 @@
 import { Type } from '@fastify/type-provider-typebox'
+import type { Readable } from 'node:stream'
 
 /** TypeBox schemas of the workbench routes (Deep queries, schema endpoints, saved workbench queries). */
 
@@ -95,7 +96,24 @@ export const WorkbenchQuery = Type.Object({
   system: Type.Boolean(),
 })
 
-export const WorkbenchQueryList = Type.Object({ total: Type.Integer(), data: Type.Array(WorkbenchQuery) })
+/** A page of saved workbench queries: the JSON is written as the queries are read, typed as the stream sending it. */
+export const WorkbenchQueryList = Type.Unsafe<Readable>(
+  Type.Object({
+    total: Type.Integer({ description: 'queries the caller may see (of queryType when given)' }),
+    offset: Type.Integer(),
+    limit: Type.Integer(),
+    data: Type.Array(WorkbenchQuery, { description: 'at most limit queries, by code' }),
+  }),
+)
+
+export const WorkbenchQueryListQuerystring = Type.Object(
+  {
+    offset: Type.Integer({ minimum: 0, default: 0 }),
+    limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+    queryType: Type.Optional(Type.Union([Type.Literal('HQL'), Type.Literal('NATIVE_SQL')])),
+  },
+  { additionalProperties: false },
+)
 
 export const ExpertExecuteBody = Type.Object(
   {

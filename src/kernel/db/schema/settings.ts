@@ -29,6 +29,8 @@ export const tenantSettings = pgTable(
     governorMaxQueryDurationAsyncSec: integer('governor_max_query_duration_async_sec').notNull().default(600),
     governorMaxConcurrentAsyncPerUser: integer('governor_max_concurrent_async_per_user').notNull().default(3),
     governorMaxQueriesPerMinutePerUser: integer('governor_max_queries_per_minute_per_user').notNull().default(30),
+    /** MiB one Expert export file may hold: a run past it ends FAILED and keeps no file. */
+    governorMaxExportMegabytes: integer('governor_max_export_megabytes').notNull().default(100),
     /** Days an Expert export (file and record) is kept after it ended: the daily purge deletes older ones. */
     workbenchExportRetentionDays: integer('workbench_export_retention_days').notNull().default(30),
     ...auditColumns(),
