@@ -31,6 +31,8 @@ import { createOrderingModule } from './modules/ordering/index.ts'
 import { createOffersModule } from './modules/offers/index.ts'
 import { createBillingRunsModule, type BillingRunScheduleTimer } from './modules/billing-runs/index.ts'
 import { createInvoicingModule } from './modules/invoicing/index.ts'
+import { createWebhooksModule } from './modules/webhooks/index.ts'
+import { createOutbox } from './kernel/events/index.ts'
 import { bootstrapAccess, createIamModule, type TokenService } from './modules/iam/index.ts'
 import type { BootstrapResult } from './modules/iam/bootstrap.ts'
 import { installAuthentication } from './kernel/http/authenticate.ts'
@@ -59,6 +61,8 @@ export interface AppDeps {
   trustProxy?: TrustProxy
   /** BILL_RUN_BATCH_SIZE: billing accounts per batch transaction of a bill run step. */
   billRunBatchSize?: number | undefined
+  /** WEBHOOK_PRIVATE_TARGETS=allow: webhook endpoints may be plain HTTP and private addresses. */
+  webhookPrivateTargets?: boolean
 }
 
 export interface App {
@@ -155,6 +159,17 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   access.routes(server)
 
   registerHealthRoutes(server, deps.database, metrics, () => draining)
+  // The outbox every module reports its changes to; the webhooks module delivers them.
+  const outbox = createOutbox({ clock: deps.clock })
+  createWebhooksModule({
+    db: deps.database.db,
+    clock: deps.clock,
+    outbox,
+    jobs: deps.jobs,
+    actorOf,
+    allowPrivateTargets: deps.webhookPrivateTargets ?? false,
+    log: server.log.child({ component: 'webhooks' }),
+  }).routes(server)
   // Filled below by the modules whose timers are stored as instants.
   const timeZoneListeners: TimeZoneListener[] = []
   const accounts = createAccountsModule({ db: deps.database.db, actorOf, timeZoneListeners })
@@ -193,6 +208,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     actorOf,
     log: server.log.child({ component: 'reservation-expiry' }),
     catalogCache,
+    outbox,
   })
   prepaid.routes(server)
   const query = createQueryModule({ database: deps.database })

@@ -184,6 +184,7 @@ export async function start(options: { demo: boolean; role: ProcessRole }): Prom
     exportDir: config.exportDir,
     trustProxy: config.trustProxy,
     billRunBatchSize: config.billRunBatchSize,
+    webhookPrivateTargets: config.webhookPrivateTargets,
   }).catch(async (error: unknown) => {
     await jobs.stop(1000).catch(() => undefined)
     return abandon(error)

@@ -22,6 +22,8 @@ export interface Config {
   timerPollIntervalMs: number
   /** Billing accounts (or invoices) per batch transaction of a bill run step; undefined: 500 (100 embedded). */
   billRunBatchSize: number | undefined
+  /** WEBHOOK_PRIVATE_TARGETS=allow: webhook endpoints may be plain HTTP and private addresses (development, tests). */
+  webhookPrivateTargets: boolean
   publicUrl: string | undefined
   /** Which proxies' X-Forwarded-For is believed for the client address (Fastify's `trustProxy`); false: none. */
   trustProxy: TrustProxy
@@ -106,6 +108,11 @@ export const CONFIG_VARIABLES = [
     default: '500 (100 embedded)',
     description: 'billing accounts (or invoices) per transaction of a bill run step',
   },
+  {
+    name: 'WEBHOOK_PRIVATE_TARGETS',
+    default: 'refuse',
+    description: '`allow`: webhook endpoints may be http:// and private or loopback addresses (development, tests)',
+  },
   { name: 'PUBLIC_URL', default: '(http://HOST:PORT)', description: 'base URL printed at start and used in links' },
   { name: 'AUTH_REALM', default: 'obol', description: 'realm of the built-in token issuer (opencell is served too)' },
   { name: 'AUTH_TOKEN_TTL_SEC', default: '300', description: 'lifetime of issued access tokens' },
@@ -143,6 +150,14 @@ export const CONFIG_VARIABLES = [
     description: 'proxies whose X-Forwarded-For gives the client address: addresses or CIDRs, a hop count, or true',
   },
 ] as const
+
+function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[], fallback: T): T {
+  const raw = env[name]?.trim()
+  if (raw === undefined || raw === '') return fallback
+  if (!(values as readonly string[]).includes(raw))
+    throw new ConfigError(name, `expected one of ${values.join(', ')}, got '${raw}'`)
+  return raw as T
+}
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name]
@@ -221,6 +236,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     instanceStaleAfterMs: integer(env, 'INSTANCE_STALE_AFTER_MS', 30_000, 1_000, 3_600_000),
     timerPollIntervalMs: integer(env, 'TIMER_POLL_INTERVAL_MS', 1_000, 50, 60_000),
     billRunBatchSize: env.BILL_RUN_BATCH_SIZE ? integer(env, 'BILL_RUN_BATCH_SIZE', 500, 1, 100_000) : undefined,
+    webhookPrivateTargets: oneOf(env, 'WEBHOOK_PRIVATE_TARGETS', ['refuse', 'allow'], 'refuse') === 'allow',
     publicUrl: publicUrl || undefined,
     trustProxy: trustProxy(env),
     auth: loadAuthConfig(env),

@@ -73,6 +73,11 @@ export const ERROR_CODES = {
     v1: 'invalid-parameter',
     summary: 'no active usage charge of the subscription matches the usage record’s param1',
   },
+  WEBHOOK_URL_REFUSED: {
+    status: 400,
+    v1: 'invalid-parameter',
+    summary: 'a webhook endpoint URL is not HTTPS, or its host resolves to a loopback, private or reserved address',
+  },
   INVALID_RULE_CONDITION: {
     status: 400,
     v1: 'invalid-parameter',
@@ -97,6 +102,8 @@ export const ERROR_CODES = {
   BILL_RUN_NOT_FOUND: { status: 404, v1: 'resource-not-found', summary: 'no bill run has this id' },
   INVOICE_NOT_FOUND: { status: 404, v1: 'resource-not-found', summary: 'no invoice or credit note has this id' },
   RULE_NOT_FOUND: { status: 404, v1: 'resource-not-found', summary: 'no invoice validation rule has this code' },
+  WEBHOOK_ENDPOINT_NOT_FOUND: { status: 404, v1: 'resource-not-found', summary: 'no webhook endpoint has this id' },
+  EVENT_NOT_FOUND: { status: 404, v1: 'resource-not-found', summary: 'no event has this id (events are kept 30 days)' },
   METHOD_NOT_ALLOWED: {
     status: 405,
     v1: 'method-not-allowed',

@@ -165,11 +165,15 @@ describe('rules, sequences and accounting operations as resources', () => {
       failStatus: 'REJECTED',
       priority: 5,
     })
-    expect((await t.request('POST', '/api/v1/invoiceValidationRules', {
-      code: 'CRUD_RULE',
-      condition: 'true',
-      failStatus: 'SUSPECT',
-    })).status).toBe(409)
+    expect(
+      (
+        await t.request('POST', '/api/v1/invoiceValidationRules', {
+          code: 'CRUD_RULE',
+          condition: 'true',
+          failStatus: 'SUSPECT',
+        })
+      ).status,
+    ).toBe(409)
     const changed = await t.request('PUT', '/api/v1/invoiceValidationRules/CRUD_RULE', {
       description: null,
       failStatus: 'SUSPECT',

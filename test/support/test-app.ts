@@ -50,6 +50,7 @@ export function testAppDeps(
     // Each test app exports into a directory of its own unless told otherwise.
     exportDir: env.EXPORT_DIR ? config.exportDir : fs.mkdtempSync(path.join(os.tmpdir(), 'obol-exports-')),
     trustProxy: config.trustProxy,
+    webhookPrivateTargets: config.webhookPrivateTargets,
   }
 }
 

@@ -106,6 +106,12 @@ export const TAGS: readonly { name: string; description: string }[] = [
   { name: 'BillingRunSchedules', description: 'Schedules that start billing runs on a timer.' },
   { name: 'Jobs', description: 'Background jobs: their timers, manual runs and executions.' },
   {
+    name: 'Webhooks',
+    description:
+      'Endpoints receiving events, signed by the Standard Webhooks scheme, retried on a schedule; their deliveries.',
+  },
+  { name: 'Events', description: 'The outbox: every state change written with it, kept 30 days.' },
+  {
     name: 'Query API',
     description: 'Read any registry entity with filters, projections, sorting and aggregates; rows the caller may see.',
   },

@@ -131,6 +131,8 @@ export class JobRuntime {
   private running = 0
   private readonly staleSweeps: StaleSweep[] = []
   private readonly queues = new Map<string, { definition: QueueDefinition<object>; ready?: Promise<void> }>()
+  private readonly repeated: { name: string; intervalMs: number; task: () => Promise<unknown> }[] = []
+  private started = false
 
   constructor(options: JobRuntimeOptions) {
     this.options = options
@@ -190,8 +192,21 @@ export class JobRuntime {
       })
       this.every(this.options.timerPollIntervalMs, () => this.fireDueTimers())
       this.every(this.options.heartbeatIntervalMs, () => this.reapDeadInstances())
+      for (const repeated of this.repeated) this.every(repeated.intervalMs, repeated.task)
     }
     this.every(this.options.heartbeatIntervalMs, () => this.heartbeat())
+    this.started = true
+  }
+
+  /**
+   * A recurring task of every instance that runs jobs (role `all` or `worker`), run every `intervalMs` (a run still
+   * going is not started again), from `start` to `stop`. For work whose every instance polls the database with its
+   * own claim (`for update skip locked`, leases): it needs no message. May be called before or after `start`.
+   */
+  repeat(name: string, intervalMs: number, task: () => Promise<unknown>): void {
+    if (this.repeated.some((r) => r.name === name)) throw new Error(`recurring task ${name} defined twice`)
+    this.repeated.push({ name, intervalMs, task })
+    if (this.started && this.options.worker) this.every(intervalMs, task)
   }
 
   /**

@@ -3,6 +3,7 @@ import type { Clock } from '../../kernel/clock.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import type { CatalogCache } from '../catalog/index.ts'
 import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
+import type { Outbox } from '../../kernel/events/index.ts'
 import { registerPrepaidRoutes } from './prepaid.routes.ts'
 import { ReservationExpiryTimer, type WarningLog } from './reservation-expiry.timer.ts'
 import { createReservationService } from './reservation.service.ts'
@@ -22,13 +23,14 @@ export function createPrepaidModule(deps: {
   actorOf: ActorOf
   log: WarningLog
   catalogCache?: CatalogCache
+  outbox: Outbox
 }) {
   const reservations = createReservationService({
     db: deps.db,
     clock: deps.clock,
     ...(deps.catalogCache ? { catalogCache: deps.catalogCache } : {}),
   })
-  const wallets = createWalletService({ db: deps.db })
+  const wallets = createWalletService({ db: deps.db, outbox: deps.outbox })
   const offerReservations = createOfferReservationService({ db: deps.db, clock: deps.clock, reservations })
   const expiry = new ReservationExpiryTimer({ db: deps.db, service: reservations, log: deps.log })
   return {

@@ -418,6 +418,17 @@ function walletOf(r: Record<string, unknown>): WalletRow {
   }
 }
 
+/** The seller a user account belongs to (through its billing account, customer account and customer). */
+export async function sellerIdOfUserAccount(db: Db, userAccountId: number): Promise<number | null> {
+  const found = await one<{ seller_id: unknown }>(
+    db,
+    sql`select c.seller_id from user_account ua join billing_account ba on ba.id = ua.billing_account_id
+      join customer_account ca on ca.id = ba.customer_account_id join customer c on c.id = ca.customer_id
+      where ua.id = ${userAccountId}`,
+  )
+  return found ? num(found.seller_id) : null
+}
+
 /** The PREPAID wallet a usage reservation holds against (the user account's first by code), locked. */
 export async function lockPrepaidWalletOf(db: Db, userAccountId: number): Promise<WalletRow | undefined> {
   const [found] = await preparedRows<Record<string, unknown>>(

@@ -3,6 +3,8 @@ import type { Db } from '../../kernel/db/database.ts'
 import { AppError, validationError } from '../../kernel/errors.ts'
 import { formatDecimal, money } from '../../kernel/money.ts'
 import { registry } from '../../kernel/model/index.ts'
+import { decimalJson } from '../../kernel/decimal-json.ts'
+import type { Outbox } from '../../kernel/events/index.ts'
 import { withinSellers } from '../../kernel/resources/resource.repository.ts'
 import * as repo from './prepaid.repository.ts'
 import { inTransaction, type Caller } from './reservation.service.ts'
@@ -26,9 +28,20 @@ const view = (w: repo.WalletRow): WalletView => ({
   available: money(w.balance).minus(w.reserved),
 })
 
+/** A wallet as its v1 resource shows it, in an event: decimals as JSON numbers, and its user account. */
+const eventObject = (userAccount: string, w: WalletView) => ({
+  userAccount,
+  code: w.code,
+  walletType: w.walletType,
+  currency: w.currency,
+  balance: decimalJson(w.balance),
+  reserved: decimalJson(w.reserved),
+  available: decimalJson(w.available),
+})
+
 /** A user account's wallets: the principal postpaid one and PREPAID ones, credited through the ledger. */
-export function createWalletService(deps: { db: Db }) {
-  const { db } = deps
+export function createWalletService(deps: { db: Db; outbox: Outbox }) {
+  const { db, outbox } = deps
 
   /** The user account, when the caller may see it (row-level security): otherwise ENTITY_NOT_FOUND. */
   async function userAccount(tx: Db, code: string, caller: Caller): Promise<number> {
@@ -99,7 +112,7 @@ export function createWalletService(deps: { db: Db }) {
             },
           ])
         }
-        await repo.lockWallets(tx, [wallet.id])
+        const before = (await repo.lockWallets(tx, [wallet.id])).get(wallet.id)
         await repo.applyLedger(
           tx,
           [
@@ -112,7 +125,15 @@ export function createWalletService(deps: { db: Db }) {
           ],
           caller.username,
         )
-        return view((await repo.walletByCode(tx, id, walletCode))!)
+        const after = view((await repo.walletByCode(tx, id, walletCode))!)
+        await outbox.emit(tx, {
+          type: 'wallet.credited',
+          aggregate: { type: 'wallet', id: wallet.id },
+          object: eventObject(userAccountCode, after),
+          previous: { balance: decimalJson(before?.balance ?? wallet.balance) },
+          sellerId: await repo.sellerIdOfUserAccount(tx, id),
+        })
+        return after
       })
     },
   }

@@ -83,7 +83,7 @@ export async function checkTarget(raw: string, allowPrivate: boolean): Promise<C
     addresses = [{ address: host, family: net.isIP(host) }]
   } else {
     try {
-      addresses = await lookup(host, { all: true, verbatim: true })
+      addresses = await lookup(host, { all: true, order: 'verbatim' })
     } catch {
       throw new TargetRefused(`host ${host} does not resolve`)
     }

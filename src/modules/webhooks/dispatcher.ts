@@ -1,0 +1,122 @@
+import type { Logger } from 'pino'
+import type { Clock } from '../../kernel/clock.ts'
+import type { Db } from '../../kernel/db/database.ts'
+import { withTransaction } from '../../kernel/db/transaction.ts'
+import type { Outbox } from '../../kernel/events/index.ts'
+import { DISABLE_AFTER_FAILING_MS, outcomeOf } from './retry.model.ts'
+import { send, type Sent } from './sender.ts'
+import { signatureHeader } from './signing.ts'
+import { checkTarget, TargetRefused } from './targets.ts'
+import * as repo from './webhook.repository.ts'
+
+/** Deliveries one pass claims; they are sent at once, each a request of its own. */
+const CLAIM = 50
+/** How long a claimed delivery is held: longer than an attempt can take (15 s), so no one else sends it meanwhile. */
+const LEASE_MS = 60_000
+
+export interface DispatcherDeps {
+  readonly db: Db
+  readonly clock: Clock
+  readonly outbox: Outbox
+  readonly allowPrivateTargets: boolean
+  readonly log: Pick<Logger, 'warn'>
+  /** The jitter factor of a retry, in [0.9, 1.1] (tests may fix it). */
+  readonly jitter?: () => number
+}
+
+/**
+ * Delivers due webhook deliveries (invoicing-events.md §5): on every instance running jobs, each pass claims what is
+ * due (leases, `for update skip locked`) and sends it — the endpoint's URL checked again (DNS may have changed), the
+ * event signed with every secret in force, Standard Webhooks' headers, the attempt's time as `webhook-timestamp` —
+ * then records the attempt and what it leads to. At least once: an instance dying mid-attempt leaves the lease to
+ * run out, and the delivery is sent again with the same `webhook-id`.
+ */
+export function createDispatcher(deps: DispatcherDeps) {
+  const { db, clock } = deps
+  const jitter = deps.jitter ?? (() => 0.9 + Math.random() * 0.2)
+
+  async function attempt(delivery: repo.DueDelivery, secrets: readonly string[]): Promise<void> {
+    const at = clock.now()
+    const started = performance.now()
+    let sent: Sent
+    try {
+      const target = await checkTarget(delivery.url, deps.allowPrivateTargets)
+      const timestamp = Math.floor(at.getTime() / 1000)
+      sent = await send(
+        target,
+        {
+          'content-type': 'application/json',
+          'user-agent': 'Obol-Webhooks/1',
+          'webhook-id': delivery.eventId,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': signatureHeader(secrets, delivery.eventId, timestamp, delivery.body),
+        },
+        delivery.body,
+      )
+    } catch (error) {
+      if (!(error instanceof TargetRefused)) throw error
+      sent = { kind: 'error', message: `URL refused: ${error.message}`, responseBody: null }
+    }
+    const durationMs = Math.round(performance.now() - started)
+    const done = clock.now()
+    const outcome = outcomeOf(sent, delivery.attempts, done, jitter())
+    await withTransaction(db, async (tx) => {
+      await repo.recordAttempt(
+        tx,
+        delivery,
+        {
+          at,
+          durationMs,
+          statusCode: sent.kind === 'status' ? sent.status : null,
+          error: sent.kind === 'error' ? sent.message : null,
+          responseBody: sent.responseBody,
+        },
+        { status: outcome.status, nextAttemptAt: outcome.status === 'RETRYING' ? outcome.nextAttemptAt : null },
+      )
+      const since = await repo.noteEndpointResult(tx, delivery.endpointId, outcome.status === 'SUCCEEDED', at)
+      const reason =
+        outcome.status === 'FAILED' && outcome.disableEndpoint
+          ? outcome.disableEndpoint
+          : since !== null && done.getTime() - since.getTime() >= DISABLE_AFTER_FAILING_MS
+            ? 'every delivery failed for 5 days'
+            : undefined
+      if (reason !== undefined && (await repo.disableEndpoint(tx, delivery.endpointId, reason))) {
+        const endpoint = await repo.findEndpoint(tx, delivery.endpointId, null)
+        await deps.outbox.emit(tx, {
+          type: 'webhook_endpoint.disabled',
+          aggregate: { type: 'webhook_endpoint', id: delivery.endpointId },
+          object: endpoint && endpointView(endpoint),
+          previous: { active: true },
+        })
+      }
+    })
+  }
+
+  return {
+    /** One pass: claims what is due now and sends it; answers how many deliveries it attempted. */
+    async runOnce(): Promise<number> {
+      const due = await repo.claimDue(db, clock.now(), LEASE_MS, CLAIM)
+      if (due.length === 0) return 0
+      const secrets = await repo.signingSecrets(db, [...new Set(due.map((d) => d.endpointId))], clock.now())
+      const results = await Promise.allSettled(due.map((d) => attempt(d, secrets.get(d.endpointId) ?? [])))
+      for (const result of results)
+        if (result.status === 'rejected') deps.log.warn({ err: result.reason }, 'webhook attempt not recorded')
+      return due.length
+    },
+  }
+}
+
+/** An endpoint as the API and its events show it: never its secret. */
+export function endpointView(endpoint: repo.EndpointRow) {
+  return {
+    id: endpoint.id,
+    url: endpoint.url,
+    description: endpoint.description,
+    eventTypes: endpoint.eventTypes,
+    active: endpoint.active,
+    disabledReason: endpoint.disabledReason,
+    createdAt: endpoint.createdAt,
+  }
+}
+
+export type Dispatcher = ReturnType<typeof createDispatcher>
