@@ -178,7 +178,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Published catalog rows in memory for order rating, checked against the database's catalog generation per request.
   const catalogCache = createCatalogCache()
   registerCacheGauge(metrics, 'catalog', () => catalogCache.size())
-  createOrderingModule({ db: deps.database.db, actorOf, clock: deps.clock, catalogCache }).routes(server)
+  createOrderingModule({ db: deps.database.db, actorOf, clock: deps.clock, catalogCache, outbox }).routes(server)
   createOffersModule({ db: deps.database.db, actorOf, clock: deps.clock, publicUrl: deps.publicUrl }).routes(server)
   registerJobRoutes(server, createJobService({ db: deps.database.db, clock: deps.clock }), deps.jobs, actorOf)
   const invoicing = createInvoicingModule({
@@ -188,6 +188,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     actorOf,
     databaseKind: deps.database.kind,
     ...(deps.billRunBatchSize === undefined ? {} : { batchSize: deps.billRunBatchSize }),
+    outbox,
   })
   invoicing.routes(server)
   const billingRuns = createBillingRunsModule({

@@ -1,9 +1,8 @@
-import http from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { Webhook } from 'standardwebhooks'
 import { FakeClock } from '../../src/kernel/clock.ts'
 import { useTestApp } from '../support/test-app.ts'
+import { useWebhookReceiver } from '../support/webhook-receiver.ts'
 import { created, seedReferenceData } from './catalog-fixtures.ts'
 
 // Near the real time: a receiver checks webhook-timestamp against its own clock (5 minutes of tolerance).
@@ -11,30 +10,10 @@ const START = new Date(Math.floor(Date.now() / 1000) * 1000)
 const clock = new FakeClock(START)
 const t = useTestApp({ clock, env: { WEBHOOK_PRIVATE_TARGETS: 'allow' } })
 
-interface Received {
-  path: string
-  headers: http.IncomingHttpHeaders
-  body: string
-}
-
-/** A real receiver on loopback: records every request; a path's answers are scripted (status, headers), else 200. */
-const received: Received[] = []
-const scripts = new Map<string, { status: number; headers?: Record<string, string> }[]>()
-let receiver: http.Server
-let base = ''
+const receiver = useWebhookReceiver()
+const { received, scripts, arrivals } = receiver
 
 beforeAll(async () => {
-  receiver = http.createServer((request, response) => {
-    let body = ''
-    request.setEncoding('utf8').on('data', (chunk: string) => (body += chunk))
-    request.on('end', () => {
-      received.push({ path: request.url ?? '', headers: request.headers, body })
-      const next = scripts.get(request.url ?? '')?.shift() ?? { status: 200 }
-      response.writeHead(next.status, next.headers ?? {}).end('ok from the receiver')
-    })
-  })
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
-  base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`
   await seedReferenceData(t)
   const post = (path: string, body: unknown) => created(t, 'POST', `/api/v1/${path}`, body)
   await post('countries', { code: 'FR', currency: 'EUR' })
@@ -54,20 +33,12 @@ beforeAll(async () => {
   await post('userAccounts', { code: 'UA_W', billingAccount: 'BA_W' })
   await post('userAccounts/UA_W/wallets', { code: 'PP', walletType: 'PREPAID' })
 })
-afterAll(async () => {
-  await new Promise((resolve) => receiver.close(resolve))
-})
-
-/** Waits (polling) until the receiver has `count` requests on `path`. */
-async function arrivals(path: string, count: number): Promise<Received[]> {
-  await expect
-    .poll(() => received.filter((r) => r.path === path).length, { timeout: 10_000 })
-    .toBeGreaterThanOrEqual(count)
-  return received.filter((r) => r.path === path)
-}
-
 async function endpoint(path: string, eventTypes: string[] = ['*']): Promise<{ id: number; secret: string }> {
-  return created(t, 'POST', '/api/v1/webhookEndpoints', { url: `${base}${path}`, eventTypes, description: path })
+  return created(t, 'POST', '/api/v1/webhookEndpoints', {
+    url: `${receiver.base}${path}`,
+    eventTypes,
+    description: path,
+  })
 }
 
 const credit = (amount: number) =>
@@ -191,7 +162,10 @@ describe('webhook deliveries', () => {
 
 describe('webhook endpoints', () => {
   it('refuses unknown event types and bad URLs; needs api.settings.manage to change, view to read', async () => {
-    const unknown = await t.request('POST', '/api/v1/webhookEndpoints', { url: `${base}/x`, eventTypes: ['nope'] })
+    const unknown = await t.request('POST', '/api/v1/webhookEndpoints', {
+      url: `${receiver.base}/x`,
+      eventTypes: ['nope'],
+    })
     expect(unknown.status).toBe(400)
     expect(unknown.body.details[0]).toMatchObject({ field: 'eventTypes' })
     const bad = await t.request('POST', '/api/v1/webhookEndpoints', { url: 'ftp://x', eventTypes: ['*'] })
@@ -199,7 +173,7 @@ describe('webhook endpoints', () => {
     const viewer = await t.tokenWithRoles(['api.settings.view'])
     expect((await t.requestAs(viewer, 'GET', '/api/v1/webhookEndpoints')).status).toBe(200)
     const refused = await t.requestAs(viewer, 'POST', '/api/v1/webhookEndpoints', {
-      url: `${base}/x`,
+      url: `${receiver.base}/x`,
       eventTypes: ['*'],
     })
     expect(refused.status).toBe(403)

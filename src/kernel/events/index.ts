@@ -1,5 +1,6 @@
 export {
   createOutbox,
+  type BatchEventInput,
   type EmittedEvent,
   type EventInput,
   type EventListener,

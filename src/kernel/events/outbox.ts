@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm'
-import { one, type Db } from '../db/database.ts'
+import { rows, type Db } from '../db/database.ts'
 import type { Clock } from '../clock.ts'
 import { eventId } from './event-id.ts'
 
@@ -29,6 +29,9 @@ export interface EventSql {
   readonly when: SQL
 }
 
+/** An event of a batch (`emitMany`): the type and aggregate type are the batch's. */
+export type BatchEventInput = Omit<EventInput, 'type' | 'aggregate'> & { readonly aggregate: { readonly id: string | number } }
+
 /** An event as written: its public id and what listeners need to route it. */
 export interface EmittedEvent {
   readonly id: number
@@ -52,56 +55,87 @@ export type EventListener = (emitted: SQL, at: Date) => SQL
 export function createOutbox(deps: { clock: Clock }) {
   const listeners: EventListener[] = []
 
-  /** The CTEs writing an event (names prefixed `ev_`): to put in a larger statement's WITH list. */
+  /**
+   * The CTEs writing events (names prefixed `ev_`) from `input`, a SELECT of (event_id, aggregate_id, seller_id,
+   * data), one row per record: the records' sequences, the events, and the listeners' CTEs.
+   */
+  function writing(type: string, aggregateType: string, input: SQL, at: Date): SQL {
+    return sql`ev_input as materialized (${input}), ev_sequence as (
+        insert into event_aggregate (aggregate_type, aggregate_id, last_sequence)
+        select ${aggregateType}, aggregate_id, 1 from ev_input
+        on conflict (aggregate_type, aggregate_id) do update set last_sequence = event_aggregate.last_sequence + 1
+        returning aggregate_id, last_sequence
+      ), ev_written as (
+        insert into event (event_id, event_type, occurred_at, aggregate_type, aggregate_id, sequence, data, seller_id)
+        select i.event_id, ${type}, ${at.toISOString()}::timestamptz, ${aggregateType}, i.aggregate_id, s.last_sequence,
+          i.data, i.seller_id
+        from ev_input i join ev_sequence s on s.aggregate_id = i.aggregate_id
+        returning id, event_id, event_type, aggregate_id, seller_id
+      )${sql.join(
+        listeners.map(
+          (listener, n) => sql`, ${sql.raw(`ev_listener_${n}`)} as (${listener(sql.raw('ev_written'), at)})`,
+        ),
+        sql``,
+      )}`
+  }
+
+  /** The CTEs writing one event inside a larger statement's WITH list, gated by `when`. */
   function ctes(event: EventSql): SQL {
     const at = deps.clock.now()
-    const id = eventId(at)
     const data = event.previous
       ? sql`jsonb_build_object('object', ${event.object}, 'previous', ${event.previous})`
       : sql`jsonb_build_object('object', ${event.object})`
-    const emitted = sql.raw('ev_written')
-    return sql`ev_input as materialized (
-        select ${event.aggregateId}::text as aggregate_id, ${event.sellerId}::bigint as seller_id, ${data} as data
-        where ${event.when}
-      ), ev_sequence as (
-        insert into event_aggregate (aggregate_type, aggregate_id, last_sequence)
-        select ${event.aggregateType}, aggregate_id, 1 from ev_input
-        on conflict (aggregate_type, aggregate_id) do update set last_sequence = event_aggregate.last_sequence + 1
-        returning last_sequence
-      ), ev_written as (
-        insert into event (event_id, event_type, occurred_at, aggregate_type, aggregate_id, sequence, data, seller_id)
-        select ${id}, ${event.type}, ${at.toISOString()}::timestamptz, ${event.aggregateType}, i.aggregate_id,
-          (select last_sequence from ev_sequence), i.data, i.seller_id
-        from ev_input i
-        returning id, event_id, event_type, aggregate_id, seller_id
-      )${sql.join(
-        listeners.map((listener, n) => sql`, ${sql.raw(`ev_listener_${n}`)} as (${listener(emitted, at)})`),
-        sql``,
-      )}`
+    return writing(
+      event.type,
+      event.aggregateType,
+      sql`select ${eventId(at)} as event_id, ${event.aggregateId}::text as aggregate_id,
+        ${event.sellerId}::bigint as seller_id, ${data} as data where ${event.when}`,
+      at,
+    )
+  }
+
+  /**
+   * Writes events of one type, each of another record of one aggregate type, in one statement: a batch's invoices
+   * report in one round trip, not one each.
+   */
+  async function emitMany(
+    tx: Db,
+    type: string,
+    aggregateType: string,
+    inputs: readonly BatchEventInput[],
+  ): Promise<EmittedEvent[]> {
+    if (inputs.length === 0) return []
+    const at = deps.clock.now()
+    const records = inputs.map((input) => ({
+      event_id: eventId(at),
+      aggregate_id: String(input.aggregate.id),
+      seller_id: input.sellerId ?? null,
+      data: input.previous
+        ? { object: input.object ?? null, previous: input.previous }
+        : { object: input.object ?? null },
+    }))
+    // The sequence of a record is taken once per statement: two events of one record go in two statements.
+    if (new Set(records.map((r) => r.aggregate_id)).size !== records.length)
+      throw new Error(`two ${type} events of one record in one batch`)
+    const input = sql`select x.event_id, x.aggregate_id, x.seller_id, x.data
+      from jsonb_to_recordset(${JSON.stringify(records)}::jsonb) as x(event_id text, aggregate_id text, seller_id bigint, data jsonb)`
+    const written = await rows<{ id: unknown; event_id: string }>(
+      tx,
+      sql`with ${writing(type, aggregateType, input, at)} select id, event_id from ev_written order by id`,
+    )
+    return written.map((w) => ({ id: Number(w.id), eventId: w.event_id, type }))
   }
 
   return {
     listen(listener: EventListener): void {
       listeners.push(listener)
     },
-
     ctes,
-
+    emitMany,
     /** Writes an event in the caller's transaction (one statement). */
     async emit(tx: Db, input: EventInput): Promise<EmittedEvent> {
-      const written = await one<{ id: unknown; event_id: string; event_type: string }>(
-        tx,
-        sql`with ${ctes({
-          type: input.type,
-          aggregateType: input.aggregate.type,
-          aggregateId: sql`${String(input.aggregate.id)}`,
-          object: sql`${JSON.stringify(input.object ?? null)}::jsonb`,
-          ...(input.previous ? { previous: sql`${JSON.stringify(input.previous)}::jsonb` } : {}),
-          sellerId: sql`${input.sellerId ?? null}`,
-          when: sql`true`,
-        })} select id, event_id, event_type from ev_written`,
-      )
-      return { id: Number(written!.id), eventId: written!.event_id, type: written!.event_type }
+      const [event] = await emitMany(tx, input.type, input.aggregate.type, [input])
+      return event!
     },
   }
 }

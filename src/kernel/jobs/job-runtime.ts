@@ -131,7 +131,7 @@ export class JobRuntime {
   private running = 0
   private readonly staleSweeps: StaleSweep[] = []
   private readonly queues = new Map<string, { definition: QueueDefinition<object>; ready?: Promise<void> }>()
-  private readonly repeated: { name: string; intervalMs: number; task: () => Promise<unknown> }[] = []
+  private readonly repeated: { readonly name: string; readonly intervalMs: number; task: () => Promise<unknown> }[] = []
   private started = false
 
   constructor(options: JobRuntimeOptions) {
@@ -184,7 +184,7 @@ export class JobRuntime {
     await boss.createQueue(QUEUE)
     this.boss = boss
     const opening: Promise<void>[] = []
-    for (const queue of this.queues.values()) opening.push((queue.ready = this.openQueue(boss, queue.definition)))
+    for (const [name, queue] of this.queues) opening.push((queue.ready = this.openQueue(boss, name)))
     await Promise.all(opening)
     if (this.options.worker) {
       await boss.work<{ executionId: number }>(QUEUE, { pollingIntervalSeconds: 0.5, batchSize: 1 }, async (jobs) => {
@@ -192,7 +192,7 @@ export class JobRuntime {
       })
       this.every(this.options.timerPollIntervalMs, () => this.fireDueTimers())
       this.every(this.options.heartbeatIntervalMs, () => this.reapDeadInstances())
-      for (const repeated of this.repeated) this.every(repeated.intervalMs, repeated.task)
+      for (const repeated of this.repeated) this.every(repeated.intervalMs, () => repeated.task())
     }
     this.every(this.options.heartbeatIntervalMs, () => this.heartbeat())
     this.started = true
@@ -204,9 +204,15 @@ export class JobRuntime {
    * own claim (`for update skip locked`, leases): it needs no message. May be called before or after `start`.
    */
   repeat(name: string, intervalMs: number, task: () => Promise<unknown>): void {
-    if (this.repeated.some((r) => r.name === name)) throw new Error(`recurring task ${name} defined twice`)
-    this.repeated.push({ name, intervalMs, task })
-    if (this.started && this.options.worker) this.every(intervalMs, task)
+    // An app built again on this runtime (tests build several) replaces the task of the same name.
+    const existing = this.repeated.find((r) => r.name === name)
+    if (existing) {
+      existing.task = task
+      return
+    }
+    const entry = { name, intervalMs, task }
+    this.repeated.push(entry)
+    if (this.started && this.options.worker) this.every(intervalMs, () => entry.task())
   }
 
   /**
@@ -214,14 +220,21 @@ export class JobRuntime {
    * before or after `start`.
    */
   defineQueue<T extends object>(definition: QueueDefinition<T>): void {
-    if (this.queues.has(definition.name)) throw new Error(`queue ${definition.name} defined twice`)
+    // An app built again on this runtime (tests build several) replaces the handler of the same queue.
+    const existing = this.queues.get(definition.name)
+    if (existing) {
+      existing.definition = definition
+      return
+    }
     // Stored untyped: each queue's handler reads the data its own sender wrote.
     const entry: { definition: QueueDefinition<object>; ready?: Promise<void> } = { definition }
-    if (this.boss) entry.ready = this.openQueue(this.boss, entry.definition)
     this.queues.set(definition.name, entry)
+    if (this.boss) entry.ready = this.openQueue(this.boss, definition.name)
   }
 
-  private async openQueue(boss: PgBoss, definition: QueueDefinition<object>): Promise<void> {
+  private async openQueue(boss: PgBoss, name: string): Promise<void> {
+    const definition = this.queues.get(name)?.definition
+    if (!definition) throw new Error(`queue ${name} is not defined`)
     await boss.createQueue(definition.name, {
       heartbeatSeconds: definition.heartbeatSeconds ?? 10,
       retryLimit: definition.retryLimit ?? 20,
@@ -233,7 +246,8 @@ export class JobRuntime {
       for (const job of jobs) {
         this.running++
         try {
-          await definition.handle(job.data, { signal: this.stopping.signal, log })
+          // The queue's current handler (an app built again replaces it).
+          await this.queues.get(name)!.definition.handle(job.data, { signal: this.stopping.signal, log })
         } catch (error) {
           log.warn({ err: error }, 'queued work failed; it is retried')
           throw error

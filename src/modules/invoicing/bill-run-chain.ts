@@ -20,6 +20,8 @@ import { invoiceTotals } from './invoice-totals.ts'
 import { validateInvoices } from './numbering.repository.ts'
 import { checkInvoice, parseRuleCondition, ruleApplies } from './validation-rule.model.ts'
 import * as actions from './invoice-actions.repository.ts'
+import { invoiceEventObjects } from './invoice-views.repository.ts'
+import type { Outbox } from '../../kernel/events/index.ts'
 
 /** Where the chain's work is handed to the job runtime: a message names a run whose step is to be worked on. */
 export const BILL_RUN_QUEUE = 'obol-bill-run'
@@ -27,6 +29,7 @@ export const BILL_RUN_QUEUE = 'obol-bill-run'
 export interface ChainDeps {
   readonly db: Db
   readonly clock: Clock
+  readonly outbox: Outbox
   /** Puts a run's message in the bill run queue inside the transaction that started its step. */
   send(tx: Db, runId: number): Promise<void>
   /** Billing accounts (or invoices) per batch transaction. */
@@ -78,6 +81,31 @@ export async function applyRules(tx: Db, invoiceIds: readonly number[]) {
   return verdicts
 }
 
+/**
+ * Reports invoices (invoice.created, .validated, .cancelled…) in the caller's transaction, each as its resource shows
+ * it now, in one statement.
+ */
+export async function reportInvoices(
+  tx: Db,
+  outbox: Outbox,
+  type: string,
+  ids: readonly number[],
+  previous?: Record<string, unknown>,
+): Promise<void> {
+  const objects = await invoiceEventObjects(tx, ids)
+  await outbox.emitMany(
+    tx,
+    type,
+    'invoice',
+    objects.map((o) => ({
+      aggregate: { id: o.id },
+      object: o.object,
+      sellerId: o.sellerId,
+      ...(previous ? { previous } : {}),
+    })),
+  )
+}
+
 /** Runs a chain step's batch as one transaction, again when a race or a deadlock rolled it back. */
 function inBatch<T>(db: Db, work: (tx: Db) => Promise<T>): Promise<T> {
   return withTransaction(db, work, { retryOn: (e) => isRetryable(e) || e instanceof OperationsMoved, attempts: 5 })
@@ -112,6 +140,13 @@ export function createBillRunChain(deps: ChainDeps) {
       },
       actor,
     )
+    const [view] = await runs.findBillRuns(tx, { ids: [run.id] })
+    await deps.outbox.emit(tx, {
+      type: 'bill_run.status_changed',
+      aggregate: { type: 'bill_run', id: run.id },
+      object: view,
+      previous: { status: run.status },
+    })
   }
 
   /** The billing accounts (or invoices, when validating) a step will work through, for its progress. */
@@ -170,9 +205,17 @@ export function createBillRunChain(deps: ChainDeps) {
     }
     const { timeZone } = await cachedTenantSettings(tx)
     const invoiceDate = dayIn(run.invoiceDate, timeZone)
-    const touched = await invoices.attachInvoices(tx, run.id, accounts, invoiceDate, run.dueDateDelay, actor)
+    const { touched, created } = await invoices.attachInvoices(
+      tx,
+      run.id,
+      accounts,
+      invoiceDate,
+      run.dueDateDelay,
+      actor,
+    )
     await computeTotals(tx, touched)
     const verdicts = await applyRules(tx, touched)
+    await reportInvoices(tx, deps.outbox, 'invoice.created', created)
     for (const { invoiceId, verdict } of verdicts) {
       if (verdict.status === 'DRAFT') continue
       const action = autoActionOf(verdict.status === 'SUSPECT' ? run.suspectAutoAction : run.rejectAutoAction)
@@ -189,10 +232,9 @@ export function createBillRunChain(deps: ChainDeps) {
         await moveInvoice(tx, run, invoiceId)
         return
       case 'CANCEL':
-        await actions.cancelInvoice(tx, invoiceId, 'REOPEN', actor)
-        return
       case 'CANCEL_RT':
-        await actions.cancelInvoice(tx, invoiceId, 'CANCEL', actor)
+        await actions.cancelInvoice(tx, invoiceId, action === 'CANCEL' ? 'REOPEN' : 'CANCEL', actor)
+        await reportInvoices(tx, deps.outbox, 'invoice.cancelled', [invoiceId])
         return
       case 'AUTOMATIC_VALIDATION':
       case 'MANUAL_ACTION':
@@ -258,6 +300,7 @@ export function createBillRunChain(deps: ChainDeps) {
       generateAO: run.generateAO,
       actor,
     })
+    await reportInvoices(tx, deps.outbox, 'invoice.validated', ids)
     await runs.updateRun(tx, run.id, { addProgress: ids.length, started: true }, actor)
     return 'more'
   }

@@ -7,6 +7,7 @@ import { addDays } from '../../kernel/time-zone.ts'
 import { checkRunOptions, DEFAULT_PROCESS_TYPE, parseDates } from '../billing-runs/index.ts'
 import { CANCELLABLE, type BillRunStatus } from './bill-run.machine.ts'
 import type { BillRunChain } from './bill-run-chain.ts'
+import type { Outbox } from '../../kernel/events/index.ts'
 import * as runs from './bill-run.repository.ts'
 import * as invoices from './invoice.repository.ts'
 import type { BillRunBody, BillRunQuery } from './invoicing.schemas.ts'
@@ -41,14 +42,21 @@ function waitingFor(status: BillRunStatus): string {
 export function createBillRunService(deps: {
   db: Db
   chain: BillRunChain
+  outbox: Outbox
   send(tx: Db, runId: number): Promise<void>
 }) {
-  const { db, chain } = deps
+  const { db, chain, outbox } = deps
 
   /** Creates runs in the caller's transaction and hands their lines step to the job runtime there. */
   async function createRuns(tx: Db, values: readonly runs.NewBillRun[]): Promise<number[]> {
     const created = await runs.insertBillRuns(tx, values)
     for (const id of created) await deps.send(tx, id)
+    await outbox.emitMany(
+      tx,
+      'bill_run.created',
+      'bill_run',
+      (await runs.findBillRuns(tx, { ids: created })).map((run) => ({ aggregate: { id: run.id }, object: run })),
+    )
     return created
   }
 

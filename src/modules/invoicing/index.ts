@@ -3,6 +3,7 @@ import type { Clock } from '../../kernel/clock.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import type { JobRuntime } from '../../kernel/jobs/job-runtime.ts'
 import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
+import type { Outbox } from '../../kernel/events/index.ts'
 import type { BillRunStarter } from '../billing-runs/index.ts'
 import { BILL_RUN_QUEUE, createBillRunChain } from './bill-run-chain.ts'
 import { createBillRunService } from './bill-run.service.ts'
@@ -29,12 +30,14 @@ export function createInvoicingModule(deps: {
   actorOf: ActorOf
   databaseKind: 'pglite' | 'postgres'
   batchSize?: number
+  outbox: Outbox
 }) {
   // Several messages for one run are harmless: each handler works under the run's lock and stops when it waits.
   const send = (tx: Db, runId: number) => deps.jobs.send(tx, BILL_RUN_QUEUE, { billRunId: runId })
   const chain = createBillRunChain({
     db: deps.db,
     clock: deps.clock,
+    outbox: deps.outbox,
     send,
     batchSize: deps.batchSize ?? BATCH_SIZE[deps.databaseKind],
   })
@@ -42,8 +45,8 @@ export function createInvoicingModule(deps: {
     name: BILL_RUN_QUEUE,
     handle: (data, context) => chain.process(data.billRunId, context.signal),
   })
-  const billRuns = createBillRunService({ db: deps.db, chain, send })
-  const invoices = createInvoiceService({ db: deps.db, clock: deps.clock, chain })
+  const billRuns = createBillRunService({ db: deps.db, chain, send, outbox: deps.outbox })
+  const invoices = createInvoiceService({ db: deps.db, clock: deps.clock, chain, outbox: deps.outbox })
   const rules = createRuleService({ db: deps.db })
   const sequences = createSequenceService({ db: deps.db, clock: deps.clock })
   /** What billing run schedules need: the runs a firing creates, started in its transaction. */

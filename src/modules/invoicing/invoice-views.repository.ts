@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm'
 import { one, rows, type Db } from '../../kernel/db/database.ts'
 import { parseDatabaseJson } from '../../kernel/decimal-json.ts'
-import { instantText } from '../../kernel/model/json.ts'
+import { instantText, textArray } from '../../kernel/model/json.ts'
 import { registry } from '../../kernel/model/index.ts'
 import { sellerRestriction, type SellerCodes } from '../../kernel/model/row-security.ts'
 import type { Page } from '../../kernel/http/pagination.ts'
@@ -11,6 +11,7 @@ const day = (column: SQL) => sql`to_char(${column}, 'YYYY-MM-DD')`
 
 export interface InvoiceFilter {
   readonly id?: number
+  readonly ids?: readonly number[]
   readonly status?: string
   readonly invoiceType?: string
   readonly billRun?: number
@@ -73,6 +74,7 @@ const invoiceFrom = sql`invoice i join billing_account ba on ba.id = i.billing_a
 function invoiceWhere(filter: InvoiceFilter, sellerCodes: SellerCodes): SQL {
   const conditions: SQL[] = [sql`true`]
   if (filter.id !== undefined) conditions.push(sql`i.id = ${filter.id}`)
+  if (filter.ids !== undefined) conditions.push(sql`i.id = any(${textArray(filter.ids.map(String))}::bigint[])`)
   if (filter.status !== undefined) conditions.push(sql`i.status = ${filter.status}`)
   if (filter.invoiceType !== undefined) conditions.push(sql`i.invoice_type = ${filter.invoiceType}`)
   if (filter.billRun !== undefined) conditions.push(sql`i.billing_run_id = ${filter.billRun}`)
@@ -159,4 +161,18 @@ export async function visibleBillingAccount(
       ${restricted ? sql`and ${restricted}` : sql``}`,
   )
   return found && { id: Number(found.id), billingCycleId: Number(found.billing_cycle_id) }
+}
+
+/** Invoices as the API writes them (without lines), with their sellers: what their events carry. */
+export async function invoiceEventObjects(
+  db: Db,
+  ids: readonly number[],
+): Promise<{ id: number; sellerId: number; object: unknown }[]> {
+  if (ids.length === 0) return []
+  const found = await rows<{ id: unknown; seller_id: unknown; j: string }>(
+    db,
+    sql`select i.id, i.seller_id, (${invoiceJson(false)})::text as j from ${invoiceFrom}
+      where i.id = any(${textArray(ids.map(String))}::bigint[]) order by i.id`,
+  )
+  return found.map((r) => ({ id: Number(r.id), sellerId: Number(r.seller_id), object: parseDatabaseJson(r.j) }))
 }

@@ -32,15 +32,18 @@ export async function attachInvoices(
   invoiceDate: string,
   dueDays: number,
   actor: string,
-): Promise<number[]> {
-  await tx.execute(sql`insert into invoice (invoice_type, status, billing_run_id, billing_account_id, customer_account_id,
+): Promise<{ touched: number[]; created: number[] }> {
+  const created = await rows<{ id: unknown }>(
+    tx,
+    sql`insert into invoice (invoice_type, status, billing_run_id, billing_account_id, customer_account_id,
       seller_id, currency_id, invoice_date, due_date, creator)
     select distinct 'INVOICE', 'DRAFT', ${runId}::bigint, l.billing_account_id, ba.customer_account_id, l.seller_id,
       l.currency_id, ${invoiceDate}::date, ${invoiceDate}::date + ${dueDays}::int, ${actor}
     from invoice_line l join billing_account ba on ba.id = l.billing_account_id
     where l.billing_run_id = ${runId} and l.invoice_id is null and l.billing_account_id = any(${ids(billingAccountIds)})
     on conflict (billing_run_id, billing_account_id, seller_id, currency_id, invoice_type)
-      where billing_run_id is not null and status <> 'CANCELLED' do nothing`)
+      where billing_run_id is not null and status <> 'CANCELLED' do nothing returning id`,
+  )
   const touched = await rows<{ id: unknown }>(
     tx,
     sql`with attached as (
@@ -51,7 +54,7 @@ export async function attachInvoices(
       returning i.id
     ) select distinct id from attached order by id`,
   )
-  return touched.map((r) => num(r.id))
+  return { touched: touched.map((r) => num(r.id)), created: created.map((r) => num(r.id)) }
 }
 
 export interface InvoiceRates {

@@ -9,7 +9,8 @@ import { addDays, dayIn, firstWholeDayFrom } from '../../kernel/time-zone.ts'
 import { parseDates } from '../billing-runs/index.ts'
 import { rateRecurringChargesOf } from '../ordering/index.ts'
 import { invoiceMachine, type InvoiceTrigger } from './bill-run.machine.ts'
-import { applyRules, computeTotals, type BillRunChain } from './bill-run-chain.ts'
+import { applyRules, computeTotals, reportInvoices, type BillRunChain } from './bill-run-chain.ts'
+import type { Outbox } from '../../kernel/events/index.ts'
 import * as runs from './bill-run.repository.ts'
 import * as actions from './invoice-actions.repository.ts'
 import { billOperations } from './invoice-lines.repository.ts'
@@ -53,8 +54,8 @@ function withoutIds(invoice: unknown): unknown {
 }
 
 /** Invoices: reading them, a person's validate, cancel and move (§3.2), and the invoice preview (§1). */
-export function createInvoiceService(deps: { db: Db; clock: Clock; chain: BillRunChain }) {
-  const { db, clock, chain } = deps
+export function createInvoiceService(deps: { db: Db; clock: Clock; chain: BillRunChain; outbox: Outbox }) {
+  const { db, clock, chain, outbox } = deps
 
   async function view(tx: Db, id: number, caller: Caller): Promise<unknown> {
     const found = (await views.findInvoices(tx, { id }, caller.sellerCodes, { withLines: true }))[0]
@@ -135,10 +136,14 @@ export function createInvoiceService(deps: { db: Db; clock: Clock; chain: BillRu
           generateAO: originRun?.generateAO ?? false,
           actor: caller.username,
         })
+        await reportInvoices(tx, outbox, 'invoice.validated', [invoice.id], { status: invoice.status })
       }),
 
     cancel: (id: number, mode: 'REOPEN' | 'CANCEL', caller: Caller) =>
-      act(id, caller, 'cancel', (tx, invoice) => actions.cancelInvoice(tx, invoice.id, mode, caller.username)),
+      act(id, caller, 'cancel', async (tx, invoice) => {
+        await actions.cancelInvoice(tx, invoice.id, mode, caller.username)
+        await reportInvoices(tx, outbox, 'invoice.cancelled', [invoice.id], { status: invoice.status })
+      }),
 
     /** Moves a suspect or rejected invoice into its cycle's next run (created on demand with the same options). */
     move: (id: number, caller: Caller) =>
@@ -192,7 +197,7 @@ export function createInvoiceService(deps: { db: Db; clock: Clock; chain: BillRu
             ...cycle,
             dateAggregation: cycle.dateAggregation as 'NONE' | 'DAY' | 'WEEK' | 'MONTH',
           })
-          const touched = await invoices.attachInvoices(
+          const { touched } = await invoices.attachInvoices(
             tx,
             runId!,
             [account.id],

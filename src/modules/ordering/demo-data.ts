@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm'
+import { createOutbox } from '../../kernel/events/index.ts'
 import { present } from '../../kernel/invariant.ts'
 import { one, type Db } from '../../kernel/db/database.ts'
 import { systemClock, type Clock } from '../../kernel/clock.ts'
@@ -25,7 +26,8 @@ const DAY_MS = 86_400_000
 export async function seedOrderingDemo(db: Db, clock: Clock = systemClock): Promise<{ created: boolean }> {
   if (await one(db, sql`select id from customer_order where code = 'ORD_DEMO_001'`)) return { created: false }
   if (!(await one(db, sql`select id from offer_template where code = 'OF_INTERNET'`))) return { created: false }
-  const orders = createOrderService({ db, clock })
+  // The demo's orders report to an outbox of their own: no endpoint exists yet to deliver them to.
+  const orders = createOrderService({ db, clock, outbox: createOutbox({ clock }) })
   const caller = { username: 'demo', sellerCodes: null }
   for (let i = 1; i <= 12; i++) {
     const n = String(i).padStart(3, '0')

@@ -3,6 +3,7 @@ import { systemClock, type Clock } from '../../kernel/clock.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
 import type { CatalogCache } from '../catalog/index.ts'
+import type { Outbox } from '../../kernel/events/index.ts'
 import { registerOrderRoutes } from './order.routes.ts'
 import { createOrderService } from './order.service.ts'
 
@@ -38,10 +39,17 @@ export {
 } from './wallet-operation.repository.ts'
 
 /** Orders, subscriptions and their instances, wallet operations; preview and placement share the rating path. */
-export function createOrderingModule(deps: { db: Db; actorOf: ActorOf; clock?: Clock; catalogCache?: CatalogCache }) {
+export function createOrderingModule(deps: {
+  db: Db
+  actorOf: ActorOf
+  clock?: Clock
+  catalogCache?: CatalogCache
+  outbox: Outbox
+}) {
   const service = createOrderService({
     db: deps.db,
     clock: deps.clock ?? systemClock,
+    outbox: deps.outbox,
     ...(deps.catalogCache ? { catalogCache: deps.catalogCache } : {}),
   })
   return {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { Clock } from '../../kernel/clock.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import { decimalJson } from '../../kernel/decimal-json.ts'
+import type { Outbox } from '../../kernel/events/index.ts'
 import { AppError, validationError } from '../../kernel/errors.ts'
 import { entryOf, InvariantError, pairIds, present } from '../../kernel/invariant.ts'
 import type { CatalogCache } from '../catalog/index.ts'
@@ -125,7 +126,18 @@ export type OrderView = Awaited<ReturnType<typeof orderWire>>
  * validated at once) and validation. All three resolve and rate the order with the same functions, so a placement
  * bills exactly what its preview showed.
  */
-export function createOrderService(deps: { db: Db; clock: Clock; catalogCache?: CatalogCache }) {
+export function createOrderService(deps: { db: Db; clock: Clock; catalogCache?: CatalogCache; outbox: Outbox }) {
+  const { outbox } = deps
+  /** DRAFT → VALIDATED reported: its subscriptions are ACTIVE. */
+  const orderValidated = (tx: Db, orderId: number, view: OrderView, sellerId: number) =>
+    outbox.emit(tx, {
+      type: 'order.validated',
+      aggregate: { type: 'order', id: orderId },
+      object: view,
+      previous: { status: 'DRAFT' },
+      sellerId,
+    })
+
   const rate = async (db: Db, input: OrderInput, caller: Caller): Promise<OrderRating> =>
     rateOrder(
       await resolveOrder(db, input, {
@@ -475,6 +487,26 @@ export function createOrderService(deps: { db: Db; clock: Clock; catalogCache?: 
           const order = autoValidate ? await place(tx, inserted, rating, caller, links) : inserted
           const view = await orderWire(tx, order)
           if (autoValidate) await countPlanUses(tx, rating, caller)
+          const sellerId = resolved.seller.id
+          await outbox.emit(tx, { type: 'order.created', aggregate: { type: 'order', id: orderId }, object: view, sellerId })
+          await outbox.emitMany(
+            tx,
+            'subscription.created',
+            'subscription',
+            resolved.offers.map((offer) => ({
+              aggregate: { id: entryOf(subscriptionOf, offer, 'subscription') },
+              object: {
+                code: subscriptionCodeOf(offer),
+                status: autoValidate ? 'ACTIVE' : 'CREATED',
+                subscriptionDate: offer.subscriptionDate,
+                offer: offer.offer.code,
+                order: code,
+                userAccount: input.userAccountCode,
+              },
+              sellerId,
+            })),
+          )
+          if (autoValidate) await orderValidated(tx, orderId, view, sellerId)
           return view
         }),
       )
@@ -490,6 +522,7 @@ export function createOrderService(deps: { db: Db; clock: Clock; catalogCache?: 
           const rating = await rate(tx, order.request as unknown as OrderInput, caller)
           const view = await orderWire(tx, await place(tx, order, rating, caller))
           await countPlanUses(tx, rating, caller)
+          await orderValidated(tx, order.id, view, rating.order.seller.id)
           return view
         }),
       )

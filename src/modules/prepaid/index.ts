@@ -31,7 +31,12 @@ export function createPrepaidModule(deps: {
     ...(deps.catalogCache ? { catalogCache: deps.catalogCache } : {}),
   })
   const wallets = createWalletService({ db: deps.db, outbox: deps.outbox })
-  const offerReservations = createOfferReservationService({ db: deps.db, clock: deps.clock, reservations })
+  const offerReservations = createOfferReservationService({
+    db: deps.db,
+    clock: deps.clock,
+    reservations,
+    outbox: deps.outbox,
+  })
   const expiry = new ReservationExpiryTimer({ db: deps.db, service: reservations, log: deps.log })
   return {
     reservations,

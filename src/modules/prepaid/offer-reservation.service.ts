@@ -1,6 +1,7 @@
 import type { Decimal } from 'decimal.js'
 import type { Clock } from '../../kernel/clock.ts'
 import type { Db } from '../../kernel/db/database.ts'
+import type { Outbox } from '../../kernel/events/index.ts'
 import { decimalJson } from '../../kernel/decimal-json.ts'
 import { AppError } from '../../kernel/errors.ts'
 import { money } from '../../kernel/money.ts'
@@ -28,8 +29,13 @@ const MONTHLY = { calendarType: 'PERIOD' as const, periodUnit: 'MONTH' as const,
  * row lock, so two cannot both fit under one limit. Confirm places the order (subscription
  * `<seller>_<userAccount>_<offer>`) in the same transaction.
  */
-export function createOfferReservationService(deps: { db: Db; clock: Clock; reservations: ReservationService }) {
-  const { db, clock } = deps
+export function createOfferReservationService(deps: {
+  db: Db
+  clock: Clock
+  reservations: ReservationService
+  outbox: Outbox
+}) {
+  const { db, clock, outbox } = deps
 
   const orderOf = (
     input: { sellerCode: string; offerCode: string; userAccountCode: string; subscriptionDate: string },
@@ -83,7 +89,7 @@ export function createOfferReservationService(deps: { db: Db; clock: Clock; rese
         if (!offer) throw new AppError('ENTITY_NOT_FOUND', `Offer ${input.offerCode} not found`)
         const order = orderOf(input, account.billingAccountCode, offer.products)
         // The preview checks the parties as an order would, the caller's seller restriction included.
-        const preview = await createOrderService({ db: tx, clock }).preview(order, caller)
+        const preview = await createOrderService({ db: tx, clock, outbox }).preview(order, caller)
         const amount = money(preview.totalWithTax?.rawJSON ?? '0')
         const withoutTax = money(preview.totalOneTime?.rawJSON ?? '0').plus(preview.totalRecurring?.rawJSON ?? '0')
         const room = await headroom(tx, account.id, input.creditLimit, null)
@@ -158,7 +164,7 @@ export function createOfferReservationService(deps: { db: Db; clock: Clock; rese
           account.billingAccountCode,
           offer.products,
         )
-        await createOrderService({ db: tx, clock }).create(order, true, caller)
+        await createOrderService({ db: tx, clock, outbox }).create(order, true, caller)
         await repo.closeReservation(
           tx,
           r.id,

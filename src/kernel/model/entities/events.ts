@@ -12,7 +12,6 @@ export const eventEntities = [
     table: t.events,
     resource: 'api.audit',
     business: true,
-    huge: true,
     sellerPath: 'seller',
     fields: {
       eventId: { readOnly: true },
@@ -60,7 +59,7 @@ export const eventEntities = [
     relations: {
       event: manyToOne('Event', 'eventId', { readOnly: true }),
       endpoint: manyToOne('WebhookEndpoint', 'endpointId', { readOnly: true }),
-      attempts: oneToMany('WebhookAttempt', 'delivery'),
+      attemptLog: oneToMany('WebhookAttempt', 'delivery'),
     },
   }),
   defineEntity({

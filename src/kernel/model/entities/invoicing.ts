@@ -40,7 +40,6 @@ export const invoicingEntities = [
     table: t.invoiceLines,
     resource: invoices,
     business: true,
-    huge: true,
     sellerPath: 'seller',
     relations: {
       billingRun: manyToOne('BillingRun', 'billingRunId', { readOnly: true }),

@@ -1,0 +1,52 @@
+import { beforeAll, describe, expect, it } from 'vitest'
+import { useTestApp } from '../support/test-app.ts'
+import { useWebhookReceiver } from '../support/webhook-receiver.ts'
+import { created } from './catalog-fixtures.ts'
+import { freshAccounts, invoicesOf, orderFor, runCycle, seedInvoicingCatalog } from './invoicing-fixtures.ts'
+
+const t = useTestApp({ env: { WEBHOOK_PRIVATE_TARGETS: 'allow' } })
+const receiver = useWebhookReceiver()
+
+beforeAll(async () => {
+  await seedInvoicingCatalog(t)
+  await created(t, 'POST', '/api/v1/webhookEndpoints', { url: `${receiver.base}/all`, eventTypes: ['*'] })
+})
+
+/** The events the receiver got, by type, once `until` holds. */
+async function eventsUntil(until: (types: string[]) => boolean): Promise<any[]> {
+  await expect
+    .poll(() => until(receiver.received.map((r) => JSON.parse(r.body).type as string)), { timeout: 15_000 })
+    .toBe(true)
+  return receiver.received.map((r) => JSON.parse(r.body))
+}
+
+describe('events of the changes, delivered', () => {
+  it('reports an order, its subscriptions, a bill run moving through its states, and its invoices', async () => {
+    const { cycle, accounts } = await freshAccounts(t, 'EVENTS')
+    await orderFor(t, accounts[0]!, { fee: true })
+    const run = await runCycle(t, cycle, { processType: 'FULL_AUTOMATIC' })
+    const [invoice] = await invoicesOf(t, run.id)
+    const events = await eventsUntil(
+      (types) => types.includes('invoice.validated') && types.includes('order.validated'),
+    )
+    const of = (type: string) => events.filter((e) => e.type === type)
+    expect(of('order.created')[0].data.object).toMatchObject({ billingAccountCode: accounts[0], status: 'VALIDATED' })
+    expect(of('subscription.created')[0].data.object).toMatchObject({ offer: 'OF_INV', status: 'ACTIVE' })
+    expect(of('bill_run.created')[0]).toMatchObject({
+      aggregate: { type: 'bill_run', id: String(run.id), sequence: 1 },
+    })
+    // NEW → INVOICE_LINES_CREATED → DRAFT_INVOICES → VALIDATED, each a status change numbered in order.
+    const changes = of('bill_run.status_changed').filter((e) => e.aggregate.id === String(run.id))
+    expect(changes.map((e) => [e.data.previous.status, e.data.object.status, e.aggregate.sequence])).toEqual([
+      ['NEW', 'INVOICE_LINES_CREATED', 2],
+      ['INVOICE_LINES_CREATED', 'DRAFT_INVOICES', 3],
+      ['DRAFT_INVOICES', 'VALIDATED', 4],
+    ])
+    expect(of('invoice.created')[0].data.object).toMatchObject({ id: invoice.id, status: 'DRAFT', amountWithTax: 120 })
+    expect(of('invoice.validated')[0].data.object).toMatchObject({
+      id: invoice.id,
+      status: 'VALIDATED',
+      invoiceNumber: invoice.invoiceNumber,
+    })
+  })
+})
