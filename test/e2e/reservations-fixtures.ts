@@ -1,13 +1,18 @@
+import { createOutbox } from '../../src/kernel/events/index.ts'
+import { systemClock } from '../../src/kernel/clock.ts'
 import { sql } from 'drizzle-orm'
 import { expect } from 'vitest'
 import { rows } from '../../src/kernel/db/database.ts'
 import type { App } from '../../src/app.ts'
-import type * as repo from '../../src/modules/prepaid/prepaid.repository.ts'
+import * as repo from '../../src/modules/prepaid/prepaid.repository.ts'
 import type { TestApp } from '../support/test-app.ts'
 import { charge, created } from './catalog-fixtures.ts'
 import { orderOf, place, seedOrderCatalog } from './order-fixtures.ts'
 
 export const MEDIATION = '/api/rest/billing/mediation'
+
+/** A reservation report for statements tests call directly: its events go to an outbox without listeners. */
+export const testReport = repo.reservationReport(createOutbox({ clock: systemClock }))
 
 /**
  * On top of `seedOrderCatalog` (tax NORMAL 20 %, seller MAIN, UA_1 in EUR): counter template CT_FREE (10 free units a
@@ -224,5 +229,6 @@ export function heldArgs(
       { type: 'HOLD', walletId, balanceDelta: '0', reservedDelta: amount },
     ],
     'test',
+    testReport,
   ]
 }

@@ -14,6 +14,7 @@ import {
   ledgerCheck,
   reserve,
   seedPrepaid,
+  testReport,
 } from './reservations-fixtures.ts'
 
 /**
@@ -240,6 +241,7 @@ describe.skipIf(!onPostgres)('the one-statement close against another transactio
       { status: 'CANCELLED', consumedQuantity: null, at: clock.now(), now: clock.now() },
       entries,
       'test',
+      testReport,
     )
 
   it('waiting for the counter period, it holds the reservation and not the wallet', async () => {
@@ -290,7 +292,13 @@ describe.skipIf(!onPostgres)('the one-statement close against another transactio
       await repo.lockCounterPeriods(tx, [periodId])
       await repo.lockWallets(tx, [walletId])
       await repo.applyLedger(tx, release(id, '1', '0.25'), 'other')
-      await repo.closeReservation(tx, id, { status: 'EXPIRED', consumedQuantity: null, at: clock.now() }, 'other')
+      await repo.closeReservation(
+        tx,
+        id,
+        { status: 'EXPIRED', consumedQuantity: null, at: clock.now() },
+        'other',
+        testReport,
+      )
     })
     const before = await figures()
     const closed = cancel(id, release(id, '1', '0.25'))

@@ -13,6 +13,7 @@ import {
   heldTarget,
   reserve,
   seedPrepaid,
+  testReport,
 } from './reservations-fixtures.ts'
 
 /**
@@ -105,16 +106,17 @@ describe('the one-statement close', () => {
         { status: 'CANCELLED', consumedQuantity: null, at: later, now: later },
         release,
         'test',
+        testReport,
       ),
     ).toBe(false)
     expect(await figures()).toEqual(before)
     const now = clock.now()
     const close = { status: 'CANCELLED' as const, consumedQuantity: null, at: now, now }
-    expect(await repo.closeHeld(t.db.current.db, id, close, release, 'test')).toBe(true)
+    expect(await repo.closeHeld(t.db.current.db, id, close, release, 'test', testReport)).toBe(true)
     const closed = await figures()
     expect(closed.ledger).toBe(String(Number(before.ledger) + 1))
     // Again: it is CANCELLED now, nothing more is written.
-    expect(await repo.closeHeld(t.db.current.db, id, close, release, 'test')).toBe(false)
+    expect(await repo.closeHeld(t.db.current.db, id, close, release, 'test', testReport)).toBe(false)
     expect(await figures()).toEqual(closed)
   })
 

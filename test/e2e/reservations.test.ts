@@ -191,6 +191,23 @@ describe('usage reservations', () => {
     expect(await t.app.reservationExpiry.tick()).toBe(0)
     await t.request('PUT', '/api/v1/tenantSettings', { prepaidReservationExpirationDelayinMillisec: 300000 })
     expectLedgerConsistent(await ledgerCheck(t))
+    // Each change reported in its own statement, numbered per reservation.
+    const eventsOf = async (id: number) =>
+      (await t.request('GET', `/api/v1/events?aggregateType=reservation&aggregateId=${id}`)).body.data
+        .map((e: any) => [e.type, e.aggregate.sequence, e.data.object.status])
+        .reverse()
+    expect(await eventsOf(open.body.reservationId)).toEqual([
+      ['reservation.created', 1, 'OPEN'],
+      ['reservation.expired', 2, 'EXPIRED'],
+    ])
+    expect(await eventsOf(kept.body.reservationId)).toEqual([
+      ['reservation.created', 1, 'OPEN'],
+      ['reservation.confirmed', 2, 'CONFIRMED'],
+    ])
+    expect(await eventsOf(unswept.body.reservationId)).toEqual([
+      ['reservation.created', 1, 'OPEN'],
+      ['reservation.expired', 2, 'EXPIRED'],
+    ])
   })
 
   it('expires at start what fell due while no process was sweeping (a restart loses nothing)', async () => {

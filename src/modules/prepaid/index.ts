@@ -28,6 +28,7 @@ export function createPrepaidModule(deps: {
   const reservations = createReservationService({
     db: deps.db,
     clock: deps.clock,
+    outbox: deps.outbox,
     ...(deps.catalogCache ? { catalogCache: deps.catalogCache } : {}),
   })
   const wallets = createWalletService({ db: deps.db, outbox: deps.outbox })

@@ -36,6 +36,7 @@ export function createOfferReservationService(deps: {
   outbox: Outbox
 }) {
   const { db, clock, outbox } = deps
+  const report = repo.reservationReport(outbox)
 
   const orderOf = (
     input: { sellerCode: string; offerCode: string; userAccountCode: string; subscriptionDate: string },
@@ -124,6 +125,8 @@ export function createOfferReservationService(deps: {
             expiryDate: new Date(now.getTime() + settings.prepaidReservationExpirationDelayMs),
           },
           caller.username,
+          [],
+          report,
         )
         return view(tx, id)
       })
@@ -170,6 +173,7 @@ export function createOfferReservationService(deps: {
           r.id,
           { status: 'CONFIRMED', consumedQuantity: '1', at: clock.now() },
           caller.username,
+          report,
         )
         result = await view(tx, r.id)
         return 'confirmed'

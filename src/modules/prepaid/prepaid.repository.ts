@@ -1,4 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm'
+import type { Outbox } from '../../kernel/events/index.ts'
 import { coalescedReads } from '../../kernel/db/coalesced-reads.ts'
 import { one, preparedRows, rows, type Db } from '../../kernel/db/database.ts'
 import { registry } from '../../kernel/model/index.ts'
@@ -683,23 +684,40 @@ function reservationInsert(values: NewReservation, actor: string, condition: SQL
         ${values.subscriptionCode}::text, ${values.reservationDate.toISOString()}::timestamptz,
         ${values.expiryDate.toISOString()}::timestamptz, ${actor}::text
       where ${condition}
-      returning id`
+      returning ${reportedColumns}`
 }
+
+/** What a reservation's events carry of it (`reservation.*`): the columns the writing statement returns. */
+const reportedColumns = sql`id, reservation_type, status, quantity, consumed_quantity, amount_with_tax, seller_id`
+
+/**
+ * The CTEs of a reservation's event (`reservation.created`, `.confirmed`, `.cancelled`, `.expired`), read from the
+ * CTE `source` of the writing statement (its returned row): built by the outbox, so a reservation written in one
+ * statement reports in that statement. Nothing when `source` wrote no row.
+ */
+export type ReservationReport = (type: string, source: SQL) => SQL
+
+/** The reservation as its events show it, from a row of `reportedColumns`. */
+export const reservationEventObject = (source: SQL) =>
+  sql`(select jsonb_build_object('id', x.id, 'type', x.reservation_type, 'status', x.status, 'quantity', x.quantity,
+    'consumedQuantity', x.consumed_quantity, 'amountWithTax', x.amount_with_tax) from ${source} x)`
 
 export async function insertReservation(
   db: Db,
   values: NewReservation,
   actor: string,
-  holds: readonly LedgerEntry[] = [],
+  holds: readonly LedgerEntry[],
+  report: ReservationReport,
 ): Promise<number> {
   const insert = reservationInsert(values, actor)
-  // With holds: one statement inserts the reservation and writes and applies its ledger rows (wallets and counter
-  // periods locked by the caller).
+  // One statement inserts the reservation, writes and applies its ledger rows (wallets and counter periods locked by
+  // the caller) and reports it.
   const created = await one<{ id: unknown }>(
     db,
     holds.length === 0
-      ? insert
-      : sql`with created as (${insert}), ${ledgerQueries(holds, actor, sql`(select id from created)`)}
+      ? sql`with created as (${insert}), ${report('reservation.created', sql`created`)} select id from created`
+      : sql`with created as (${insert}), ${ledgerQueries(holds, actor, sql`(select id from created)`)},
+          ${report('reservation.created', sql`created`)}
           select (select id from created) as id, (select count(*) from ledger) as entries`,
   )
   return num(created!.id)
@@ -735,6 +753,7 @@ export async function reserveHeld(
   takes: readonly { periodId: number; units: string }[],
   holds: readonly LedgerEntry[],
   actor: string,
+  report: ReservationReport,
 ): Promise<HeldOutcome> {
   const amount = reservation.amountWithTax
   const [found] = await preparedRows<{
@@ -780,7 +799,7 @@ export async function reserveHeld(
         sql`(select id from created)`,
         sql`exists (select 1 from created)`,
         sql`locked_periods`,
-      )}
+      )}, ${report('reservation.created', sql`created`)}
       select checked.counters_ok, checked.available::text as available, checked.free_before::text as free_before,
         (select id from created) as id,
         (select count(*) from ledger) as entries
@@ -799,13 +818,18 @@ export async function closeReservation(
   id: number,
   close: { status: 'CONFIRMED' | 'CANCELLED' | 'EXPIRED'; consumedQuantity: string | null; at: Date },
   actor: string,
+  report: ReservationReport,
 ): Promise<void> {
   await preparedRows(
     db,
-    sql`update reservation set status = ${close.status},
-      consumed_quantity = ${close.consumedQuantity}::numeric, closed_date = ${close.at.toISOString()}::timestamptz,
-      updated = now(), updater = ${actor}
-    where id = ${id} and status = 'OPEN'`,
+    sql`with closed as (
+        update reservation set status = ${close.status},
+          consumed_quantity = ${close.consumedQuantity}::numeric, closed_date = ${close.at.toISOString()}::timestamptz,
+          updated = now(), updater = ${actor}
+        where id = ${id} and status = 'OPEN'
+        returning ${reportedColumns}
+      ), ${report(`reservation.${close.status.toLowerCase()}`, sql`closed`)}
+      select id from closed`,
   )
 }
 
@@ -861,6 +885,7 @@ export async function closeHeld(
   },
   entries: readonly LedgerEntry[],
   actor: string,
+  report: ReservationReport,
   operations: readonly Omit<WalletOperationValues, 'id'>[] = [],
 ): Promise<boolean> {
   const applied = sql`(select count(*) from locked_wallets) >= 0 and exists (select 1 from closed)`
@@ -888,10 +913,10 @@ export async function closeHeld(
         update reservation set status = ${close.status}, consumed_quantity = ${close.consumedQuantity}::numeric,
           closed_date = ${close.at.toISOString()}::timestamptz, updated = now(), updater = ${actor}
         where id = (select id from locked_reservation) and ${covered}
-        returning id
+        returning ${reportedColumns}
       ), ${ledgerQueries(entries, actor, sql`(select id from closed)`, applied)}${
         operations.length === 0 ? sql`` : sql`, operations as (${walletOperationsInsert(operations, applied)})`
-      }
+      }, ${report(`reservation.${close.status.toLowerCase()}`, sql`closed`)}
       select (select id from closed) as id, (select count(*) from ledger) as entries`,
   )
   return found!.id !== null
@@ -1001,4 +1026,17 @@ export async function sellerIdByCode(db: Db, code: string): Promise<number | und
 /** Locks an order as recurring rating does (`for no key update`): the rating of its plan states is then this one's. */
 export async function lockOrderForRating(db: Db, orderId: number): Promise<void> {
   await db.execute(sql`select id from customer_order where id = ${orderId} for no key update`)
+}
+
+/** The reservation report of an outbox: the event of a reservation written by the statement's CTE `source`. */
+export function reservationReport(outbox: Outbox): ReservationReport {
+  return (type, source) =>
+    outbox.ctes({
+      type,
+      aggregateType: 'reservation',
+      aggregateId: sql`(select id from ${source})`,
+      object: reservationEventObject(source),
+      sellerId: sql`(select seller_id from ${source})`,
+      when: sql`exists (select 1 from ${source})`,
+    })
 }

@@ -1,6 +1,7 @@
 import type { Decimal } from 'decimal.js'
 import { sql } from 'drizzle-orm'
 import type { Clock } from '../../kernel/clock.ts'
+import type { Outbox } from '../../kernel/events/index.ts'
 import { one, type Db } from '../../kernel/db/database.ts'
 import { pgErrorOf } from '../../kernel/db/database-errors.ts'
 import { AppError, validationError } from '../../kernel/errors.ts'
@@ -210,8 +211,10 @@ function usageOperation(
  * the rest (a counter period to open, discount plan states, a consumed part to rate, a reservation past its expiry)
  * run in a transaction that locks first and reads again.
  */
-export function createReservationService(deps: { db: Db; clock: Clock; catalogCache?: CatalogCache }) {
+export function createReservationService(deps: { db: Db; clock: Clock; catalogCache?: CatalogCache; outbox: Outbox }) {
   const { db, clock, catalogCache } = deps
+  // Every write of a reservation's status carries its event, in the same statement.
+  const report = repo.reservationReport(deps.outbox)
 
   /**
    * Rates `quantity` units of a reservation's usage charge at its usage day, as a placed order's usage would be: the
@@ -306,7 +309,7 @@ export function createReservationService(deps: { db: Db; clock: Clock; catalogCa
     )
     await repo.applyLedger(tx, reservations.flatMap(releaseEntries), actor)
     for (const r of reservations) {
-      await repo.closeReservation(tx, r.id, { status, consumedQuantity: null, at: clock.now() }, actor)
+      await repo.closeReservation(tx, r.id, { status, consumedQuantity: null, at: clock.now() }, actor, report)
     }
   }
 
@@ -501,6 +504,7 @@ export function createReservationService(deps: { db: Db; clock: Clock; catalogCa
         reservationValues(line, sub, charge, walletId, take, total, discountTaken, now, settings),
         caller.username,
         holdsOf(take, walletId, total.withTax),
+        report,
       )
       await savePlanStates(
         tx,
@@ -568,6 +572,7 @@ export function createReservationService(deps: { db: Db; clock: Clock; catalogCa
         },
         close.entries,
         caller.username,
+        report,
         close.operations,
       ),
       false,
@@ -619,6 +624,7 @@ export function createReservationService(deps: { db: Db; clock: Clock; catalogCa
             Object.entries(take.taken).map(([periodId, units]) => ({ periodId: Number(periodId), units })),
             holdsOf(take, walletId, total.withTax),
             caller.username,
+            report,
           ),
           { outcome: 'COUNTER_MOVED' } as const,
         )
@@ -774,6 +780,7 @@ export function createReservationService(deps: { db: Db; clock: Clock; catalogCa
           r.id,
           { status: 'CONFIRMED', consumedQuantity: consumed.toFixed(), at: clock.now() },
           caller.username,
+          report,
         )
         return confirmedMessage(r.id, consumed, charged)
       })
