@@ -1,3 +1,4 @@
+import { createOutbox } from '../src/kernel/events/index.ts'
 /**
  * Rating benchmark (issue 7, item 8), on a PostgreSQL server:
  *
@@ -51,7 +52,11 @@ const DEMO = 'bench'
 
 /** 10 products, each a one-shot (FLAT or FORMULA) and a recurring (MATRIX or FLAT) charge; one offer; 3 plans. */
 async function buildCatalog(db: Db): Promise<void> {
-  const catalog = createCatalogModule({ db, actorOf: () => ({ username: DEMO }) })
+  const catalog = createCatalogModule({
+    db,
+    actorOf: () => ({ username: DEMO }),
+    outbox: createOutbox({ clock: systemClock }),
+  })
   const { charges, pricing, products, discounts } = catalog
   const from = '2020-01-01'
   for (let k = 1; k <= PRODUCTS; k++) {

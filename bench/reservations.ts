@@ -1,3 +1,4 @@
+import { createOutbox } from '../src/kernel/events/index.ts'
 /**
  * Prepaid reservation benchmark, on a PostgreSQL server: reserve + confirm pairs per second with 32 connections, on
  * 1,000 wallets (each pair picks one at random, one unit a line: free counter units), on one hot wallet (every pair
@@ -46,7 +47,11 @@ const DEMO = 'bench'
 
 /** A usage charge (FLAT 0.01, 100 free units a month) in a product sold by BOF_USAGE. */
 async function buildCatalog(db: Db): Promise<void> {
-  const catalog = createCatalogModule({ db, actorOf: () => ({ username: DEMO }) })
+  const catalog = createCatalogModule({
+    db,
+    actorOf: () => ({ username: DEMO }),
+    outbox: createOutbox({ clock: systemClock }),
+  })
   await db.execute(sql`insert into counter_template (code, description, calendar_id, ceiling, creator)
     select 'BCT_FREE', '100 free units a month', id, 100, ${DEMO} from calendar where code = 'MONTHLY'`)
   await catalog.charges.create(

@@ -174,12 +174,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const timeZoneListeners: TimeZoneListener[] = []
   const accounts = createAccountsModule({ db: deps.database.db, actorOf, timeZoneListeners })
   accounts.routes(server)
-  createCatalogModule({ db: deps.database.db, actorOf, clock: deps.clock }).routes(server)
+  createCatalogModule({ db: deps.database.db, actorOf, clock: deps.clock, outbox }).routes(server)
   // Published catalog rows in memory for order rating, checked against the database's catalog generation per request.
   const catalogCache = createCatalogCache()
   registerCacheGauge(metrics, 'catalog', () => catalogCache.size())
   createOrderingModule({ db: deps.database.db, actorOf, clock: deps.clock, catalogCache, outbox }).routes(server)
-  createOffersModule({ db: deps.database.db, actorOf, clock: deps.clock, publicUrl: deps.publicUrl }).routes(server)
+  createOffersModule({ db: deps.database.db, actorOf, clock: deps.clock, publicUrl: deps.publicUrl, outbox }).routes(
+    server,
+  )
   registerJobRoutes(server, createJobService({ db: deps.database.db, clock: deps.clock }), deps.jobs, actorOf)
   const invoicing = createInvoicingModule({
     db: deps.database.db,

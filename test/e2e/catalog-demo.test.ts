@@ -1,3 +1,5 @@
+import { createOutbox } from '../../src/kernel/events/index.ts'
+import { systemClock } from '../../src/kernel/clock.ts'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { money } from '../../src/kernel/money.ts'
 import { seedAccountsDemo } from '../../src/modules/accounts/demo-data.ts'
@@ -48,7 +50,11 @@ describe('the demo catalog', () => {
     ['CH_DATA_USAGE', {}, '500', '0.01'],
     ['CH_DATA_USAGE', {}, '20480', '0.005'],
   ])('prices %s with %j at quantity %s: %s per unit', async (code, attributes, quantity, unitPrice) => {
-    const catalog = createCatalogModule({ db: t.db.current.db, actorOf: () => ({ username: 'test' }) })
+    const catalog = createCatalogModule({
+      db: t.db.current.db,
+      actorOf: () => ({ username: 'test' }),
+      outbox: createOutbox({ clock: systemClock }),
+    })
     const pricing = await catalog.pricing.pricingOn(t.db.current.db, code, '2026-03-01')
     expect(pricing).toMatchObject({ version: 1, currency: 'EUR' })
     const priced = priceUnit(pricing!.definition, { quantity: money(quantity), attributes, charge: { code } })
@@ -56,7 +62,11 @@ describe('the demo catalog', () => {
   })
 
   it('has no price before the first version starts', async () => {
-    const catalog = createCatalogModule({ db: t.db.current.db, actorOf: () => ({ username: 'test' }) })
+    const catalog = createCatalogModule({
+      db: t.db.current.db,
+      actorOf: () => ({ username: 'test' }),
+      outbox: createOutbox({ clock: systemClock }),
+    })
     expect(await catalog.pricing.pricingOn(t.db.current.db, 'CH_SETUP_FEE', '2019-12-31')).toBeUndefined()
   })
 

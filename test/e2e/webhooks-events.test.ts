@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../support/test-app.ts'
 import { useWebhookReceiver } from '../support/webhook-receiver.ts'
-import { created } from './catalog-fixtures.ts'
+import { charge, created } from './catalog-fixtures.ts'
 import { freshAccounts, invoicesOf, orderFor, runCycle, seedInvoicingCatalog } from './invoicing-fixtures.ts'
 
 const t = useTestApp({ env: { WEBHOOK_PRIVATE_TARGETS: 'allow' } })
@@ -47,6 +47,34 @@ describe('events of the changes, delivered', () => {
       id: invoice.id,
       status: 'VALIDATED',
       invoiceNumber: invoice.invoiceNumber,
+    })
+  })
+
+  it('reports a published price and an offer changing its life-cycle status, and nothing for a change that keeps it', async () => {
+    await created(t, 'POST', '/api/v1/charges', charge('CH_EVENTS', 'ONESHOT'))
+    await created(t, 'PUT', '/api/v1/charges/CH_EVENTS/pricing/draft', {
+      pricingModel: 'FLAT',
+      currency: 'EUR',
+      validFrom: '2026-01-01',
+      price: '12.34',
+    })
+    await created(t, 'POST', '/api/v1/charges/CH_EVENTS/pricing/publish', {}, 200)
+    await created(t, 'POST', '/api/v1/offerTemplates', { code: 'OF_EVENTS', lifeCycleStatus: 'IN_DESIGN' })
+    await created(t, 'PUT', '/api/v1/offerTemplates/OF_EVENTS', { name: 'renamed' }, 200)
+    await created(t, 'PUT', '/api/v1/offerTemplates/OF_EVENTS', { lifeCycleStatus: 'IN_TEST' }, 200)
+    const events = await eventsUntil(
+      (types) => types.includes('price.published') && types.includes('offer.status_changed'),
+    )
+    expect(events.find((e) => e.type === 'price.published').data.object).toMatchObject({
+      chargeCode: 'CH_EVENTS',
+      version: 1,
+      price: 12.34,
+    })
+    const offers = events.filter((e) => e.type === 'offer.status_changed')
+    expect(offers).toHaveLength(1)
+    expect(offers[0].data).toMatchObject({
+      object: { code: 'OF_EVENTS', name: 'renamed', lifeCycleStatus: 'IN_TEST' },
+      previous: { lifeCycleStatus: 'IN_DESIGN' },
     })
   })
 })

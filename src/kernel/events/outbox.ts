@@ -30,7 +30,9 @@ export interface EventSql {
 }
 
 /** An event of a batch (`emitMany`): the type and aggregate type are the batch's. */
-export type BatchEventInput = Omit<EventInput, 'type' | 'aggregate'> & { readonly aggregate: { readonly id: string | number } }
+export type BatchEventInput = Omit<EventInput, 'type' | 'aggregate'> & {
+  readonly aggregate: { readonly id: string | number }
+}
 
 /** An event as written: its public id and what listeners need to route it. */
 export interface EmittedEvent {

@@ -1,3 +1,5 @@
+import { createOutbox } from '../../kernel/events/index.ts'
+import { systemClock } from '../../kernel/clock.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import { registry } from '../../kernel/model/index.ts'
 import * as records from '../../kernel/resources/resource.repository.ts'
@@ -28,7 +30,11 @@ export async function seedCatalogDemo(db: Db): Promise<{ created: boolean }> {
   return db.transaction(async (tx) => {
     if ((await records.idOfCode(tx, registry.get('Attribute'), 'TIER')) !== undefined) return { created: false }
     if ((await records.idOfCode(tx, registry.get('Seller'), 'MAIN')) === undefined) return { created: false }
-    const catalog = createCatalogModule({ db: tx, actorOf: () => ({ username: DEMO }) })
+    const catalog = createCatalogModule({
+      db: tx,
+      actorOf: () => ({ username: DEMO }),
+      outbox: createOutbox({ clock: systemClock }),
+    })
     const actor = { username: DEMO }
 
     const attributes = catalog.records.attributes

@@ -7,6 +7,7 @@ import type { Resource, ResourceSpec } from '../../kernel/resources/resource.mod
 import { createResourceService } from '../../kernel/resources/resource.service.ts'
 import { registerResourceRoutes, type ActorOf } from '../../kernel/resources/resource.routes.ts'
 import { createPricingModule } from '../pricing/index.ts'
+import type { Outbox } from '../../kernel/events/index.ts'
 import { catalogResources } from './catalog.resources.ts'
 import { registerChargeRoutes } from './charge.routes.ts'
 import { createChargeService } from './charge.service.ts'
@@ -79,7 +80,7 @@ function toResource(spec: ResourceSpec): Resource {
  * The catalog: attributes, charges, products and versions, offers (v1), services; with the pricing module (pricing
  * versions of charges) and the discounts module (discount plans), wired here so the app adds one module.
  */
-export function createCatalogModule(deps: { db: Db; actorOf: ActorOf; clock?: Clock }) {
+export function createCatalogModule(deps: { db: Db; actorOf: ActorOf; clock?: Clock; outbox: Outbox }) {
   const defaultLimit = async () => (await readTenantSettings(deps.db)).defaultListLimit
   const records = (entity: string, path: string, roleResource: string, label: string) =>
     createResourceService({ resource: toResource({ entity, path, roleResource, label }), db: deps.db, defaultLimit })
@@ -97,6 +98,7 @@ export function createCatalogModule(deps: { db: Db; actorOf: ActorOf; clock?: Cl
   const offers = createOfferTemplateService({
     db: deps.db,
     records: records('OfferTemplate', 'offerTemplates', 'catalog.offers', 'offer template'),
+    outbox: deps.outbox,
   })
   const services = createServiceTemplateService({
     db: deps.db,

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm'
 import { one, type Db } from '../../kernel/db/database.ts'
 import { pgErrorOf } from '../../kernel/db/database-errors.ts'
+import type { Outbox } from '../../kernel/events/index.ts'
 import { AppError, validationError, type ErrorDetail } from '../../kernel/errors.ts'
 import { registry } from '../../kernel/model/index.ts'
 import type { SellerCodes } from '../../kernel/model/row-security.ts'
@@ -371,6 +372,7 @@ export async function updateOffer(
   input: OfferWrite,
   actor: OfferActor,
   dialect: OfferDialect,
+  outbox: Outbox,
 ): Promise<number> {
   const { id, current, sellers } = await lockOffer(tx, code, actor)
   const values: repo.OfferValues = {}
@@ -401,6 +403,14 @@ export async function updateOffer(
   const bounds = await validity(tx, input, current, dialect)
   await claimingCode(input.code ?? code, () => repo.updateOffer(tx, id, values, bounds, actor.username))
   await writeLinks(tx, id, input, dialect, sellers, actor.sellerCodes)
+  if (values.lifeCycleStatus !== undefined && values.lifeCycleStatus !== current.lifeCycleStatus) {
+    await outbox.emit(tx, {
+      type: 'offer.status_changed',
+      aggregate: { type: 'offer', id },
+      object: await offerV1View(tx, input.code ?? code),
+      previous: { lifeCycleStatus: current.lifeCycleStatus },
+    })
+  }
   return id
 }
 
@@ -466,14 +476,17 @@ export async function removeOfferProduct(tx: Db, code: string, productCode: stri
 const fromV1 = ({ lifeCycleStatus, ...rest }: OfferInput): OfferWrite =>
   lifeCycleStatus === undefined ? rest : { ...rest, status: lifeCycleStatus }
 
+/** An offer as its v1 resource shows it: the record with its components, services, plans, sellers, categories. */
+export async function offerV1View(db: Db, code: string) {
+  const record = await records.findByCode(db, OFFER(), code)
+  if (!record) throw offerNotFound(code)
+  const links = (await repo.linksOf(db, [record.id as number])).get(record.id as number)!
+  return { ...record, ...links }
+}
+
 /** v1 offer templates with their components (products), services, allowed discount plans, sellers and categories. */
-export function createOfferTemplateService(deps: { db: Db; records: ResourceService }) {
-  async function get(db: Db, code: string) {
-    const record = await records.findByCode(db, OFFER(), code)
-    if (!record) throw offerNotFound(code)
-    const links = (await repo.linksOf(db, [record.id as number])).get(record.id as number)!
-    return { ...record, ...links }
-  }
+export function createOfferTemplateService(deps: { db: Db; records: ResourceService; outbox: Outbox }) {
+  const get = offerV1View
 
   return {
     get: (code: string) => get(deps.db, code),
@@ -495,8 +508,8 @@ export function createOfferTemplateService(deps: { db: Db; records: ResourceServ
 
     update: (code: string, input: OfferInput, actor: OfferActor) =>
       deps.db.transaction(async (tx) => {
-        await updateOffer(tx, code, fromV1(input), actor, V1_DIALECT)
-        return get(tx, code)
+        await updateOffer(tx, code, fromV1(input), actor, V1_DIALECT, deps.outbox)
+        return get(tx, input.code ?? code)
       }),
 
     delete: (code: string, actor: OfferActor) => deps.db.transaction((tx) => deleteOffer(tx, code, actor, V1_DIALECT)),

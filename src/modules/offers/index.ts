@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import type { Outbox } from '../../kernel/events/index.ts'
 import { systemClock, type Clock } from '../../kernel/clock.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
@@ -11,8 +12,14 @@ export type { OffersService } from './offers.service.ts'
  * The second offer interface (`/v1/catalog/offers`): the same offer rows and rules as `/api/v1/offerTemplates`,
  * in snake_case with portal statuses, ranges, search and bulk. `publicUrl` is the base of its Location and Link URLs.
  */
-export function createOffersModule(deps: { db: Db; actorOf: ActorOf; publicUrl: string; clock?: Clock }) {
-  const service = createOffersService({ db: deps.db, clock: deps.clock ?? systemClock })
+export function createOffersModule(deps: {
+  db: Db
+  actorOf: ActorOf
+  publicUrl: string
+  clock?: Clock
+  outbox: Outbox
+}) {
+  const service = createOffersService({ db: deps.db, clock: deps.clock ?? systemClock, outbox: deps.outbox })
   return {
     service,
     routes: (app: FastifyInstance) => registerOffersRoutes(app, service, deps.actorOf, deps.publicUrl),

@@ -1,4 +1,5 @@
 import type { Clock } from '../../kernel/clock.ts'
+import type { Outbox } from '../../kernel/events/index.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import { AppError, validationError } from '../../kernel/errors.ts'
 import { bodyValidator } from '../../kernel/http/validation.ts'
@@ -95,7 +96,7 @@ const recordOf = (row: repo.OfferRow): OfferRecord => ({
  * The second offer interface: the catalog's offer rows in snake_case with portal statuses, read in ranges and
  * searched here, written through the catalog's offer rules (the ones `/api/v1/offerTemplates` uses).
  */
-export function createOffersService(deps: { db: Db; clock: Clock }) {
+export function createOffersService(deps: { db: Db; clock: Clock; outbox: Outbox }) {
   /** Each record with its products and their version in effect today (tenant time zone), when asked. */
   async function shape(db: Db, rows: repo.OfferRow[], options: ReadOptions): Promise<OfferRecord[]> {
     const records = rows.map(recordOf)
@@ -161,7 +162,7 @@ export function createOffersService(deps: { db: Db; clock: Clock }) {
     const attempt = () =>
       deps.db.transaction(async (tx) => {
         if (await repo.offerExists(tx, code)) {
-          await updateOffer(tx, code, { ...offerWriteOf(body), code: target }, actor, OFFERS_DIALECT)
+          await updateOffer(tx, code, { ...offerWriteOf(body), code: target }, actor, OFFERS_DIALECT, deps.outbox)
           return { created: false, record: await read(tx, target) }
         }
         // The path names any existing offer; a new one takes a code of the body's rules.
@@ -264,7 +265,7 @@ export function createOffersService(deps: { db: Db; clock: Clock }) {
     /** Partial update: only sent fields change; a status change follows the transition table. */
     update: (code: string, body: OfferFieldsBody, actor: OfferActor) =>
       deps.db.transaction(async (tx) => {
-        await updateOffer(tx, code, offerWriteOf(body), actor, OFFERS_DIALECT)
+        await updateOffer(tx, code, offerWriteOf(body), actor, OFFERS_DIALECT, deps.outbox)
         return read(tx, code)
       }),
 

@@ -488,7 +488,12 @@ export function createOrderService(deps: { db: Db; clock: Clock; catalogCache?: 
           const view = await orderWire(tx, order)
           if (autoValidate) await countPlanUses(tx, rating, caller)
           const sellerId = resolved.seller.id
-          await outbox.emit(tx, { type: 'order.created', aggregate: { type: 'order', id: orderId }, object: view, sellerId })
+          await outbox.emit(tx, {
+            type: 'order.created',
+            aggregate: { type: 'order', id: orderId },
+            object: view,
+            sellerId,
+          })
           await outbox.emitMany(
             tx,
             'subscription.created',

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import type { Outbox } from '../../kernel/events/index.ts'
 import { systemClock, type Clock } from '../../kernel/clock.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
@@ -16,8 +17,8 @@ export { auditable, isoInstant, type AuditColumns } from './wire.ts'
 export { pricingOn, type PublishedPricing } from './price-on-day.repository.ts'
 
 /** Pricing versions of charges and the pure price models (flat, matrix, formula) the rating engine calls. */
-export function createPricingModule(deps: { db: Db; actorOf: ActorOf; clock?: Clock }) {
-  const service = createPricingService({ db: deps.db, clock: deps.clock ?? systemClock })
+export function createPricingModule(deps: { db: Db; actorOf: ActorOf; clock?: Clock; outbox: Outbox }) {
+  const service = createPricingService({ db: deps.db, clock: deps.clock ?? systemClock, outbox: deps.outbox })
   return {
     service,
     routes: (app: FastifyInstance) => registerPricingRoutes(app, service, deps.actorOf),

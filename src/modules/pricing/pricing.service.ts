@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { dayIn } from '../../kernel/time-zone.ts'
+import type { Outbox } from '../../kernel/events/index.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import { decimalJson } from '../../kernel/decimal-json.ts'
 import { AppError, validationError, type ErrorDetail } from '../../kernel/errors.ts'
@@ -126,7 +127,7 @@ function checkModelFields(input: DraftInput): ErrorDetail[] {
 }
 
 /** Pricing versions of charges: one mutable draft, published onto an end-exclusive timeline. */
-export function createPricingService(deps: { db: Db; clock: Clock }) {
+export function createPricingService(deps: { db: Db; clock: Clock; outbox: Outbox }) {
   async function chargeId(db: Db, code: string, lock: boolean): Promise<number> {
     const id = lock ? await records.lockIdOfCode(db, CHARGE(), code) : await records.idOfCode(db, CHARGE(), code)
     if (id === undefined) throw new AppError('ENTITY_NOT_FOUND', `Charge ${code} not found`)
@@ -247,6 +248,11 @@ export function createPricingService(deps: { db: Db; clock: Clock }) {
         }
         const all = await repo.versionsOfCharge(tx, id)
         const published = all.find((v) => v.version.id === draft.id)!
+        await deps.outbox.emit(tx, {
+          type: 'price.published',
+          aggregate: { type: 'charge', id },
+          object: { ...versionWire(published), chargeCode: code },
+        })
         return {
           ...versionWire(published),
           chargeCode: code,
