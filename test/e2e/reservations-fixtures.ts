@@ -12,7 +12,7 @@ import { orderOf, place, seedOrderCatalog } from './order-fixtures.ts'
 export const MEDIATION = '/api/rest/billing/mediation'
 
 /** A reservation report for statements tests call directly: its events go to an outbox without listeners. */
-export const testReport = repo.reservationReport(createOutbox({ clock: systemClock }))
+export const testReport = repo.prepaidReport(createOutbox({ clock: systemClock }))
 
 /**
  * On top of `seedOrderCatalog` (tax NORMAL 20 %, seller MAIN, UA_1 in EUR): counter template CT_FREE (10 free units a

@@ -97,7 +97,7 @@ const reservationLocked = (id: number) =>
   lockedElsewhere(sql`select id from reservation where id = ${id} for update nowait`)
 
 /** What another transaction writes on the period or wallet, as the ledger does (a row and its figure). */
-const ledger = (tx: Db, entry: repo.LedgerEntry) => repo.applyLedger(tx, [entry], 'other')
+const ledger = (tx: Db, entry: repo.LedgerEntry) => repo.applyLedger(tx, [entry], 'other', testReport)
 
 beforeAll(async () => {
   if (!onPostgres) return
@@ -291,7 +291,7 @@ describe.skipIf(!onPostgres)('the one-statement close against another transactio
       await tx.execute(sql`select id from reservation where id = ${id} for update`)
       await repo.lockCounterPeriods(tx, [periodId])
       await repo.lockWallets(tx, [walletId])
-      await repo.applyLedger(tx, release(id, '1', '0.25'), 'other')
+      await repo.applyLedger(tx, release(id, '1', '0.25'), 'other', testReport)
       await repo.closeReservation(
         tx,
         id,

@@ -47,6 +47,7 @@ describe('prepaid wallets', () => {
       balance: 10,
       reserved: 0,
       available: 10,
+      lowBalanceLevel: null,
     })
     const bad = await t.request('POST', '/api/v1/userAccounts/UA_1/wallets/PP/credits', { amount: 0 })
     expect(bad.status).toBe(400)

@@ -58,31 +58,33 @@ export function createOutbox(deps: { clock: Clock }) {
   const listeners: EventListener[] = []
 
   /**
-   * The CTEs writing events (names prefixed `ev_`) from `input`, a SELECT of (event_id, aggregate_id, seller_id,
+   * The CTEs writing events (names prefixed `ev_`, or `prefix`) from `input`, a SELECT of (event_id, aggregate_id, seller_id,
    * data), one row per record: the records' sequences, the events, and the listeners' CTEs.
    */
-  function writing(type: string, aggregateType: string, input: SQL, at: Date): SQL {
-    return sql`ev_input as materialized (${input}), ev_sequence as (
+  function writing(type: string, aggregateType: string, input: SQL, at: Date, prefix = 'ev'): SQL {
+    const name = (part: string) => sql.raw(`${prefix}_${part}`)
+    return sql`${name('input')} as materialized (${input}), ${name('sequence')} as (
         insert into event_aggregate (aggregate_type, aggregate_id, last_sequence)
-        select ${aggregateType}, aggregate_id, 1 from ev_input
+        select ${aggregateType}, aggregate_id, 1 from ${name('input')}
         on conflict (aggregate_type, aggregate_id) do update set last_sequence = event_aggregate.last_sequence + 1
         returning aggregate_id, last_sequence
-      ), ev_written as (
+      ), ${name('written')} as (
         insert into event (event_id, event_type, occurred_at, aggregate_type, aggregate_id, sequence, data, seller_id)
         select i.event_id, ${type}, ${at.toISOString()}::timestamptz, ${aggregateType}, i.aggregate_id, s.last_sequence,
           i.data, i.seller_id
-        from ev_input i join ev_sequence s on s.aggregate_id = i.aggregate_id
+        from ${name('input')} i join ${name('sequence')} s on s.aggregate_id = i.aggregate_id
         returning id, event_id, event_type, aggregate_id, seller_id
       )${sql.join(
-        listeners.map(
-          (listener, n) => sql`, ${sql.raw(`ev_listener_${n}`)} as (${listener(sql.raw('ev_written'), at)})`,
-        ),
+        listeners.map((listener, n) => sql`, ${name(`listener_${n}`)} as (${listener(name('written'), at)})`),
         sql``,
       )}`
   }
 
-  /** The CTEs writing one event inside a larger statement's WITH list, gated by `when`. */
-  function ctes(event: EventSql): SQL {
+  /**
+   * The CTEs writing one event inside a larger statement's WITH list, gated by `when`. Two events in one statement
+   * need two prefixes for their CTEs' names (`ev` by default).
+   */
+  function ctes(event: EventSql, prefix = 'ev'): SQL {
     const at = deps.clock.now()
     const data = event.previous
       ? sql`jsonb_build_object('object', ${event.object}, 'previous', ${event.previous})`
@@ -93,6 +95,7 @@ export function createOutbox(deps: { clock: Clock }) {
       sql`select ${eventId(at)} as event_id, ${event.aggregateId}::text as aggregate_id,
         ${event.sellerId}::bigint as seller_id, ${data} as data where ${event.when}`,
       at,
+      prefix,
     )
   }
 

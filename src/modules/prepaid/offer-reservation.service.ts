@@ -36,7 +36,7 @@ export function createOfferReservationService(deps: {
   outbox: Outbox
 }) {
   const { db, clock, outbox } = deps
-  const report = repo.reservationReport(outbox)
+  const report = repo.prepaidReport(outbox)
 
   const orderOf = (
     input: { sellerCode: string; offerCode: string; userAccountCode: string; subscriptionDate: string },

@@ -1,7 +1,9 @@
 import { sql, type SQL } from 'drizzle-orm'
 import type { Outbox } from '../../kernel/events/index.ts'
 import { coalescedReads } from '../../kernel/db/coalesced-reads.ts'
+import type { Decimal } from 'decimal.js'
 import { one, preparedRows, rows, type Db } from '../../kernel/db/database.ts'
+import { money } from '../../kernel/money.ts'
 import { registry } from '../../kernel/model/index.ts'
 import { instantText, textArray } from '../../kernel/model/json.ts'
 import { sellerRestriction, type SellerCodes } from '../../kernel/model/row-security.ts'
@@ -397,10 +399,13 @@ export interface WalletRow {
   readonly minorUnits: number
   readonly balance: string
   readonly reserved: string
+  /** The available amount below which the wallet reports `wallet.balance_low` (none: never). */
+  readonly lowBalanceLevel: string | null
 }
 
 const walletSelect = sql`select w.id, w.code, w.wallet_type, w.user_account_id, cur.code as currency,
-    cur.decimal_places as minor_units, w.balance::text as balance, w.reserved::text as reserved
+    cur.decimal_places as minor_units, w.balance::text as balance, w.reserved::text as reserved,
+    w.low_balance_level::text as low_balance_level
   from wallet w
   join user_account ua on ua.id = w.user_account_id
   join billing_account ba on ba.id = ua.billing_account_id
@@ -416,7 +421,23 @@ function walletOf(r: Record<string, unknown>): WalletRow {
     minorUnits: num(r.minor_units),
     balance: r.balance as string,
     reserved: r.reserved as string,
+    lowBalanceLevel: r.low_balance_level as string | null,
   }
+}
+
+/** A user account's currency (its billing account's) and that currency's decimals. */
+export async function currencyOfUserAccount(
+  db: Db,
+  userAccountId: number,
+): Promise<{ code: string; minorUnits: number }> {
+  const found = await one<{ code: string; minor_units: unknown }>(
+    db,
+    sql`select cur.code, cur.decimal_places as minor_units from user_account ua
+      join billing_account ba on ba.id = ua.billing_account_id
+      join trading_currency cur on cur.id = ba.trading_currency_id
+      where ua.id = ${userAccountId}`,
+  )
+  return { code: found!.code, minorUnits: num(found!.minor_units) }
 }
 
 /** The seller a user account belongs to (through its billing account, customer account and customer). */
@@ -468,16 +489,34 @@ export async function walletByCode(db: Db, userAccountId: number, code: string):
 
 export async function insertWallet(
   db: Db,
-  wallet: { userAccountId: number; code: string; description: string | null },
+  wallet: { userAccountId: number; code: string; description: string | null; lowBalanceLevel: string | null },
   actor: string,
 ): Promise<boolean> {
   const created = await rows<{ id: unknown }>(
     db,
-    sql`insert into wallet (code, description, user_account_id, wallet_type, principal, creator)
-      values (${wallet.code}, ${wallet.description}, ${wallet.userAccountId}, 'PREPAID', false, ${actor})
+    sql`insert into wallet (code, description, user_account_id, wallet_type, principal, low_balance_level, creator)
+      values (${wallet.code}, ${wallet.description}, ${wallet.userAccountId}, 'PREPAID', false,
+        ${wallet.lowBalanceLevel}::numeric, ${actor})
       on conflict do nothing returning id`,
   )
   return created.length > 0
+}
+
+/** Changes a wallet's description and low-balance level (those given). */
+export async function updateWallet(
+  db: Db,
+  id: number,
+  change: { description?: string | null; lowBalanceLevel?: string | null },
+  actor: string,
+): Promise<void> {
+  const sets = [
+    ...(change.description === undefined ? [] : [sql`description = ${change.description}`]),
+    ...(change.lowBalanceLevel === undefined ? [] : [sql`low_balance_level = ${change.lowBalanceLevel}::numeric`]),
+  ]
+  await db.execute(
+    sql`update wallet set ${sql.join([...sets, sql`updated = now()`, sql`updater = ${actor}`], sql`, `)}
+      where id = ${id}`,
+  )
 }
 
 export type LedgerType = 'CREDIT' | 'HOLD' | 'RELEASE' | 'CONSUME'
@@ -499,9 +538,16 @@ export interface LedgerEntry {
  * Writes ledger entries and applies each to its wallet (`balance`, `reserved`) or counter period (`value`): the
  * stored figures stay the sums of their ledger rows. The rows must be locked by the caller.
  */
-export async function applyLedger(db: Db, entries: readonly LedgerEntry[], actor: string): Promise<void> {
+export async function applyLedger(
+  db: Db,
+  entries: readonly LedgerEntry[],
+  actor: string,
+  report: PrepaidReport,
+): Promise<void> {
   if (entries.length === 0) return
-  await db.execute(sql`with ${ledgerQueries(entries, actor, null)} select (select count(*) from ledger) as entries`)
+  await db.execute(
+    sql`with ${ledgerQueries(entries, actor, report, null)} select (select count(*) from ledger) as entries`,
+  )
 }
 
 /**
@@ -517,6 +563,7 @@ export async function applyLedger(db: Db, entries: readonly LedgerEntry[], actor
 function ledgerQueries(
   entries: readonly LedgerEntry[],
   actor: string,
+  report: PrepaidReport,
   reservationId: SQL | null,
   condition: SQL = sql`true`,
   lockedPeriods: SQL | null = null,
@@ -546,8 +593,13 @@ function ledgerQueries(
     ), wallets as (
       update wallet set balance = balance + s.b, reserved = reserved + s.d, updated = now(), updater = ${actor}
       from (select w, sum(b) as b, sum(d) as d from entries where w is not null group by w) s
-      where wallet.id = s.w returning wallet.id
-    ), counters as (
+      where wallet.id = s.w
+      returning wallet.id, wallet.code, wallet.wallet_type, wallet.user_account_id, wallet.balance, wallet.reserved,
+        wallet.low_balance_level, (wallet.balance - s.b) - (wallet.reserved - s.d) as available_before
+    )${sql.join(
+      lowered(entries).map((walletId, n) => sql`, ${report.lowBalance(walletId, sql`wallets`, `evl${n}`)}`),
+      sql``,
+    )}, counters as (
       update counter_period set value = ${periodValue} + s.b, updated = now(), updater = ${actor}
       from (select c, sum(b) as b from entries where c is not null group by c) s${
         lockedPeriods === null ? sql`` : sql` left join ${lockedPeriods} l on l.id = s.c`
@@ -695,7 +747,26 @@ const reportedColumns = sql`id, reservation_type, status, quantity, consumed_qua
  * CTE `source` of the writing statement (its returned row): built by the outbox, so a reservation written in one
  * statement reports in that statement. Nothing when `source` wrote no row.
  */
-export type ReservationReport = (type: string, source: SQL) => SQL
+export interface PrepaidReport {
+  readonly reservation: (type: string, source: SQL) => SQL
+  /**
+   * The CTEs (names prefixed `prefix`) of `wallet.balance_low` for wallet `walletId` when the ledger statement's
+   * CTE `wallets` (the changed wallets' rows after the change, with `available_before`) shows its available amount
+   * crossing its low-balance level downwards: from at or above the level to below it.
+   */
+  readonly lowBalance: (walletId: number, wallets: SQL, prefix: string) => SQL
+}
+
+/** The wallets whose available amount (balance − reserved) the entries lower: those that may cross their level. */
+function lowered(entries: readonly LedgerEntry[]): number[] {
+  const delta = new Map<number, Decimal>()
+  for (const e of entries) {
+    if (e.walletId === undefined) continue
+    const change = money(e.balanceDelta).minus(e.reservedDelta ?? '0')
+    delta.set(e.walletId, (delta.get(e.walletId) ?? money(0)).plus(change))
+  }
+  return [...delta].filter(([, d]) => d.isNegative()).map(([id]) => id)
+}
 
 /** The reservation as its events show it, from a row of `reportedColumns`. */
 export const reservationEventObject = (source: SQL) =>
@@ -707,7 +778,7 @@ export async function insertReservation(
   values: NewReservation,
   actor: string,
   holds: readonly LedgerEntry[],
-  report: ReservationReport,
+  report: PrepaidReport,
 ): Promise<number> {
   const insert = reservationInsert(values, actor)
   // One statement inserts the reservation, writes and applies its ledger rows (wallets and counter periods locked by
@@ -715,9 +786,9 @@ export async function insertReservation(
   const created = await one<{ id: unknown }>(
     db,
     holds.length === 0
-      ? sql`with created as (${insert}), ${report('reservation.created', sql`created`)} select id from created`
-      : sql`with created as (${insert}), ${ledgerQueries(holds, actor, sql`(select id from created)`)},
-          ${report('reservation.created', sql`created`)}
+      ? sql`with created as (${insert}), ${report.reservation('reservation.created', sql`created`)} select id from created`
+      : sql`with created as (${insert}), ${ledgerQueries(holds, actor, report, sql`(select id from created)`)},
+          ${report.reservation('reservation.created', sql`created`)}
           select (select id from created) as id, (select count(*) from ledger) as entries`,
   )
   return num(created!.id)
@@ -753,7 +824,7 @@ export async function reserveHeld(
   takes: readonly { periodId: number; units: string }[],
   holds: readonly LedgerEntry[],
   actor: string,
-  report: ReservationReport,
+  report: PrepaidReport,
 ): Promise<HeldOutcome> {
   const amount = reservation.amountWithTax
   const [found] = await preparedRows<{
@@ -796,10 +867,11 @@ export async function reserveHeld(
       ), ${ledgerQueries(
         holds,
         actor,
+        report,
         sql`(select id from created)`,
         sql`exists (select 1 from created)`,
         sql`locked_periods`,
-      )}, ${report('reservation.created', sql`created`)}
+      )}, ${report.reservation('reservation.created', sql`created`)}
       select checked.counters_ok, checked.available::text as available, checked.free_before::text as free_before,
         (select id from created) as id,
         (select count(*) from ledger) as entries
@@ -818,7 +890,7 @@ export async function closeReservation(
   id: number,
   close: { status: 'CONFIRMED' | 'CANCELLED' | 'EXPIRED'; consumedQuantity: string | null; at: Date },
   actor: string,
-  report: ReservationReport,
+  report: PrepaidReport,
 ): Promise<void> {
   await preparedRows(
     db,
@@ -828,7 +900,7 @@ export async function closeReservation(
           updated = now(), updater = ${actor}
         where id = ${id} and status = 'OPEN'
         returning ${reportedColumns}
-      ), ${report(`reservation.${close.status.toLowerCase()}`, sql`closed`)}
+      ), ${report.reservation(`reservation.${close.status.toLowerCase()}`, sql`closed`)}
       select id from closed`,
   )
 }
@@ -885,7 +957,7 @@ export async function closeHeld(
   },
   entries: readonly LedgerEntry[],
   actor: string,
-  report: ReservationReport,
+  report: PrepaidReport,
   operations: readonly Omit<WalletOperationValues, 'id'>[] = [],
 ): Promise<boolean> {
   const applied = sql`(select count(*) from locked_wallets) >= 0 and exists (select 1 from closed)`
@@ -914,9 +986,9 @@ export async function closeHeld(
           closed_date = ${close.at.toISOString()}::timestamptz, updated = now(), updater = ${actor}
         where id = (select id from locked_reservation) and ${covered}
         returning ${reportedColumns}
-      ), ${ledgerQueries(entries, actor, sql`(select id from closed)`, applied)}${
+      ), ${ledgerQueries(entries, actor, report, sql`(select id from closed)`, applied)}${
         operations.length === 0 ? sql`` : sql`, operations as (${walletOperationsInsert(operations, applied)})`
-      }, ${report(`reservation.${close.status.toLowerCase()}`, sql`closed`)}
+      }, ${report.reservation(`reservation.${close.status.toLowerCase()}`, sql`closed`)}
       select (select id from closed) as id, (select count(*) from ledger) as entries`,
   )
   return found!.id !== null
@@ -1029,14 +1101,40 @@ export async function lockOrderForRating(db: Db, orderId: number): Promise<void>
 }
 
 /** The reservation report of an outbox: the event of a reservation written by the statement's CTE `source`. */
-export function reservationReport(outbox: Outbox): ReservationReport {
-  return (type, source) =>
-    outbox.ctes({
-      type,
-      aggregateType: 'reservation',
-      aggregateId: sql`(select id from ${source})`,
-      object: reservationEventObject(source),
-      sellerId: sql`(select seller_id from ${source})`,
-      when: sql`exists (select 1 from ${source})`,
-    })
+export function prepaidReport(outbox: Outbox): PrepaidReport {
+  return {
+    reservation: (type, source) =>
+      outbox.ctes({
+        type,
+        aggregateType: 'reservation',
+        aggregateId: sql`(select id from ${source})`,
+        object: reservationEventObject(source),
+        sellerId: sql`(select seller_id from ${source})`,
+        when: sql`exists (select 1 from ${source})`,
+      }),
+    lowBalance: (walletId, wallets, prefix) => {
+      const row = sql`(select * from ${wallets} where id = ${walletId}::bigint)`
+      return outbox.ctes(
+        {
+          type: 'wallet.balance_low',
+          aggregateType: 'wallet',
+          aggregateId: sql`${walletId}::bigint`,
+          // The wallet as its event shows it (see the wallet service's eventObject): decimals as JSON numbers.
+          object: sql`(select jsonb_build_object('userAccount', ua.code, 'code', x.code, 'walletType', x.wallet_type,
+              'currency', cur.code, 'balance', x.balance, 'reserved', x.reserved, 'available', x.balance - x.reserved,
+              'lowBalanceLevel', x.low_balance_level)
+            from ${row} x join user_account ua on ua.id = x.user_account_id
+            join billing_account ba on ba.id = ua.billing_account_id
+            join trading_currency cur on cur.id = ba.trading_currency_id)`,
+          previous: sql`(select jsonb_build_object('available', x.available_before) from ${row} x)`,
+          sellerId: sql`(select c.seller_id from ${row} x join user_account ua on ua.id = x.user_account_id
+            join billing_account ba on ba.id = ua.billing_account_id
+            join customer_account ca on ca.id = ba.customer_account_id join customer c on c.id = ca.customer_id)`,
+          when: sql`exists (select 1 from ${row} x where x.low_balance_level is not null
+            and x.available_before >= x.low_balance_level and x.balance - x.reserved < x.low_balance_level)`,
+        },
+        prefix,
+      )
+    },
+  }
 }

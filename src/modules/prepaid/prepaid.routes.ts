@@ -22,6 +22,7 @@ import {
   Wallet,
   WalletList,
   WalletParams,
+  UpdateWalletBody,
 } from './prepaid.schemas.ts'
 import type { Caller, ReservationService } from './reservation.service.ts'
 import type { WalletService, WalletView } from './wallet.service.ts'
@@ -44,7 +45,12 @@ const walletWire = (w: WalletView) => ({
   balance: decimalJson(w.balance.toFixed()),
   reserved: decimalJson(w.reserved.toFixed()),
   available: decimalJson(w.available.toFixed()),
+  lowBalanceLevel: w.lowBalanceLevel === null ? null : decimalJson(w.lowBalanceLevel.toFixed()),
 })
+
+/** An optional decimal field that may be null (none): read exactly, 400 naming it when it cannot be stored. */
+const optionalDecimal = (value: number | string | null | undefined, field: string) =>
+  value === undefined || value === null ? value : decimalField(value, field)
 
 /** Prepaid usage reservations (`billing.wallets.manage`) and prepaid wallets (`billing.wallets.*`). */
 export function registerPrepaidRoutes(
@@ -161,8 +167,39 @@ export function registerPrepaidRoutes(
         response: { 201: Wallet },
       },
     },
-    async (request, reply) =>
-      reply.status(201).send(walletWire(await deps.wallets.create(request.params.code, request.body, caller(request)))),
+    async (request, reply) => {
+      const input = {
+        ...request.body,
+        lowBalanceLevel: optionalDecimal(request.body.lowBalanceLevel, 'lowBalanceLevel'),
+      }
+      return reply.status(201).send(walletWire(await deps.wallets.create(request.params.code, input, caller(request))))
+    },
+  )
+
+  app.put(
+    `${WALLETS}/:walletCode`,
+    {
+      config: manage,
+      schema: {
+        tags: walletTags,
+        summary: 'Change a wallet’s description or low-balance level',
+        description:
+          'A PREPAID wallet reports wallet.balance_low when a change of its balance takes its available amount ' +
+          '(balance − reserved) from at or above lowBalanceLevel to below it; null removes the level.',
+        params: WalletParams,
+        body: UpdateWalletBody,
+        response: { 200: Wallet },
+      },
+    },
+    async (request) => {
+      const input = {
+        ...request.body,
+        lowBalanceLevel: optionalDecimal(request.body.lowBalanceLevel, 'lowBalanceLevel'),
+      }
+      return walletWire(
+        await deps.wallets.update(request.params.code, request.params.walletCode, input, caller(request)),
+      )
+    },
   )
 
   app.post(

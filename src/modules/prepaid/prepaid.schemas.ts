@@ -45,6 +45,15 @@ export const CreateWalletBody = Type.Object(
     code: NewCode,
     walletType: Type.Literal('PREPAID'),
     description: Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Null()])),
+    lowBalanceLevel: Type.Optional(Type.Union([DecimalIn, Type.Null()])),
+  },
+  { additionalProperties: false },
+)
+
+export const UpdateWalletBody = Type.Object(
+  {
+    description: Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Null()])),
+    lowBalanceLevel: Type.Optional(Type.Union([DecimalIn, Type.Null()])),
   },
   { additionalProperties: false },
 )
@@ -64,6 +73,8 @@ export const Wallet = Type.Object({
   balance: DecimalOut,
   reserved: DecimalOut,
   available: DecimalOut,
+  /** `wallet.balance_low` is reported when the available amount falls below it (null: never). */
+  lowBalanceLevel: Type.Union([DecimalOut, Type.Null()]),
 })
 export const WalletList = Type.Array(Wallet)
 

@@ -214,7 +214,7 @@ function usageOperation(
 export function createReservationService(deps: { db: Db; clock: Clock; catalogCache?: CatalogCache; outbox: Outbox }) {
   const { db, clock, catalogCache } = deps
   // Every write of a reservation's status carries its event, in the same statement.
-  const report = repo.reservationReport(deps.outbox)
+  const report = repo.prepaidReport(deps.outbox)
 
   /**
    * Rates `quantity` units of a reservation's usage charge at its usage day, as a placed order's usage would be: the
@@ -307,7 +307,7 @@ export function createReservationService(deps: { db: Db; clock: Clock; catalogCa
       tx,
       walletIds.sort((a, b) => a - b),
     )
-    await repo.applyLedger(tx, reservations.flatMap(releaseEntries), actor)
+    await repo.applyLedger(tx, reservations.flatMap(releaseEntries), actor, report)
     for (const r of reservations) {
       await repo.closeReservation(tx, r.id, { status, consumedQuantity: null, at: clock.now() }, actor, report)
     }
@@ -774,7 +774,7 @@ export function createReservationService(deps: { db: Db; clock: Clock; catalogCa
         }
         await write?.()
         const entries = confirmEntries(r, split, charged)
-        await repo.applyLedger(tx, entries, caller.username)
+        await repo.applyLedger(tx, entries, caller.username, report)
         await repo.closeReservation(
           tx,
           r.id,

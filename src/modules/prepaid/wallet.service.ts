@@ -17,6 +17,8 @@ export interface WalletView {
   readonly reserved: Decimal
   /** balance − reserved: what a new reservation may hold. */
   readonly available: Decimal
+  /** `wallet.balance_low` is reported when the available amount falls below it; null: never. */
+  readonly lowBalanceLevel: Decimal | null
 }
 
 const view = (w: repo.WalletRow): WalletView => ({
@@ -26,6 +28,7 @@ const view = (w: repo.WalletRow): WalletView => ({
   balance: money(w.balance),
   reserved: money(w.reserved),
   available: money(w.balance).minus(w.reserved),
+  lowBalanceLevel: w.lowBalanceLevel === null ? null : money(w.lowBalanceLevel),
 })
 
 /** A wallet as its v1 resource shows it, in an event: decimals as JSON numbers, and its user account. */
@@ -37,11 +40,31 @@ const eventObject = (userAccount: string, w: WalletView) => ({
   balance: decimalJson(w.balance),
   reserved: decimalJson(w.reserved),
   available: decimalJson(w.available),
+  lowBalanceLevel: w.lowBalanceLevel === null ? null : decimalJson(w.lowBalanceLevel),
 })
+
+/**
+ * A low-balance level as stored: zero or more, in whole minor units of the wallet's currency (an available amount is
+ * always whole minor units, so a finer level would only hide where it is crossed).
+ */
+function levelOf(level: Decimal | null | undefined, currency: string, minorUnits: number): string | null | undefined {
+  if (level === undefined || level === null) return level
+  if (level.isNegative()) throw validationError([{ field: 'lowBalanceLevel', message: 'must be 0 or more' }])
+  if (level.decimalPlaces() > minorUnits) {
+    throw validationError([
+      {
+        field: 'lowBalanceLevel',
+        message: `${currency} amounts have at most ${minorUnits} decimals, not ${formatDecimal(level)}`,
+      },
+    ])
+  }
+  return level.toFixed()
+}
 
 /** A user account's wallets: the principal postpaid one and PREPAID ones, credited through the ledger. */
 export function createWalletService(deps: { db: Db; outbox: Outbox }) {
   const { db, outbox } = deps
+  const report = repo.prepaidReport(outbox)
 
   /** The user account, when the caller may see it (row-level security): otherwise ENTITY_NOT_FOUND. */
   async function userAccount(tx: Db, code: string, caller: Caller): Promise<number> {
@@ -61,7 +84,7 @@ export function createWalletService(deps: { db: Db; outbox: Outbox }) {
     /** Creates a PREPAID wallet (balance 0) in the billing account's currency. */
     async create(
       userAccountCode: string,
-      input: { code: string; walletType: string; description?: string | null },
+      input: { code: string; walletType: string; description?: string | null; lowBalanceLevel?: Decimal | null },
       caller: Caller,
     ): Promise<WalletView> {
       if (input.walletType !== 'PREPAID') {
@@ -69,9 +92,15 @@ export function createWalletService(deps: { db: Db; outbox: Outbox }) {
       }
       return db.transaction(async (tx) => {
         const id = await userAccount(tx, userAccountCode, caller)
+        const currency = await repo.currencyOfUserAccount(tx, id)
         const created = await repo.insertWallet(
           tx,
-          { userAccountId: id, code: input.code, description: input.description ?? null },
+          {
+            userAccountId: id,
+            code: input.code,
+            description: input.description ?? null,
+            lowBalanceLevel: levelOf(input.lowBalanceLevel, currency.code, currency.minorUnits) ?? null,
+          },
           caller.username,
         )
         if (!created) {
@@ -81,6 +110,33 @@ export function createWalletService(deps: { db: Db; outbox: Outbox }) {
           )
         }
         return view((await repo.walletByCode(tx, id, input.code))!)
+      })
+    },
+
+    /**
+     * Changes a PREPAID wallet's description or low-balance level. Setting a level the wallet is already below
+     * reports nothing: the event is a crossing, reported by the change of balance that makes it.
+     */
+    async update(
+      userAccountCode: string,
+      walletCode: string,
+      input: { description?: string | null; lowBalanceLevel?: Decimal | null },
+      caller: Caller,
+    ): Promise<WalletView> {
+      return db.transaction(async (tx) => {
+        const id = await userAccount(tx, userAccountCode, caller)
+        const wallet = await repo.walletByCode(tx, id, walletCode)
+        if (!wallet)
+          throw new AppError('ENTITY_NOT_FOUND', `Wallet ${walletCode} of user account ${userAccountCode} not found`)
+        if (wallet.walletType !== 'PREPAID' && input.lowBalanceLevel !== undefined) {
+          throw validationError([
+            { field: 'lowBalanceLevel', message: 'only PREPAID wallets have a low-balance level' },
+          ])
+        }
+        const lowBalanceLevel = levelOf(input.lowBalanceLevel, wallet.currency, wallet.minorUnits)
+        await repo.lockWallets(tx, [wallet.id])
+        await repo.updateWallet(tx, wallet.id, { description: input.description, lowBalanceLevel }, caller.username)
+        return view((await repo.walletByCode(tx, id, walletCode))!)
       })
     },
 
@@ -124,6 +180,7 @@ export function createWalletService(deps: { db: Db; outbox: Outbox }) {
             },
           ],
           caller.username,
+          report,
         )
         const after = view((await repo.walletByCode(tx, id, walletCode))!)
         await outbox.emit(tx, {

@@ -238,12 +238,15 @@ export const wallets = pgTable(
     /** PREPAID wallets: credits minus consumption; `reserved` is what open reservations hold (see balance_ledger). */
     balance: decimal('balance').notNull().default('0'),
     reserved: decimal('reserved').notNull().default('0'),
+    /** PREPAID wallets: `wallet.balance_low` when the available amount (balance − reserved) falls below it. */
+    lowBalanceLevel: decimal('low_balance_level'),
     ...auditColumns(),
   },
   (t) => [
     unique('wallet_user_account_code_uq').on(t.userAccountId, t.code),
     check('wallet_type_valid', sql`${t.walletType} in ('POSTPAID', 'PREPAID')`),
     check('wallet_reserved_not_negative', sql`${t.reserved} >= 0`),
+    check('wallet_low_balance_level_not_negative', sql`${t.lowBalanceLevel} >= 0`),
   ],
 )
 
