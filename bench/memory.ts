@@ -24,35 +24,16 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { load, type LoadResult } from './load.ts'
+import { adminToken, residentBytes, ROOT, startScript, waitReady } from './server.ts'
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const durationSec = Number(process.env.BENCH_DURATION_SEC ?? 15)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 6)
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const SECRET = 'bench-admin-secret-0123456789'
 const MB = 1024 * 1024
-
-/**
- * The environment (`NAME=value` before `node`) and node options of `npm start`, read from package.json so the
- * benchmark measures what operators run.
- */
-function startScript(): { env: Record<string, string>; nodeFlags: string[] } {
-  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }
-  const words = pkg.scripts.start.split(/\s+/)
-  const node = words.indexOf('node')
-  assert.ok(node >= 0, 'the start script runs node')
-  const env = Object.fromEntries(
-    words
-      .slice(0, node)
-      .filter((w) => w.includes('=')) // not `exec`
-      .map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]),
-  )
-  return { env, nodeFlags: words.slice(node + 1, words.indexOf('bin/obol.js')).filter((w) => w.startsWith('--')) }
-}
 
 interface Configuration {
   name: string
@@ -72,14 +53,6 @@ interface Measured {
   gcSeconds: number
   list: LoadResult[]
   preview: LoadResult[]
-}
-
-const residentBytes = (pid: number): number => {
-  const line = fs
-    .readFileSync(`/proc/${pid}/status`, 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith('VmRSS:'))
-  return Number(/(\d+)/.exec(line ?? '')![1]) * 1024
 }
 
 async function metric(base: string, name: string): Promise<number> {
@@ -104,19 +77,6 @@ async function gcSeconds(base: string): Promise<number> {
     .split('\n')
     .filter((l) => l.startsWith('nodejs_gc_duration_seconds_sum'))
     .reduce((sum, l) => sum + Number(l.split(' ')[1]), 0)
-}
-
-async function waitReady(base: string, child: ChildProcess, log: () => string): Promise<void> {
-  for (let i = 0; i < 600; i += 1) {
-    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}:\n${log()}`)
-    try {
-      if ((await fetch(`${base}/health/ready`)).ok) return
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200))
-  }
-  throw new Error(`the server did not become ready:\n${log()}`)
 }
 
 interface Running {
@@ -195,14 +155,7 @@ async function prepare(running: Running): Promise<void> {
   running.measured.idleRss = residentBytes(running.child.pid!)
   running.measured.idleWasm = await residentWasm(running)
   running.measured.gcSeconds = await gcSeconds(running.base)
-  const token = (await (
-    await fetch(`${running.base}/auth/realms/obol/protocol/openid-connect/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: 'obol-admin', client_secret: SECRET }),
-    })
-  ).json()) as { access_token: string }
-  running.headers = { authorization: `Bearer ${token.access_token}` }
+  running.headers = { authorization: `Bearer ${await adminToken(running.base, SECRET)}` }
   const check = await fetch(`${running.base}/api/v1/orders/preview`, {
     method: 'POST',
     headers: { ...running.headers, 'content-type': 'application/json' },

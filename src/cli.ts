@@ -34,24 +34,40 @@ ${CONFIG_VARIABLES.map((v) => `  ${v.name.padEnd(24)} ${v.description} (default 
   migrate: `Usage: obol migrate
 
 Applies pending migrations to the configured database (DATABASE_URL, or embedded PGlite under DATA_DIR) and exits.`,
-  'seed-demo': `Usage: obol seed-demo [--volume N]
+  'seed-demo': `Usage: obol seed-demo [--volume N [--accounts M]]
 
 Creates the demo tenant (a seller, 50 customers with account hierarchies, currencies, taxes, the MONTHLY calendar,
 a billing cycle, invoice categories, accounting articles). Does nothing when it already exists.
   --volume N      then adds N wallet operations (1 to 1,000,000,000) dated over the last two years, with the
-                  subscriptions and charge instances they belong to; progress on the terminal`,
+                  subscriptions and charge instances they belong to; progress on the terminal
+  --accounts M    puts them on M new billing accounts (1 to N), each with its customer, customer account, user
+                  account and principal wallet, instead of the demo's`,
   ...IAM_COMMAND_HELP,
 }
 
-/** `--volume N` of seed-demo (undefined without it). */
-function volumeOption(args: string[]): number | undefined {
-  if (args.length === 0) return undefined
-  const [option, value, ...rest] = args
-  if (option !== '--volume') fail(`seed-demo: unknown option '${option!}'`)
-  if (rest.length > 0) fail(`seed-demo: unknown option '${rest[0]!}'`)
-  if (value === undefined || !/^\d{1,10}$/.test(value) || Number(value) < 1 || Number(value) > 1_000_000_000)
-    fail(`seed-demo: --volume expects a number of wallet operations from 1 to 1000000000, got '${value ?? ''}'`)
-  return Number(value)
+/** `--volume N` and `--accounts M` of seed-demo (undefined without --volume), in any order. */
+function volumeOptions(args: string[]): { count: number; accounts?: number } | undefined {
+  const given = new Map<string, string | undefined>()
+  for (let i = 0; i < args.length; i += 2) {
+    const option = args[i]!
+    if (option !== '--volume' && option !== '--accounts') fail(`seed-demo: unknown option '${option}'`)
+    if (given.has(option)) fail(`seed-demo: ${option} is given twice`)
+    given.set(option, args[i + 1])
+  }
+  if (given.size === 0) return undefined
+  const count = given.get('--volume')
+  if (count === undefined && given.has('--accounts')) fail('seed-demo: --accounts goes with --volume N')
+  const number = (value: string | undefined, max: number) =>
+    value !== undefined && /^\d{1,10}$/.test(value) && Number(value) >= 1 && Number(value) <= max
+  if (!number(count, 1_000_000_000))
+    fail(`seed-demo: --volume expects a number of wallet operations from 1 to 1000000000, got '${count ?? ''}'`)
+  if (!given.has('--accounts')) return { count: Number(count) }
+  const accounts = given.get('--accounts')
+  if (!number(accounts, Number(count)))
+    fail(
+      `seed-demo: --accounts expects a number of billing accounts from 1 to ${count!} (--volume), got '${accounts ?? ''}'`,
+    )
+  return { count: Number(count), accounts: Number(accounts) }
 }
 
 function fail(message: string): never {
@@ -107,7 +123,7 @@ export async function main(argv: string[]): Promise<void> {
         })
         return
       case 'seed-demo': {
-        const volume = volumeOption(args)
+        const volume = volumeOptions(args)
         await withDatabase(async ({ database }) => {
           await migrate(database.db)
           const { created } = await seedDemo(database.db)
@@ -118,7 +134,7 @@ export async function main(argv: string[]): Promise<void> {
           const started = performance.now()
           const rate = (written: number) => Math.round(written / Math.max(0.001, (performance.now() - started) / 1000))
           const done = await seedVolume(database.db, {
-            count: volume,
+            ...volume,
             clock: systemClock,
             onProgress: ({ written, total }) => {
               const line = `Wallet operations: ${written.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} (${rate(written).toLocaleString('en-US')}/s)`
@@ -128,7 +144,7 @@ export async function main(argv: string[]): Promise<void> {
           if (process.stdout.isTTY) process.stdout.write('\n')
           const seconds = ((performance.now() - started) / 1000).toFixed(1)
           process.stdout.write(
-            `Added ${done.walletOperations.toLocaleString('en-US')} wallet operations on ${done.subscriptions.toLocaleString('en-US')} new subscriptions in ${seconds} s\n`,
+            `Added ${done.walletOperations.toLocaleString('en-US')} wallet operations on ${done.subscriptions.toLocaleString('en-US')} new subscriptions${done.billingAccounts > 0 ? ` of ${done.billingAccounts.toLocaleString('en-US')} new billing accounts` : ''} in ${seconds} s\n`,
           )
         })
         return
