@@ -150,7 +150,10 @@ describe('process types', () => {
   it('AUTOMATIC makes the drafts at once and waits for advance to validate them', async () => {
     const { cycle, accounts } = await freshAccounts(t, 'AUTO', { accounts: 3 })
     for (const account of [...accounts].reverse()) await orderFor(t, account, { fee: true })
-    const run = await runCycle(t, cycle, { processType: 'AUTOMATIC' })
+    const started = await startRun(t, cycle, { processType: 'AUTOMATIC' })
+    // Its progress counts out of the cycle's billing accounts from the start.
+    expect(started.progress).toMatchObject({ step: 'CREATING_INVOICE_LINES', done: 0, total: 3 })
+    const run = await settledRun(t, started.id)
     expect(run).toMatchObject({ status: 'DRAFT_INVOICES', counts: { invoices: { DRAFT: 3 } } })
     await t.request('POST', `/api/v1/billingRuns/${run.id}/advance`)
     expect((await settledRun(t, run.id)).status).toBe('VALIDATED')

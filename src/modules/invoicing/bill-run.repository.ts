@@ -13,7 +13,10 @@ const param = (date: Date | null) => sql`${date?.toISOString() ?? null}::timesta
 const ids = (values: readonly number[]) => sql`${textArray(values.map(String))}::bigint[]`
 const num = (value: unknown) => Number(value)
 
-/** Inserts runs in status NEW, their lines step pending (`step` set: the job takes them at once). */
+/**
+ * Inserts runs in status NEW, their lines step pending (`step` set: the job takes them at once), its progress out of
+ * the cycle's billing accounts (what the step works through).
+ */
 export async function insertBillRuns(db: Db, runs: readonly NewBillRun[]): Promise<number[]> {
   if (runs.length === 0) return []
   const values = runs.map(
@@ -21,14 +24,14 @@ export async function insertBillRuns(db: Db, runs: readonly NewBillRun[]): Promi
       ${param(r.lastTransactionDate)}, ${param(r.invoiceDate)}, ${r.rejectAutoAction}, ${r.suspectAutoAction},
       ${r.generateAO}, ${r.computeDatesAtValidation}, ${r.ignoreOrders}, ${r.ignoreSubscriptions}, ${r.dateAggregation},
       ${r.discountAggregation}, ${r.disableAggregation}, ${r.scheduleCode}, ${r.firingId}, ${r.originBillRunId ?? null},
-      ${r.creator})`,
+      ${r.creator}, (select count(*) from billing_account where billing_cycle_id = ${r.billingCycleId}))`,
   )
   const inserted = await rows<{ id: string | number }>(
     db,
     sql`insert into billing_run (description, status, step, billing_cycle_id, process_type, last_transaction_date,
       invoice_date, reject_auto_action, suspect_auto_action, generate_ao, compute_dates_at_validation, ignore_orders,
       ignore_subscriptions, date_aggregation, discount_aggregation, disable_aggregation, schedule_code, firing_id,
-      origin_bill_run_id, creator)
+      origin_bill_run_id, creator, progress_total)
       values ${sql.join(values, sql`, `)} returning id`,
   )
   return inserted.map((row) => Number(row.id)).sort((a, b) => a - b)
