@@ -2614,6 +2614,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/invoices/{id}/creditNotes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue a draft credit note of a validated invoice, whole or for amounts of its lines; 422 when the invoice’s credit notes would exceed it
+         * @description Required role: `billing.creditNotes.manage`.
+         */
+        post: operations["creditNotesInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/billingAccounts/{code}/invoicePreview": {
         parameters: {
             query?: never;
@@ -4042,6 +4062,10 @@ export interface components {
             email: string | null;
             /** @enum {string} */
             status: "ACTIVE" | "CLOSED" | "TERMINATED";
+            address1: string | null;
+            address2: string | null;
+            zipCode: string | null;
+            city: string | null;
             cfValues: {
                 [key: string]: unknown;
             };
@@ -4072,6 +4096,10 @@ export interface components {
             email?: string | null;
             /** @enum {string} */
             status?: "ACTIVE" | "CLOSED" | "TERMINATED";
+            address1?: string | null;
+            address2?: string | null;
+            zipCode?: string | null;
+            city?: string | null;
             /** @description code of the CustomerAccount */
             customerAccount: string;
             /** @description code of the BillingCycle */
@@ -4104,6 +4132,10 @@ export interface components {
             email?: string | null;
             /** @enum {string} */
             status?: "ACTIVE" | "CLOSED" | "TERMINATED";
+            address1?: string | null;
+            address2?: string | null;
+            zipCode?: string | null;
+            city?: string | null;
             /** @description code of the CustomerAccount */
             customerAccount?: string;
             /** @description code of the BillingCycle */
@@ -4478,6 +4510,7 @@ export interface components {
             email: string | null;
             /** @enum {string} */
             status: "ACTIVE" | "CLOSED" | "TERMINATED";
+            vatNo: string | null;
             cfValues: {
                 [key: string]: unknown;
             };
@@ -4573,6 +4606,7 @@ export interface components {
             email?: string | null;
             /** @enum {string} */
             status?: "ACTIVE" | "CLOSED" | "TERMINATED";
+            vatNo?: string | null;
             /** @description code of the Seller */
             seller: string;
             /** @description custom field values: code → [{ value }] */
@@ -4597,6 +4631,7 @@ export interface components {
             email?: string | null;
             /** @enum {string} */
             status?: "ACTIVE" | "CLOSED" | "TERMINATED";
+            vatNo?: string | null;
             /** @description code of the Seller */
             seller?: string;
             /** @description custom field values: code → [{ value }] */
@@ -4978,6 +5013,18 @@ export interface components {
                 discountPlanItem?: string | null;
                 discountedLine?: number | null;
                 creditedLine?: number | null;
+            }[];
+            /** @description the credit notes of this invoice, cancelled ones included (none for a credit note) */
+            creditNotes: {
+                id: number;
+                invoiceNumber: string | null;
+                /** @enum {string} */
+                status: "DRAFT" | "SUSPECT" | "REJECTED" | "VALIDATED" | "CANCELLED";
+                /**
+                 * Format: decimal
+                 * @description a decimal number, written exactly
+                 */
+                amountWithTax: number;
             }[];
         };
         /** InvoiceCategory */
@@ -5956,6 +6003,11 @@ export interface components {
             id: number;
             code: string;
             description: string | null;
+            address1: string | null;
+            address2: string | null;
+            zipCode: string | null;
+            city: string | null;
+            vatNo: string | null;
             cfValues: {
                 [key: string]: unknown;
             };
@@ -5980,6 +6032,11 @@ export interface components {
         SellerInput: {
             code: string;
             description?: string | null;
+            address1?: string | null;
+            address2?: string | null;
+            zipCode?: string | null;
+            city?: string | null;
+            vatNo?: string | null;
             /** @description code of the TradingCurrency */
             tradingCurrency?: string | null;
             /** @description code of the Country */
@@ -6006,6 +6063,11 @@ export interface components {
         /** SellerUpdate */
         SellerUpdate: {
             description?: string | null;
+            address1?: string | null;
+            address2?: string | null;
+            zipCode?: string | null;
+            city?: string | null;
+            vatNo?: string | null;
             /** @description code of the TradingCurrency */
             tradingCurrency?: string | null;
             /** @description code of the Country */
@@ -20666,7 +20728,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The change is not allowed in the record’s current state */
+            /** @description The change is refused: the record’s state, or the amounts it has left, do not allow it */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -20758,7 +20820,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The change is not allowed in the record’s current state */
+            /** @description The change is refused: the record’s state, or the amounts it has left, do not allow it */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -26157,6 +26219,137 @@ export interface operations {
             };
             /** @description The content type is not accepted */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    creditNotesInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description why the invoice is corrected (printed) */
+                    reason: string;
+                    /**
+                     * @description credit every line of the invoice, whole (or send lines instead)
+                     * @enum {boolean}
+                     */
+                    whole?: true;
+                    /** @description lines to credit in part or whole (or send whole: true) */
+                    lines?: {
+                        /** @description the id of a line of the invoice */
+                        invoiceLine: number;
+                        /** @description the net to credit, more than 0, in the currency’s decimals, at most what is left of the line’s net */
+                        amountWithoutTax: number | string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type is not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change is refused: the record’s state, or the amounts it has left, do not allow it */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -6,6 +6,7 @@ import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
 import type { BillRunStarter } from '../billing-runs/index.ts'
 import { BILL_RUN_QUEUE, createBillRunChain } from './bill-run-chain.ts'
 import { createBillRunService } from './bill-run.service.ts'
+import { createCreditNoteService } from './credit-note.service.ts'
 import { createInvoiceService } from './invoice.service.ts'
 import { registerInvoicingRoutes } from './invoicing.routes.ts'
 import { createRuleService } from './rule.service.ts'
@@ -44,6 +45,7 @@ export function createInvoicingModule(deps: {
   })
   const billRuns = createBillRunService({ db: deps.db, chain, send })
   const invoices = createInvoiceService({ db: deps.db, clock: deps.clock, chain })
+  const creditNotes = createCreditNoteService({ db: deps.db, clock: deps.clock })
   const rules = createRuleService({ db: deps.db })
   const sequences = createSequenceService({ db: deps.db, clock: deps.clock })
   /** What billing run schedules need: the runs a firing creates, started in its transaction. */
@@ -54,6 +56,6 @@ export function createInvoicingModule(deps: {
     chain,
     starter,
     routes: (app: FastifyInstance) =>
-      registerInvoicingRoutes(app, { billRuns, invoices, rules, sequences, actorOf: deps.actorOf }),
+      registerInvoicingRoutes(app, { billRuns, invoices, creditNotes, rules, sequences, actorOf: deps.actorOf }),
   }
 }

@@ -129,7 +129,8 @@ export function createInvoiceService(deps: { db: Db; clock: Clock; chain: BillRu
         const originRun =
           run ?? (original?.billingRunId == null ? undefined : await runs.lockRun(tx, original.billingRunId))
         await validateInvoices(tx, [invoice.id], {
-          computeDates: run?.computeDatesAtValidation ?? false,
+          // An invoice of no run (a credit note) is dated the day it is validated, the day it is issued.
+          computeDates: run ? run.computeDatesAtValidation : true,
           today: dayIn(clock.now(), timeZone),
           // A credit note gets its accounting operation when its original's run generated them (§2.6).
           generateAO: originRun?.generateAO ?? false,

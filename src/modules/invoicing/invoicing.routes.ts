@@ -4,6 +4,7 @@ import { errorResponses, NoContent } from '../../kernel/http/schemas.ts'
 import { principalOf } from '../../kernel/http/principal.ts'
 import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
 import type { BillRunService } from './bill-run.service.ts'
+import type { CreditNoteService } from './credit-note.service.ts'
 import type { Caller, InvoiceService } from './invoice.service.ts'
 import type { RuleService } from './rule.service.ts'
 import type { SequenceService } from './sequence.service.ts'
@@ -16,6 +17,7 @@ import {
   billRunListQuery,
   billRunView,
   cancelBody,
+  creditNoteBody,
   idParams,
   invoiceIdParams,
   invoiceList,
@@ -39,6 +41,7 @@ const RUNS_VIEW = role('billing.billingRuns.view')
 const RUNS_MANAGE = role('billing.billingRuns.manage')
 const INVOICES_VIEW = role('billing.invoices.view')
 const INVOICES_MANAGE = role('billing.invoices.manage')
+const CREDIT_NOTES_MANAGE = role('billing.creditNotes.manage')
 
 /** Bill runs, invoices, validation rules, sequences and accounting operations (invoicing-events.md §4). Thin. */
 export function registerInvoicingRoutes(
@@ -46,12 +49,13 @@ export function registerInvoicingRoutes(
   deps: {
     billRuns: BillRunService
     invoices: InvoiceService
+    creditNotes: CreditNoteService
     rules: RuleService
     sequences: SequenceService
     actorOf: ActorOf
   },
 ): void {
-  const { billRuns, invoices, rules, sequences, actorOf } = deps
+  const { billRuns, invoices, creditNotes, rules, sequences, actorOf } = deps
   const app = server.withTypeProvider<TypeBoxTypeProvider>()
   const caller = (request: FastifyRequest): Caller => ({
     username: actorOf(request).username,
@@ -195,6 +199,22 @@ export function registerInvoicingRoutes(
       },
     },
     async (request) => invoices.move(request.params.id, caller(request)),
+  )
+  app.post(
+    '/api/v1/invoices/:id/creditNotes',
+    {
+      config: CREDIT_NOTES_MANAGE,
+      schema: {
+        tags: invoiceTags,
+        summary:
+          'Issue a draft credit note of a validated invoice, whole or for amounts of its lines; 422 when the invoice’s credit notes would exceed it',
+        params: invoiceIdParams,
+        body: creditNoteBody,
+        response: { 201: invoiceView, ...errorResponses(404, 409, 422) },
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(await creditNotes.create(request.params.id, request.body, caller(request))),
   )
   app.post(
     '/api/v1/billingAccounts/:code/invoicePreview',
