@@ -29,6 +29,8 @@ export interface ChainDeps {
   readonly clock: Clock
   /** Puts a run's message in the bill run queue inside the transaction that started its step. */
   send(tx: Db, runId: number): Promise<void>
+  /** Queues the rendering of validated invoices' PDFs inside the transaction that validated them. */
+  queuePdfs(tx: Db, invoiceIds: readonly number[]): Promise<void>
   /** Billing accounts (or invoices) per batch transaction. */
   readonly batchSize: number
   readonly actor?: string
@@ -252,7 +254,7 @@ export function createBillRunChain(deps: ChainDeps) {
       return 'more'
     }
     const { timeZone } = await cachedTenantSettings(tx)
-    await validateInvoices(tx, ids, {
+    await validate(tx, ids, {
       computeDates: run.computeDatesAtValidation,
       today: dayIn(clock.now(), timeZone),
       generateAO: run.generateAO,
@@ -260,6 +262,16 @@ export function createBillRunChain(deps: ChainDeps) {
     })
     await runs.updateRun(tx, run.id, { addProgress: ids.length, started: true }, actor)
     return 'more'
+  }
+
+  /**
+   * Validates invoices (§3.2: numbers, dates, accounting operations, `validateInvoices`) and queues their PDFs, in
+   * the caller's transaction: a run's batch and a person's validate alike. A rolled-back validation queues nothing;
+   * a committed one is rendered even if this instance dies right after.
+   */
+  async function validate(tx: Db, invoiceIds: readonly number[], options: Parameters<typeof validateInvoices>[2]) {
+    await validateInvoices(tx, invoiceIds, options)
+    if (invoiceIds.length > 0) await deps.queuePdfs(tx, invoiceIds)
   }
 
   /** The cancel step's batch: the next accounts' operations given back or cancelled, their lines and drafts deleted. */
@@ -339,6 +351,7 @@ export function createBillRunChain(deps: ChainDeps) {
     },
     move,
     settle,
+    validate,
     moveInvoice,
     stepTotal,
     autoValidated,

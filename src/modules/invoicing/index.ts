@@ -8,6 +8,7 @@ import { BILL_RUN_QUEUE, createBillRunChain } from './bill-run-chain.ts'
 import { createBillRunService } from './bill-run.service.ts'
 import { createCreditNoteService } from './credit-note.service.ts'
 import { createInvoiceService } from './invoice.service.ts'
+import { createInvoicePdfService, INVOICE_PDF_QUEUE } from './invoice-pdf.service.ts'
 import { registerInvoicingRoutes } from './invoicing.routes.ts'
 import { createRuleService } from './rule.service.ts'
 import { createSequenceService } from './sequence.service.ts'
@@ -21,7 +22,7 @@ const BATCH_SIZE = { pglite: 100, postgres: 500 }
 /**
  * Invoicing: the bill run chain (one transition table, bill-run.machine.ts) run by the job runtime in batches of
  * billing accounts on any instance; invoices, their totals rule, validation rules, sequences, accounting
- * operations and the invoice preview.
+ * operations, credit notes, the invoice preview, and invoice PDFs rendered by the job runtime after validation.
  */
 export function createInvoicingModule(deps: {
   db: Db
@@ -29,14 +30,23 @@ export function createInvoicingModule(deps: {
   jobs: JobRuntime
   actorOf: ActorOf
   databaseKind: 'pglite' | 'postgres'
+  /** EXPORT_DIR: invoice PDFs are stored under `invoices/`. */
+  exportDir: string
   batchSize?: number
 }) {
   // Several messages for one run are harmless: each handler works under the run's lock and stops when it waits.
   const send = (tx: Db, runId: number) => deps.jobs.send(tx, BILL_RUN_QUEUE, { billRunId: runId })
+  const pdfs = createInvoicePdfService({ db: deps.db, exportDir: deps.exportDir })
+  deps.jobs.defineQueue<{ invoiceIds: number[] }>({
+    name: INVOICE_PDF_QUEUE,
+    handle: (data, context) => pdfs.renderQueued(data.invoiceIds, context.signal),
+  })
   const chain = createBillRunChain({
     db: deps.db,
     clock: deps.clock,
     send,
+    // One message per validating transaction (a run's batch, a person's validate): its invoices, rendered in turn.
+    queuePdfs: (tx, invoiceIds) => deps.jobs.send(tx, INVOICE_PDF_QUEUE, { invoiceIds }),
     batchSize: deps.batchSize ?? BATCH_SIZE[deps.databaseKind],
   })
   deps.jobs.defineQueue<{ billRunId: number }>({
@@ -56,6 +66,6 @@ export function createInvoicingModule(deps: {
     chain,
     starter,
     routes: (app: FastifyInstance) =>
-      registerInvoicingRoutes(app, { billRuns, invoices, creditNotes, rules, sequences, actorOf: deps.actorOf }),
+      registerInvoicingRoutes(app, { billRuns, invoices, creditNotes, pdfs, rules, sequences, actorOf: deps.actorOf }),
   }
 }

@@ -1,11 +1,13 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
 import { errorResponses, NoContent } from '../../kernel/http/schemas.ts'
 import { principalOf } from '../../kernel/http/principal.ts'
 import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
 import type { BillRunService } from './bill-run.service.ts'
 import type { CreditNoteService } from './credit-note.service.ts'
 import type { Caller, InvoiceService } from './invoice.service.ts'
+import type { InvoicePdfService } from './invoice-pdf.service.ts'
 import type { RuleService } from './rule.service.ts'
 import type { SequenceService } from './sequence.service.ts'
 import {
@@ -50,12 +52,13 @@ export function registerInvoicingRoutes(
     billRuns: BillRunService
     invoices: InvoiceService
     creditNotes: CreditNoteService
+    pdfs: InvoicePdfService
     rules: RuleService
     sequences: SequenceService
     actorOf: ActorOf
   },
 ): void {
-  const { billRuns, invoices, creditNotes, rules, sequences, actorOf } = deps
+  const { billRuns, invoices, creditNotes, pdfs, rules, sequences, actorOf } = deps
   const app = server.withTypeProvider<TypeBoxTypeProvider>()
   const caller = (request: FastifyRequest): Caller => ({
     username: actorOf(request).username,
@@ -159,6 +162,33 @@ export function registerInvoicingRoutes(
       },
     },
     async (request) => invoices.get(request.params.id, caller(request)),
+  )
+  app.get(
+    '/api/v1/invoices/:id/pdf',
+    {
+      config: INVOICES_VIEW,
+      schema: {
+        tags: invoiceTags,
+        summary:
+          'The invoice’s PDF: a validated one’s stored document (rendered and stored if missing); a draft rendered now, marked DRAFT, without a number',
+        params: invoiceIdParams,
+        produces: ['application/pdf'],
+        response: {
+          200: {
+            description: 'The PDF document (A4)',
+            content: { 'application/pdf': { schema: Type.Unsafe<Buffer>({ type: 'string', format: 'binary' }) } },
+          },
+          ...errorResponses(404),
+        },
+      },
+    },
+    async (request, reply) => {
+      const pdf = await pdfs.pdf(request.params.id, caller(request))
+      return reply
+        .type('application/pdf')
+        .header('content-disposition', `inline; filename="${pdf.fileName}"`)
+        .send(pdf.bytes)
+    },
   )
   app.post(
     '/api/v1/invoices/:id/validate',
