@@ -58,19 +58,20 @@ export function createCreditNoteService(deps: { db: Db; clock: Clock }) {
           throw new AppError('INVALID_INVOICE_STATE', `Invoice ${id} is a credit note: only an invoice can be credited`)
         invoiceMachine.next(original.status, 'credit')
         const before = await notes.creditBalance(tx, id)
-        const lines =
-          'lines' in request
-            ? partialCredit(
-                await notes.creditableLines(
-                  tx,
-                  id,
-                  request.lines.map((l) => l.invoiceLine),
-                ),
-                request.lines,
+        // A partial credit note reads only the lines it names; a whole one copies them all in SQL.
+        const named = 'lines' in request ? request.lines : undefined
+        const lines = named
+          ? partialCredit(
+              await notes.creditableLines(
+                tx,
                 id,
-                before.minorUnits,
-              )
-            : undefined
+                named.map((l) => l.invoiceLine),
+              ),
+              named,
+              id,
+              before.minorUnits,
+            )
+          : undefined
         const { timeZone } = await readTenantSettings(tx)
         const noteId = await notes.insertCreditNote(tx, id, {
           today: dayIn(clock.now(), timeZone),
