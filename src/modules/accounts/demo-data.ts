@@ -11,13 +11,23 @@ const ADDRESSES: Record<string, { line1: (n: number) => string; line2: string | 
   US: { line1: (n) => `${n} Market Street`, line2: 'Suite 400', zip: 'CA 94103', city: 'San Francisco' },
   GB: { line1: (n) => `${n} Baker Street`, line2: null, zip: 'NW1 6XE', city: 'London' },
 }
+/**
+ * `length` made-up digits for customer `i`, without a 0: a demo code's number (`007`) is never found in another
+ * customer's VAT number by a full-text search.
+ */
+function digits(i: number, length: number): string {
+  let n = i * 7919 + 1013
+  let text = ''
+  while (text.length < length) {
+    n = (n * 31 + 17) % 1_000_003
+    text += String((n % 9) + 1)
+  }
+  return text
+}
+
 /** A made-up VAT number of the shape of the country's (none in the US, which has no VAT). */
 const vatNumber = (country: string, i: number) =>
-  ({
-    FR: `FR${String(10 + i).padStart(2, '0')}${String(400000000 + i * 137)}`,
-    DE: `DE${300000000 + i * 211}`,
-    GB: `GB${200000000 + i * 173}`,
-  })[country] ?? null
+  ({ FR: `FR${digits(i, 11)}`, DE: `DE${digits(i, 9)}`, GB: `GB${digits(i, 9)}` })[country] ?? null
 
 /**
  * A coherent demo tenant: currencies, countries, taxes (NORMAL = 20 %), the MONTHLY calendar, a billing
