@@ -55,7 +55,7 @@ export interface AppDeps {
   /** Base URL shown in the OpenAPI document and used as the token issuer. */
   publicUrl: string
   auth: AuthConfig
-  /** Root of Expert CSV exports (EXPORT_DIR); default `./data`, as DATA_DIR's. */
+  /** Root of Expert CSV exports and invoice PDFs (EXPORT_DIR); default `./data`, as DATA_DIR's. */
   exportDir?: string
   /** Proxies whose X-Forwarded-For gives `request.ip` (TRUST_PROXY); none by default. */
   trustProxy?: TrustProxy
@@ -183,12 +183,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     server,
   )
   registerJobRoutes(server, createJobService({ db: deps.database.db, clock: deps.clock }), deps.jobs, actorOf)
+  const exportDir = deps.exportDir ?? path.resolve('data')
   const invoicing = createInvoicingModule({
     db: deps.database.db,
     clock: deps.clock,
     jobs: deps.jobs,
     actorOf,
     databaseKind: deps.database.kind,
+    exportDir,
     ...(deps.billRunBatchSize === undefined ? {} : { batchSize: deps.billRunBatchSize }),
     outbox,
   })
@@ -224,7 +226,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     engine: query.engine,
     clock: deps.clock,
     jobs: deps.jobs,
-    exportDir: deps.exportDir ?? path.resolve('data'),
+    exportDir,
     log: server.log.child({ component: 'workbench-expert' }),
   })
   const reporting = createReportingModule({

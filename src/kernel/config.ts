@@ -96,7 +96,7 @@ export const CONFIG_VARIABLES = [
   {
     name: 'EXPORT_DIR',
     default: '(DATA_DIR)',
-    description: 'root of Expert CSV exports (shared storage when several instances run)',
+    description: 'root of Expert CSV exports and invoice PDFs (shared storage when several instances run)',
   },
   { name: 'LOG_LEVEL', default: 'info', description: 'fatal, error, warn, info, debug, trace or silent' },
   { name: 'SHUTDOWN_TIMEOUT_MS', default: '10000', description: 'how long SIGTERM waits for requests and jobs' },

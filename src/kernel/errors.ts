@@ -160,6 +160,11 @@ export const ERROR_CODES = {
     v1: 'invalid-state',
     summary: 'an offer cannot be deleted while ACTIVE subscriptions use it',
   },
+  CREDIT_EXCEEDS_INVOICE: {
+    status: 422,
+    v1: 'invalid-parameter',
+    summary: 'the credit note credits more than is left to credit on the invoice or on one of its lines',
+  },
   QUERY_TIMEOUT: {
     status: 408,
     v1: 'query-timeout',

@@ -11,6 +11,7 @@ import {
   freshAccounts,
   invoicesOf,
   orderFor,
+  runCycle,
   seedInvoicingCatalog,
   settledRun,
   startRun,
@@ -117,5 +118,38 @@ describe.skipIf(!onPostgres)('bill runs racing (PostgreSQL server)', () => {
     expect(new Set(numbers).size).toBe(15)
     // Consecutive: the default sequence had handed out `before` numbers, these are the next fifteen.
     expect(numbers).toEqual(Array.from({ length: 15 }, (_, i) => before[0]!.n + 1 + i))
+  })
+
+  it('two whole credit notes of one invoice asked at once on two instances: one is issued (201), the other refused (422)', async () => {
+    const { cycle, accounts } = await freshAccounts(t, 'CN_RACE', { accounts: 6 })
+    for (const account of accounts) await orderFor(t, account, { fee: true, items: 1 })
+    const run = await runCycle(t, cycle, { processType: 'FULL_AUTOMATIC' })
+    const invoices = await invoicesOf(t, run.id)
+    expect(invoices).toHaveLength(6)
+    // Each invoice gets two requests together, one through each instance (two pools): without the lock on the
+    // invoice's row both would read nothing credited yet and both would be issued.
+    const answers = await Promise.all(
+      invoices.flatMap((invoice) =>
+        [t.app, other!.app].map((app) =>
+          app.server.inject({
+            method: 'POST',
+            url: `/api/v1/invoices/${invoice.id}/creditNotes`,
+            headers: { authorization: `Bearer ${t.adminToken}` },
+            payload: { reason: 'asked twice at once', whole: true },
+          }),
+        ),
+      ),
+    )
+    for (let i = 0; i < invoices.length; i++) {
+      const pair = answers.slice(2 * i, 2 * i + 2)
+      expect(pair.map((a) => a.statusCode).sort()).toEqual([201, 422])
+      expect(pair.find((a) => a.statusCode === 422)!.json()).toMatchObject({ errorCode: 'CREDIT_EXCEEDS_INVOICE' })
+    }
+    const [notes] = await rows<{ originals: number; notes: number }>(
+      t.db.current.db,
+      sql`select count(distinct original_invoice_id)::int as originals, count(*)::int as notes from invoice
+        where original_invoice_id = any(${`{${invoices.map((i) => i.id).join(',')}}`}::bigint[])`,
+    )
+    expect(notes).toEqual({ originals: 6, notes: 6 })
   })
 })

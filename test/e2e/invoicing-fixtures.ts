@@ -151,6 +151,13 @@ export async function runCycle(t: TestApp, cycle: string, options: Record<string
   return settledRun(t, (await startRun(t, cycle, options)).id as number)
 }
 
+/** An invoice's, a line's or a tax's three amounts, net, tax and gross, as the API writes them. */
+export const amounts = (i: { amountWithoutTax: unknown; amountTax: unknown; amountWithTax: unknown }) => [
+  i.amountWithoutTax,
+  i.amountTax,
+  i.amountWithTax,
+]
+
 export async function invoice(t: TestApp, id: number): Promise<any> {
   const response = await t.request('GET', `/api/v1/invoices/${id}`)
   expect(response.status, JSON.stringify(response.body)).toBe(200)

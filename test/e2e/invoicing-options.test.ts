@@ -4,6 +4,7 @@ import { useTestApp } from '../support/test-app.ts'
 import { created } from './catalog-fixtures.ts'
 import { orderOf, place } from './order-fixtures.ts'
 import {
+  amounts,
   freshAccounts,
   invoice,
   invoicesOf,
@@ -18,12 +19,6 @@ const t = useTestApp()
 beforeAll(async () => {
   await seedInvoicingCatalog(t)
 })
-
-const amounts = (i: { amountWithoutTax: unknown; amountTax: unknown; amountWithTax: unknown }) => [
-  i.amountWithoutTax,
-  i.amountTax,
-  i.amountWithTax,
-]
 
 const linesOfRun = async (runId: number) => (await invoice(t, (await invoicesOf(t, runId))[0].id)).lines as any[]
 
@@ -44,7 +39,7 @@ describe('date aggregation (usage day, ISO week, month)', () => {
     })
     const lines = await linesOfRun(run.id)
     expect(lines).toHaveLength(count)
-    expect(lines.reduce((n, l) => n + Number(l.walletOperationCount), 0)).toBe(3)
+    expect(lines.reduce((n: number, l) => n + Number(l.walletOperationCount), 0)).toBe(3)
     if (dateAggregation === 'WEEK')
       expect(lines.map((l) => [l.periodStart, l.periodEnd]).sort()).toEqual([
         ['2026-03-01', '2026-03-01'],

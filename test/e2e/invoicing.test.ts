@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../support/test-app.ts'
 import { created } from './catalog-fixtures.ts'
 import {
+  amounts,
   freshAccounts,
   invoice,
   invoicesOf,
@@ -18,12 +19,6 @@ const t = useTestApp()
 beforeAll(async () => {
   await seedInvoicingCatalog(t)
 })
-
-const amounts = (i: { amountWithoutTax: unknown; amountTax: unknown; amountWithTax: unknown }) => [
-  i.amountWithoutTax,
-  i.amountTax,
-  i.amountWithTax,
-]
 
 describe('a FULL_AUTOMATIC bill run', () => {
   it('bills a fee and three small items into one validated invoice taxed per rate on the summed net', async () => {

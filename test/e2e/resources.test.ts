@@ -102,13 +102,20 @@ const CASES: {
   {
     path: 'sellers',
     create: { code: 'MAIN', description: 'Main seller', tradingCurrency: 'EUR', country: 'FR', language: 'FRA' },
-    update: { description: 'The seller' },
+    update: {
+      description: 'The seller',
+      address1: '12 rue de la Monnaie',
+      address2: null,
+      zipCode: '75001',
+      city: 'Paris',
+      vatNo: 'FR40123456789',
+    },
     bad: ['country', 'ZZ'],
   },
   {
     path: 'customers',
     create: { code: 'CUST_1', seller: 'MAIN', name: 'Ada', title: 'MRS', cfValues: { CF_SEG: [{ value: 'SMB' }] } },
-    update: { email: 'ada@example.com' },
+    update: { email: 'ada@example.com', vatNo: 'FR12345678901' },
     bad: ['seller', 'NOPE'],
   },
   {
@@ -126,8 +133,11 @@ const CASES: {
       country: 'FR',
       language: 'FRA',
       tradingCurrency: 'EUR',
+      address1: 'Friedrichstraße 7',
+      zipCode: '10117',
+      city: 'Berlin',
     },
-    update: { email: 'billing@example.com' },
+    update: { email: 'billing@example.com', address2: 'Aufgang B' },
     bad: ['billingCycle', 'NOPE'],
   },
   {

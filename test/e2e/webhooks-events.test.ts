@@ -48,6 +48,22 @@ describe('events of the changes, delivered', () => {
       status: 'VALIDATED',
       invoiceNumber: invoice.invoiceNumber,
     })
+
+    // Its document stored, then a credit note of it.
+    const note = await created(t, 'POST', `/api/v1/invoices/${invoice.id}/creditNotes`, { whole: true, reason: 'x' })
+    const later = await eventsUntil(
+      (types) => types.includes('invoice.pdf_ready') && types.includes('credit_note.created'),
+    )
+    expect(later.find((e) => e.type === 'invoice.pdf_ready')).toMatchObject({
+      aggregate: { type: 'invoice', id: String(invoice.id) },
+      data: { object: { id: invoice.id, invoiceNumber: invoice.invoiceNumber } },
+    })
+    expect(later.find((e) => e.type === 'credit_note.created').data.object).toMatchObject({
+      id: note.id,
+      invoiceType: 'CREDIT_NOTE',
+      status: 'DRAFT',
+      amountWithTax: 120,
+    })
   })
 
   it('reports a published price and an offer changing its life-cycle status, and nothing for a change that keeps it', async () => {

@@ -2818,6 +2818,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/invoices/{id}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The invoice’s PDF: a validated one’s stored document (rendered and stored if missing); a draft rendered now, marked DRAFT, without a number
+         * @description Required role: `billing.invoices.view`.
+         */
+        get: operations["getInvoicePdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/invoices/{id}/validate": {
         parameters: {
             query?: never;
@@ -2872,6 +2892,26 @@ export interface paths {
          * @description Required role: `billing.invoices.manage`.
          */
         post: operations["moveInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invoices/{id}/creditNotes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue a draft credit note of a validated invoice, whole or for amounts of its lines; 422 when the invoice’s credit notes would exceed it
+         * @description Required role: `billing.creditNotes.manage`.
+         */
+        post: operations["creditNotesInvoice"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4524,6 +4564,10 @@ export interface components {
             email: string | null;
             /** @enum {string} */
             status: "ACTIVE" | "CLOSED" | "TERMINATED";
+            address1: string | null;
+            address2: string | null;
+            zipCode: string | null;
+            city: string | null;
             cfValues: {
                 [key: string]: unknown;
             };
@@ -4554,6 +4598,10 @@ export interface components {
             email?: string | null;
             /** @enum {string} */
             status?: "ACTIVE" | "CLOSED" | "TERMINATED";
+            address1?: string | null;
+            address2?: string | null;
+            zipCode?: string | null;
+            city?: string | null;
             /** @description code of the CustomerAccount */
             customerAccount: string;
             /** @description code of the BillingCycle */
@@ -4586,6 +4634,10 @@ export interface components {
             email?: string | null;
             /** @enum {string} */
             status?: "ACTIVE" | "CLOSED" | "TERMINATED";
+            address1?: string | null;
+            address2?: string | null;
+            zipCode?: string | null;
+            city?: string | null;
             /** @description code of the CustomerAccount */
             customerAccount?: string;
             /** @description code of the BillingCycle */
@@ -4960,6 +5012,7 @@ export interface components {
             email: string | null;
             /** @enum {string} */
             status: "ACTIVE" | "CLOSED" | "TERMINATED";
+            vatNo: string | null;
             cfValues: {
                 [key: string]: unknown;
             };
@@ -5057,6 +5110,7 @@ export interface components {
             email?: string | null;
             /** @enum {string} */
             status?: "ACTIVE" | "CLOSED" | "TERMINATED";
+            vatNo?: string | null;
             /** @description code of the Seller */
             seller: string;
             /** @description code of the Title */
@@ -5083,6 +5137,7 @@ export interface components {
             email?: string | null;
             /** @enum {string} */
             status?: "ACTIVE" | "CLOSED" | "TERMINATED";
+            vatNo?: string | null;
             /** @description code of the Seller */
             seller?: string;
             /** @description code of the Title */
@@ -5486,6 +5541,18 @@ export interface components {
                 discountPlanItem?: string | null;
                 discountedLine?: number | null;
                 creditedLine?: number | null;
+            }[];
+            /** @description the credit notes of this invoice, cancelled ones included (none for a credit note) */
+            creditNotes: {
+                id: number;
+                invoiceNumber: string | null;
+                /** @enum {string} */
+                status: "DRAFT" | "SUSPECT" | "REJECTED" | "VALIDATED" | "CANCELLED";
+                /**
+                 * Format: decimal
+                 * @description a decimal number, written exactly
+                 */
+                amountWithTax: number;
             }[];
         };
         /** InvoiceCategory */
@@ -6464,6 +6531,11 @@ export interface components {
             id: number;
             code: string;
             description: string | null;
+            address1: string | null;
+            address2: string | null;
+            zipCode: string | null;
+            city: string | null;
+            vatNo: string | null;
             cfValues: {
                 [key: string]: unknown;
             };
@@ -6488,6 +6560,11 @@ export interface components {
         SellerInput: {
             code: string;
             description?: string | null;
+            address1?: string | null;
+            address2?: string | null;
+            zipCode?: string | null;
+            city?: string | null;
+            vatNo?: string | null;
             /** @description code of the TradingCurrency */
             tradingCurrency?: string | null;
             /** @description code of the Country */
@@ -6514,6 +6591,11 @@ export interface components {
         /** SellerUpdate */
         SellerUpdate: {
             description?: string | null;
+            address1?: string | null;
+            address2?: string | null;
+            zipCode?: string | null;
+            city?: string | null;
+            vatNo?: string | null;
             /** @description code of the TradingCurrency */
             tradingCurrency?: string | null;
             /** @description code of the Country */
@@ -22887,7 +22969,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The change is not allowed in the record’s current state */
+            /** @description The change is refused: the record’s state, or the amounts it has left, do not allow it */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -22979,7 +23061,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The change is not allowed in the record’s current state */
+            /** @description The change is refused: the record’s state, or the amounts it has left, do not allow it */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -28264,6 +28346,82 @@ export interface operations {
             };
         };
     };
+    getInvoicePdf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The PDF document (A4) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     validateInvoice: {
         parameters: {
             query?: never;
@@ -28553,6 +28711,137 @@ export interface operations {
             };
             /** @description The content type is not accepted */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    creditNotesInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description why the invoice is corrected (printed) */
+                    reason: string;
+                    /**
+                     * @description credit every line of the invoice, whole (or send lines instead)
+                     * @enum {boolean}
+                     */
+                    whole?: true;
+                    /** @description lines to credit in part or whole (or send whole: true) */
+                    lines?: {
+                        /** @description the id of a line of the invoice */
+                        invoiceLine: number;
+                        /** @description the net to credit, more than 0, in the currency’s decimals, at most what is left of the line’s net */
+                        amountWithoutTax: number | string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type is not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The change is refused: the record’s state, or the amounts it has left, do not allow it */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

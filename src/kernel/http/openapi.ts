@@ -226,7 +226,7 @@ const STATUS_TEXT: Record<number, string> = {
   413: 'The request body is over 1 MiB',
   415: 'The content type is not accepted',
   416: 'The requested range starts past the last record',
-  422: 'The change is not allowed in the record’s current state',
+  422: 'The change is refused: the record’s state, or the amounts it has left, do not allow it',
   429: 'Too many requests: retry after Retry-After seconds',
   500: 'Unexpected failure: the body carries a request id',
   501: 'Announced, not yet available',

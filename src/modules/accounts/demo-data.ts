@@ -6,6 +6,31 @@ const FIRST = ['Ada', 'Blaise', 'Claude', 'Dora', 'Emmy', 'Felix', 'Grace', 'Hug
 const TITLES = ['MS', 'MR', 'MR', 'MS', 'MS', 'MR', 'MS', 'MR', 'MS', 'MR']
 const LAST = ['Lovelace', 'Pascal', 'Shannon', 'Noether', 'Klein', 'Hopper', 'Curie', 'Germain', 'Turing', 'Verne']
 
+/** A made-up postal address in each demo country (street number `n`). */
+const ADDRESSES: Record<string, { line1: (n: number) => string; line2: string | null; zip: string; city: string }> = {
+  FR: { line1: (n) => `${n} avenue des Ternes`, line2: null, zip: '75017', city: 'Paris' },
+  DE: { line1: (n) => `Friedrichstraße ${n}`, line2: 'Aufgang B', zip: '10117', city: 'Berlin' },
+  US: { line1: (n) => `${n} Market Street`, line2: 'Suite 400', zip: 'CA 94103', city: 'San Francisco' },
+  GB: { line1: (n) => `${n} Baker Street`, line2: null, zip: 'NW1 6XE', city: 'London' },
+}
+/**
+ * `length` made-up digits for customer `i`, without a 0: a demo code's number (`007`) is never found in another
+ * customer's VAT number by a full-text search.
+ */
+function digits(i: number, length: number): string {
+  let n = i * 7919 + 1013
+  let text = ''
+  while (text.length < length) {
+    n = (n * 31 + 17) % 1_000_003
+    text += String((n % 9) + 1)
+  }
+  return text
+}
+
+/** A made-up VAT number of the shape of the country's (none in the US, which has no VAT). */
+const vatNumber = (country: string, i: number) =>
+  ({ FR: `FR${digits(i, 11)}`, DE: `DE${digits(i, 9)}`, GB: `GB${digits(i, 9)}` })[country] ?? null
+
 /**
  * A coherent demo tenant: currencies, countries, languages, titles, taxes (NORMAL = 20 %), the MONTHLY calendar, a
  * billing cycle, invoice categories, accounting articles, one seller and 50 customers with full account hierarchies.
@@ -83,8 +108,10 @@ export async function seedAccountsDemo(db: Db): Promise<{ created: boolean }> {
         ('CF_EMPLOYEES', 'Number of employees', 'Customer', 'LONG', 'SINGLE', 'demo'),
         ('CF_CREDIT_SCORE', 'Credit score', 'BillingAccount', 'DOUBLE', 'SINGLE', 'demo')
         on conflict (code) do nothing`,
-      sql`insert into seller (code, description, trading_currency_id, country_id, language_id, creator)
-        select 'MAIN', 'Obol Demo Seller', c.id, co.id, l.id, 'demo'
+      sql`insert into seller (code, description, trading_currency_id, country_id, language_id, address_1, address_2,
+          zip_code, city, vat_no, creator)
+        select 'MAIN', 'Obol Demo Seller', c.id, co.id, l.id, '12 rue de la Monnaie', ${'Bâtiment A'}, '75001', 'Paris',
+          'FR40123456789', 'demo'
         from trading_currency c, country co, language l where c.code = 'EUR' and co.code = 'FR' and l.code = 'ENG'`,
     ]
     for (const statement of statements) await tx.execute(statement)
@@ -97,10 +124,13 @@ export async function seedAccountsDemo(db: Db): Promise<{ created: boolean }> {
       const segment = segments[i % 3]!
       const country = countries[i % 4]!
       const cf = JSON.stringify({ CF_SEGMENT: [{ value: segment }], CF_EMPLOYEES: [{ value: i * 10 }] })
+      const address = ADDRESSES[country]!
+      // Businesses (the SMB and ENTERPRISE segments) have a VAT number; public bodies here do not.
+      const vatNo = segment === 'PUBLIC' ? null : vatNumber(country, i)
       await tx.execute(sql`
         with c as (
-          insert into customer (code, description, name, email, seller_id, title_id, cf_values, creator)
-          select ${`CUST_${n}`}, ${`Demo customer ${n}`}, ${name}, ${`customer${n}@example.com`}, s.id, t.id,
+          insert into customer (code, description, name, email, seller_id, title_id, vat_no, cf_values, creator)
+          select ${`CUST_${n}`}, ${`Demo customer ${n}`}, ${name}, ${`customer${n}@example.com`}, s.id, t.id, ${vatNo},
             ${cf}::jsonb, 'demo'
           from seller s, title t where s.code = 'MAIN' and t.code = ${TITLES[i % 10]!} returning id
         ), ca as (
@@ -109,9 +139,10 @@ export async function seedAccountsDemo(db: Db): Promise<{ created: boolean }> {
           from c, trading_currency cur, language l where cur.code = 'EUR' and l.code = 'ENG' returning id
         ), ba as (
           insert into billing_account (code, description, name, email, customer_account_id, billing_cycle_id, country_id,
-            language_id, trading_currency_id, cf_values, creator)
+            language_id, trading_currency_id, address_1, address_2, zip_code, city, cf_values, creator)
           select ${`BA_${n}`}, ${`Billing account ${n}`}, ${name}, ${`billing${n}@example.com`}, ca.id, cyc.id, co.id, l.id,
-            cur.id, ${JSON.stringify({ CF_CREDIT_SCORE: [{ value: 500 + i * 7.5 }] })}::jsonb, 'demo'
+            cur.id, ${address.line1(i)}, ${address.line2}, ${address.zip}, ${address.city},
+            ${JSON.stringify({ CF_CREDIT_SCORE: [{ value: 500 + i * 7.5 }] })}::jsonb, 'demo'
           from ca, billing_cycle cyc, country co, language l, trading_currency cur
           where cyc.code = 'CYC_MONTHLY' and co.code = ${country} and l.code = 'ENG' and cur.code = 'EUR' returning id
         )

@@ -32,6 +32,8 @@ export interface ChainDeps {
   readonly outbox: Outbox
   /** Puts a run's message in the bill run queue inside the transaction that started its step. */
   send(tx: Db, runId: number): Promise<void>
+  /** Queues the rendering of validated invoices' PDFs inside the transaction that validated them. */
+  queuePdfs(tx: Db, invoiceIds: readonly number[]): Promise<void>
   /** Billing accounts (or invoices) per batch transaction. */
   readonly batchSize: number
   readonly actor?: string
@@ -294,7 +296,7 @@ export function createBillRunChain(deps: ChainDeps) {
       return 'more'
     }
     const { timeZone } = await cachedTenantSettings(tx)
-    await validateInvoices(tx, ids, {
+    await validate(tx, ids, {
       computeDates: run.computeDatesAtValidation,
       today: dayIn(clock.now(), timeZone),
       generateAO: run.generateAO,
@@ -303,6 +305,16 @@ export function createBillRunChain(deps: ChainDeps) {
     await reportInvoices(tx, deps.outbox, 'invoice.validated', ids)
     await runs.updateRun(tx, run.id, { addProgress: ids.length, started: true }, actor)
     return 'more'
+  }
+
+  /**
+   * Validates invoices (§3.2: numbers, dates, accounting operations, `validateInvoices`) and queues their PDFs, in
+   * the caller's transaction: a run's batch and a person's validate alike. A rolled-back validation queues nothing;
+   * a committed one is rendered even if this instance dies right after.
+   */
+  async function validate(tx: Db, invoiceIds: readonly number[], options: Parameters<typeof validateInvoices>[2]) {
+    await validateInvoices(tx, invoiceIds, options)
+    if (invoiceIds.length > 0) await deps.queuePdfs(tx, invoiceIds)
   }
 
   /** The cancel step's batch: the next accounts' operations given back or cancelled, their lines and drafts deleted. */
@@ -382,6 +394,7 @@ export function createBillRunChain(deps: ChainDeps) {
     },
     move,
     settle,
+    validate,
     moveInvoice,
     stepTotal,
     autoValidated,

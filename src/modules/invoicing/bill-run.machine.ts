@@ -79,12 +79,13 @@ export function autoActionOf(action: AutoAction | null): AutoAction {
 }
 
 export type InvoiceStatus = 'DRAFT' | 'SUSPECT' | 'REJECTED' | 'VALIDATED' | 'CANCELLED'
-export type InvoiceTrigger = 'validate' | 'cancel' | 'move'
+export type InvoiceTrigger = 'validate' | 'cancel' | 'move' | 'credit'
 
 /**
  * An invoice's states (invoicing-events.md §3.2): a draft, suspect or rejected invoice is validated, cancelled or
- * moved; a validated invoice never changes (409 INVOICE_VALIDATED: a credit note corrects it); a cancelled one is
- * done. Only SUSPECT and REJECTED invoices move (MOVE is their auto action; a person may move them too).
+ * moved; a validated invoice never changes (409 INVOICE_VALIDATED) and is corrected by a credit note (`credit`
+ * leaves it as it is); a cancelled one is done. Only SUSPECT and REJECTED invoices move (MOVE is their auto action; a
+ * person may move them too). Only an invoice of type INVOICE is credited: the credit note service checks the type.
  */
 export const invoiceMachine = stateMachine<InvoiceStatus, InvoiceTrigger>({
   kind: 'Invoice',
@@ -93,12 +94,14 @@ export const invoiceMachine = stateMachine<InvoiceStatus, InvoiceTrigger>({
     DRAFT: { validate: 'VALIDATED', cancel: 'CANCELLED' },
     SUSPECT: { validate: 'VALIDATED', cancel: 'CANCELLED', move: 'SUSPECT' },
     REJECTED: { validate: 'VALIDATED', cancel: 'CANCELLED', move: 'REJECTED' },
-    VALIDATED: {},
+    VALIDATED: { credit: 'VALIDATED' },
     CANCELLED: {},
   },
   describe: (state, trigger, allowed) =>
     state === 'VALIDATED'
       ? `Invoice is VALIDATED: a validated invoice never changes (${trigger} refused); issue a credit note to correct it`
-      : `Invoice is ${state}: ${trigger} is not allowed` +
-        (allowed.length > 0 ? ` (it allows ${allowed.join(', ')})` : ''),
+      : trigger === 'credit'
+        ? `Invoice is ${state}: only a VALIDATED invoice can be credited`
+        : `Invoice is ${state}: ${trigger} is not allowed` +
+          (allowed.length > 0 ? ` (it allows ${allowed.join(', ')})` : ''),
 })

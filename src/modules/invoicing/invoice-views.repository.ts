@@ -41,7 +41,7 @@ export const lineJson = (alias: string) => {
     'discountedLine', ${l}.discounted_line_id, 'creditedLine', ${l}.credited_line_id)`
 }
 
-/** An invoice as the API writes it (§2.3); with `lines` on get by id. */
+/** An invoice as the API writes it (§2.3); with `lines` and its `creditNotes` on get by id. */
 function invoiceJson(withLines: boolean): SQL {
   return sql`jsonb_build_object('id', i.id, 'invoiceNumber', i.invoice_number, 'invoiceType', i.invoice_type,
     'status', i.status, 'rejectedByRule', i.rejected_by_rule, 'rejectReason', i.reject_reason,
@@ -54,6 +54,7 @@ function invoiceJson(withLines: boolean): SQL {
         'base', x.base, 'amount', x.amount) order by t.code, x.tax_percent), '[]'::jsonb)
       from invoice_tax x join tax t on t.id = x.tax_id where x.invoice_id = i.id),
     ${withLines ? sql`'lines', (select coalesce(jsonb_agg(${lineJson('l')} order by l.id), '[]'::jsonb) from invoice_line l where l.invoice_id = i.id),` : sql``}
+    ${withLines ? sql`'creditNotes', (select coalesce(jsonb_agg(jsonb_build_object('id', cn.id, 'invoiceNumber', cn.invoice_number, 'status', cn.status, 'amountWithTax', cn.amount_with_tax) order by cn.id), '[]'::jsonb) from invoice cn where cn.original_invoice_id = i.id),` : sql``}
     'originalInvoice', (select jsonb_build_object('id', o.id, 'invoiceNumber', o.invoice_number)
       from invoice o where o.id = i.original_invoice_id),
     'reason', i.reason, 'movedFromRun', i.moved_from_run_id,

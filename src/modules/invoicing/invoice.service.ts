@@ -16,7 +16,6 @@ import * as actions from './invoice-actions.repository.ts'
 import { billOperations } from './invoice-lines.repository.ts'
 import * as invoices from './invoice.repository.ts'
 import * as views from './invoice-views.repository.ts'
-import { validateInvoices } from './numbering.repository.ts'
 import type { AccountOperationQuery, InvoiceListQuery, PreviewBody } from './invoicing.schemas.ts'
 
 /** Who acts, and the sellers whose records they may see (null: every seller). */
@@ -129,8 +128,9 @@ export function createInvoiceService(deps: { db: Db; clock: Clock; chain: BillRu
           invoice.originalInvoiceId === null ? undefined : await invoices.invoiceRow(tx, invoice.originalInvoiceId)
         const originRun =
           run ?? (original?.billingRunId == null ? undefined : await runs.lockRun(tx, original.billingRunId))
-        await validateInvoices(tx, [invoice.id], {
-          computeDates: run?.computeDatesAtValidation ?? false,
+        await chain.validate(tx, [invoice.id], {
+          // An invoice of no run (a credit note) is dated the day it is validated, the day it is issued.
+          computeDates: run ? run.computeDatesAtValidation : true,
           today: dayIn(clock.now(), timeZone),
           // A credit note gets its accounting operation when its original's run generated them (§2.6).
           generateAO: originRun?.generateAO ?? false,

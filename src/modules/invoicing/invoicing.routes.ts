@@ -1,10 +1,13 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
 import { errorResponses, NoContent } from '../../kernel/http/schemas.ts'
 import { principalOf } from '../../kernel/http/principal.ts'
 import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
 import type { BillRunService } from './bill-run.service.ts'
+import type { CreditNoteService } from './credit-note.service.ts'
 import type { Caller, InvoiceService } from './invoice.service.ts'
+import type { InvoicePdfService } from './invoice-pdf.service.ts'
 import type { RuleService } from './rule.service.ts'
 import type { SequenceService } from './sequence.service.ts'
 import {
@@ -16,6 +19,7 @@ import {
   billRunListQuery,
   billRunView,
   cancelBody,
+  creditNoteBody,
   idParams,
   invoiceIdParams,
   invoiceList,
@@ -39,6 +43,7 @@ const RUNS_VIEW = role('billing.billingRuns.view')
 const RUNS_MANAGE = role('billing.billingRuns.manage')
 const INVOICES_VIEW = role('billing.invoices.view')
 const INVOICES_MANAGE = role('billing.invoices.manage')
+const CREDIT_NOTES_MANAGE = role('billing.creditNotes.manage')
 
 /** Bill runs, invoices, validation rules, sequences and accounting operations (invoicing-events.md §4). Thin. */
 export function registerInvoicingRoutes(
@@ -46,12 +51,14 @@ export function registerInvoicingRoutes(
   deps: {
     billRuns: BillRunService
     invoices: InvoiceService
+    creditNotes: CreditNoteService
+    pdfs: InvoicePdfService
     rules: RuleService
     sequences: SequenceService
     actorOf: ActorOf
   },
 ): void {
-  const { billRuns, invoices, rules, sequences, actorOf } = deps
+  const { billRuns, invoices, creditNotes, pdfs, rules, sequences, actorOf } = deps
   const app = server.withTypeProvider<TypeBoxTypeProvider>()
   const caller = (request: FastifyRequest): Caller => ({
     username: actorOf(request).username,
@@ -156,6 +163,33 @@ export function registerInvoicingRoutes(
     },
     async (request) => invoices.get(request.params.id, caller(request)),
   )
+  app.get(
+    '/api/v1/invoices/:id/pdf',
+    {
+      config: INVOICES_VIEW,
+      schema: {
+        tags: invoiceTags,
+        summary:
+          'The invoice’s PDF: a validated one’s stored document (rendered and stored if missing); a draft rendered now, marked DRAFT, without a number',
+        params: invoiceIdParams,
+        produces: ['application/pdf'],
+        response: {
+          200: {
+            description: 'The PDF document (A4)',
+            content: { 'application/pdf': { schema: Type.Unsafe<Buffer>({ type: 'string', format: 'binary' }) } },
+          },
+          ...errorResponses(404),
+        },
+      },
+    },
+    async (request, reply) => {
+      const pdf = await pdfs.pdf(request.params.id, caller(request))
+      return reply
+        .type('application/pdf')
+        .header('content-disposition', `inline; filename="${pdf.fileName}"`)
+        .send(pdf.bytes)
+    },
+  )
   app.post(
     '/api/v1/invoices/:id/validate',
     {
@@ -195,6 +229,22 @@ export function registerInvoicingRoutes(
       },
     },
     async (request) => invoices.move(request.params.id, caller(request)),
+  )
+  app.post(
+    '/api/v1/invoices/:id/creditNotes',
+    {
+      config: CREDIT_NOTES_MANAGE,
+      schema: {
+        tags: invoiceTags,
+        summary:
+          'Issue a draft credit note of a validated invoice, whole or for amounts of its lines; 422 when the invoice’s credit notes would exceed it',
+        params: invoiceIdParams,
+        body: creditNoteBody,
+        response: { 201: invoiceView, ...errorResponses(404, 409, 422) },
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(await creditNotes.create(request.params.id, request.body, caller(request))),
   )
   app.post(
     '/api/v1/billingAccounts/:code/invoicePreview',

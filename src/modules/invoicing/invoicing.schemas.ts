@@ -5,6 +5,7 @@ import { CODE_PATTERN } from '../../kernel/resources/resource.model.ts'
 import { INVOICE_STATUSES, INVOICE_TYPES } from '../../kernel/db/schema/invoicing.ts'
 import { BILL_RUN_STATUSES } from './bill-run.machine.ts'
 import { RESET_EACH } from './sequence.model.ts'
+import { decimalSchema } from '../pricing/index.ts'
 
 export { billRunBody, billRunList, billRunListQuery, billRunView, idParams } from '../billing-runs/index.ts'
 export type { BillRunBody, BillRunQuery } from '../billing-runs/index.ts'
@@ -39,6 +40,38 @@ export const cancelBody = Type.Object(
   { additionalProperties: false },
 )
 export type CancelBody = Static<typeof cancelBody>
+
+/** A credit note of an invoice (§4): why, and either the whole invoice or amounts of named lines. */
+export const creditNoteBody = Type.Object(
+  {
+    reason: Type.String({ minLength: 1, maxLength: 2000, description: 'why the invoice is corrected (printed)' }),
+    whole: Type.Optional(
+      Type.Literal(true, { description: 'credit every line of the invoice, whole (or send lines instead)' }),
+    ),
+    lines: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            invoiceLine: Type.Integer({
+              minimum: 1,
+              maximum: Number.MAX_SAFE_INTEGER,
+              description: 'the id of a line of the invoice',
+            }),
+            amountWithoutTax: Type.Unsafe<number | string>({
+              ...decimalSchema,
+              description:
+                'the net to credit, more than 0, in the currency’s decimals, at most what is left of the line’s net',
+            }),
+          },
+          { additionalProperties: false },
+        ),
+        { minItems: 1, maxItems: 1000, description: 'lines to credit in part or whole (or send whole: true)' },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+)
+export type CreditNoteBody = Static<typeof creditNoteBody>
 
 export const invoiceIdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) })
 
@@ -186,8 +219,26 @@ export const invoiceView = Type.Unsafe<unknown>({
   title: 'Invoice',
   type: 'object',
   additionalProperties: false,
-  required: [...invoiceRequired, 'lines'],
-  properties: { ...invoiceProperties, lines: { type: 'array', items: invoiceLineView } },
+  required: [...invoiceRequired, 'lines', 'creditNotes'],
+  properties: {
+    ...invoiceProperties,
+    lines: { type: 'array', items: invoiceLineView },
+    creditNotes: {
+      type: 'array',
+      description: 'the credit notes of this invoice, cancelled ones included (none for a credit note)',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['id', 'invoiceNumber', 'status', 'amountWithTax'],
+        properties: {
+          id: { type: 'integer' },
+          invoiceNumber: nullableString,
+          status: { type: 'string', enum: [...INVOICE_STATUSES] },
+          amountWithTax: decimal,
+        },
+      },
+    },
+  },
 })
 
 export const invoiceList = Type.Unsafe<unknown>({

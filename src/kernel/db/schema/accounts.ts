@@ -3,12 +3,26 @@ import { pgTable } from 'drizzle-orm/pg-core'
 import { cfValuesColumn, codedColumns, lowerCodeIndex, refColumn } from './columns.ts'
 import { billingCycles, countries, languages, titles, tradingCurrencies } from './reference.ts'
 
+/**
+ * A postal address as invoices print it: two lines, zip code and city; the country is the record's own `country`
+ * (a seller's, a billing account's), the one its taxes are mapped by.
+ */
+const addressColumns = () => ({
+  address1: text('address_1'),
+  address2: text('address_2'),
+  zipCode: text('zip_code'),
+  city: text('city'),
+})
+
 export const sellers = pgTable('seller', {
   ...codedColumns(),
   tradingCurrencyId: refColumn('trading_currency_id').references(() => tradingCurrencies.id),
   countryId: refColumn('country_id').references(() => countries.id),
   languageId: refColumn('language_id').references(() => languages.id),
   parentSellerId: refColumn('parent_seller_id'),
+  ...addressColumns(),
+  /** The seller's VAT identification number, printed on its invoices. */
+  vatNo: text('vat_no'),
   cfValues: cfValuesColumn(),
 })
 
@@ -23,6 +37,8 @@ export const customers = pgTable(
       .references(() => sellers.id),
     titleId: refColumn('title_id').references(() => titles.id),
     status: text('status').notNull().default('ACTIVE'),
+    /** The customer's VAT identification number (the legal entity's), printed on its invoices. */
+    vatNo: text('vat_no'),
     cfValues: cfValuesColumn(),
   },
   (t) => [
@@ -76,6 +92,8 @@ export const billingAccounts = pgTable(
       .notNull()
       .references(() => tradingCurrencies.id),
     status: text('status').notNull().default('ACTIVE'),
+    /** Where its invoices are addressed (the country is `country`). */
+    ...addressColumns(),
     cfValues: cfValuesColumn(),
   },
   (t) => [
