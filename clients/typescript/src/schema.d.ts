@@ -3256,6 +3256,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/userAccounts/{code}/wallets/{walletCode}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change a wallet’s description or low-balance level
+         * @description A PREPAID wallet reports wallet.balance_low when a change of its balance takes its available amount (balance − reserved) from at or above lowBalanceLevel to below it; null removes the level.
+         *
+         *     Required role: `billing.wallets.manage`.
+         */
+        put: operations["updateUserAccountWallet"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/userAccounts/{code}/wallets/{walletCode}/credits": {
         parameters: {
             query?: never;
@@ -26112,7 +26134,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The change is not allowed in the record’s current state */
+            /** @description The change is refused: the record’s state, or the amounts it has left, do not allow it */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -26355,7 +26377,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The change is not allowed in the record’s current state */
+            /** @description The change is refused: the record’s state, or the amounts it has left, do not allow it */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -26447,7 +26469,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The change is not allowed in the record’s current state */
+            /** @description The change is refused: the record’s state, or the amounts it has left, do not allow it */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -31370,6 +31392,7 @@ export interface operations {
                          * @description a decimal number, written exactly
                          */
                         available: number;
+                        lowBalanceLevel: number | null;
                     }[];
                 };
             };
@@ -31445,6 +31468,7 @@ export interface operations {
                     /** @enum {string} */
                     walletType: "PREPAID";
                     description?: string | null;
+                    lowBalanceLevel?: (number | string) | null;
                 };
             };
         };
@@ -31474,6 +31498,138 @@ export interface operations {
                          * @description a decimal number, written exactly
                          */
                         available: number;
+                        lowBalanceLevel: number | null;
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate code, record in use, wrong state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The content type is not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateUserAccountWallet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                code: string;
+                walletCode: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string | null;
+                    lowBalanceLevel?: (number | string) | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        walletType: string;
+                        currency: string;
+                        /**
+                         * Format: decimal
+                         * @description a decimal number, written exactly
+                         */
+                        balance: number;
+                        /**
+                         * Format: decimal
+                         * @description a decimal number, written exactly
+                         */
+                        reserved: number;
+                        /**
+                         * Format: decimal
+                         * @description a decimal number, written exactly
+                         */
+                        available: number;
+                        lowBalanceLevel: number | null;
                     };
                 };
             };
@@ -31605,6 +31761,7 @@ export interface operations {
                          * @description a decimal number, written exactly
                          */
                         available: number;
+                        lowBalanceLevel: number | null;
                     };
                 };
             };
