@@ -59,3 +59,72 @@ export async function adminToken(base: string, secret: string): Promise<string> 
   assert.equal(response.status, 200, `the token endpoint answered ${response.status}`)
   return ((await response.json()) as { access_token: string }).access_token
 }
+
+/** An `obol start` process of the benchmark, with what it printed. */
+export interface ObolProcess {
+  readonly child: ChildProcess
+  readonly base: string
+  readonly output: () => string
+  /** Stops it (SIGTERM) and waits for it to exit. */
+  readonly stop: () => Promise<void>
+}
+
+/**
+ * Starts the built server (`bin/obol.js start`, `npm start`'s settings) on `databaseUrl` with `args` (e.g.
+ * `--role worker`), `env` added; waits until it answers ready, unless it serves no HTTP (`--role worker`).
+ */
+export async function spawnObol(
+  databaseUrl: string,
+  options: {
+    port: number
+    secret: string
+    args?: readonly string[]
+    env?: Record<string, string>
+    nodeFlags?: readonly string[]
+  },
+): Promise<ObolProcess> {
+  const { env, nodeFlags } = startScript()
+  const { spawn } = await import('node:child_process')
+  const child = spawn(
+    process.execPath,
+    [...nodeFlags, ...(options.nodeFlags ?? []), path.join(ROOT, 'bin', 'obol.js'), 'start', ...(options.args ?? [])],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        ...env,
+        DATABASE_URL: databaseUrl,
+        PORT: String(options.port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+        OBOL_ADMIN_CLIENT_SECRET: options.secret,
+        OBOL_SKIP_UI_BUILD: '1',
+        NODE_OPTIONS: '',
+        ...options.env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
+  let output = ''
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  const base = `http://127.0.0.1:${options.port}`
+  const worker = (options.args ?? []).join(' ').includes('worker')
+  if (worker) {
+    // No HTTP: ready once it says so.
+    for (let i = 0; !output.includes('Obol worker is running'); i += 1) {
+      if (child.exitCode !== null || i > 600) throw new Error(`the worker did not start:\n${output}`)
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+  } else await waitReady(base, child, () => output)
+  return {
+    child,
+    base,
+    output: () => output,
+    stop: async () => {
+      child.kill('SIGTERM')
+      await exited
+    },
+  }
+}

@@ -26,8 +26,12 @@ describe('events of the changes, delivered', () => {
     await orderFor(t, accounts[0]!, { fee: true })
     const run = await runCycle(t, cycle, { processType: 'FULL_AUTOMATIC' })
     const [invoice] = await invoicesOf(t, run.id)
+    // In no guaranteed order between records: wait for all of them.
     const events = await eventsUntil(
-      (types) => types.includes('invoice.validated') && types.includes('order.validated'),
+      (types) =>
+        types.includes('invoice.validated') &&
+        types.includes('order.validated') &&
+        types.filter((type) => type === 'bill_run.status_changed').length >= 3,
     )
     const of = (type: string) => events.filter((e) => e.type === type)
     expect(of('order.created')[0].data.object).toMatchObject({ billingAccountCode: accounts[0], status: 'VALIDATED' })
@@ -36,7 +40,9 @@ describe('events of the changes, delivered', () => {
       aggregate: { type: 'bill_run', id: String(run.id), sequence: 1 },
     })
     // NEW → INVOICE_LINES_CREATED → DRAFT_INVOICES → VALIDATED, each a status change numbered in order.
-    const changes = of('bill_run.status_changed').filter((e) => e.aggregate.id === String(run.id))
+    const changes = of('bill_run.status_changed')
+      .filter((e) => e.aggregate.id === String(run.id))
+      .sort((a, b) => a.aggregate.sequence - b.aggregate.sequence)
     expect(changes.map((e) => [e.data.previous.status, e.data.object.status, e.aggregate.sequence])).toEqual([
       ['NEW', 'INVOICE_LINES_CREATED', 2],
       ['INVOICE_LINES_CREATED', 'DRAFT_INVOICES', 3],

@@ -9,10 +9,20 @@ import { signatureHeader } from './signing.ts'
 import { checkTarget, TargetRefused } from './targets.ts'
 import * as repo from './webhook.repository.ts'
 
-/** Deliveries one pass claims; they are sent at once, each a request of its own. */
+/** Deliveries one claim takes; they are sent at once, each a request of its own. */
 const CLAIM = 50
-/** How long a claimed delivery is held: longer than an attempt can take (15 s), so no one else sends it meanwhile. */
-const LEASE_MS = 60_000
+/**
+ * Attempts an instance has under way at most: a pass claims only what fits, so a slow endpoint (15 s an attempt)
+ * holds some of them, never the others' deliveries.
+ */
+const MAX_IN_FLIGHT = 200
+/** Attempts one pass starts at most before it returns (the next pass goes on with the backlog). */
+const PASS_LIMIT = 2_000
+/**
+ * How long a claimed delivery is held: longer than an attempt can take (15 s) and its recording, so no one else sends
+ * it meanwhile; an instance that died mid-attempt leaves it to others once it runs out.
+ */
+const LEASE_MS = 30_000
 
 export interface DispatcherDeps {
   readonly db: Db
@@ -60,48 +70,86 @@ export function createDispatcher(deps: DispatcherDeps) {
     const durationMs = Math.round(performance.now() - started)
     const done = clock.now()
     const outcome = outcomeOf(sent, delivery.attempts, done, jitter())
+    // One statement, no transaction, for what nearly every attempt writes; disabling the endpoint (rare) is one.
+    const since = await repo.recordAttempt(
+      db,
+      delivery,
+      {
+        at,
+        durationMs,
+        statusCode: sent.kind === 'status' ? sent.status : null,
+        error: sent.kind === 'error' ? sent.message : null,
+        responseBody: sent.responseBody,
+      },
+      { status: outcome.status, nextAttemptAt: outcome.status === 'RETRYING' ? outcome.nextAttemptAt : null },
+    )
+    const reason =
+      outcome.status === 'FAILED' && outcome.disableEndpoint
+        ? outcome.disableEndpoint
+        : since !== null && done.getTime() - since.getTime() >= DISABLE_AFTER_FAILING_MS
+          ? 'every delivery failed for 5 days'
+          : undefined
+    if (reason === undefined) return
     await withTransaction(db, async (tx) => {
-      await repo.recordAttempt(
-        tx,
-        delivery,
-        {
-          at,
-          durationMs,
-          statusCode: sent.kind === 'status' ? sent.status : null,
-          error: sent.kind === 'error' ? sent.message : null,
-          responseBody: sent.responseBody,
-        },
-        { status: outcome.status, nextAttemptAt: outcome.status === 'RETRYING' ? outcome.nextAttemptAt : null },
+      if (!(await repo.disableEndpoint(tx, delivery.endpointId, reason))) return
+      const endpoint = await repo.findEndpoint(tx, delivery.endpointId, null)
+      await deps.outbox.emit(tx, {
+        type: 'webhook_endpoint.disabled',
+        aggregate: { type: 'webhook_endpoint', id: delivery.endpointId },
+        object: endpoint && endpointView(endpoint),
+        previous: { active: true },
+      })
+    })
+  }
+
+  const inFlight = new Set<Promise<void>>()
+
+  /** Claims up to `limit` due deliveries and starts their attempts; the attempts under way. */
+  async function launch(limit: number): Promise<Promise<void>[]> {
+    const due = await repo.claimDue(db, clock.now(), LEASE_MS, limit)
+    if (due.length === 0) return []
+    const secrets = await repo.signingSecrets(db, [...new Set(due.map((d) => d.endpointId))], clock.now())
+    return due.map((d) => {
+      const running = attempt(d, secrets.get(d.endpointId) ?? []).catch((err: unknown) =>
+        deps.log.warn({ err }, 'webhook attempt not recorded'),
       )
-      const since = await repo.noteEndpointResult(tx, delivery.endpointId, outcome.status === 'SUCCEEDED', at)
-      const reason =
-        outcome.status === 'FAILED' && outcome.disableEndpoint
-          ? outcome.disableEndpoint
-          : since !== null && done.getTime() - since.getTime() >= DISABLE_AFTER_FAILING_MS
-            ? 'every delivery failed for 5 days'
-            : undefined
-      if (reason !== undefined && (await repo.disableEndpoint(tx, delivery.endpointId, reason))) {
-        const endpoint = await repo.findEndpoint(tx, delivery.endpointId, null)
-        await deps.outbox.emit(tx, {
-          type: 'webhook_endpoint.disabled',
-          aggregate: { type: 'webhook_endpoint', id: delivery.endpointId },
-          object: endpoint && endpointView(endpoint),
-          previous: { active: true },
-        })
-      }
+      inFlight.add(running)
+      void running.finally(() => inFlight.delete(running))
+      return running
     })
   }
 
   return {
-    /** One pass: claims what is due now and sends it; answers how many deliveries it attempted. */
+    /**
+     * The recurring pass: claims what is due, as much as fits beside the attempts under way; while claims come back
+     * full (a backlog), waits for an attempt to end and claims again, up to PASS_LIMIT attempts (a stopping instance
+     * then finishes its pass soon); returns once a claim finds less than it could take.
+     */
+    async pump(): Promise<number> {
+      let started = 0
+      while (started < PASS_LIMIT) {
+        const room = Math.min(CLAIM, MAX_IN_FLIGHT - inFlight.size)
+        if (room <= 0) {
+          await Promise.race(inFlight)
+          continue
+        }
+        const launched = await launch(room)
+        started += launched.length
+        if (launched.length < room) return started
+      }
+      return started
+    },
+
+    /** One pass that waits for its attempts (a person's "retry now", tests): how many deliveries it attempted. */
     async runOnce(): Promise<number> {
-      const due = await repo.claimDue(db, clock.now(), LEASE_MS, CLAIM)
-      if (due.length === 0) return 0
-      const secrets = await repo.signingSecrets(db, [...new Set(due.map((d) => d.endpointId))], clock.now())
-      const results = await Promise.allSettled(due.map((d) => attempt(d, secrets.get(d.endpointId) ?? [])))
-      for (const result of results)
-        if (result.status === 'rejected') deps.log.warn({ err: result.reason }, 'webhook attempt not recorded')
-      return due.length
+      const launched = await launch(CLAIM)
+      await Promise.all(launched)
+      return launched.length
+    },
+
+    /** Waits for the attempts under way (a stopping instance, tests). */
+    async drain(): Promise<void> {
+      while (inFlight.size > 0) await Promise.all([...inFlight])
     },
   }
 }

@@ -39,7 +39,7 @@ export function createWebhooksModule(deps: {
     log: deps.log,
     ...(deps.jitter ? { jitter: deps.jitter } : {}),
   })
-  deps.jobs.repeat('webhook-dispatch', DISPATCH_INTERVAL_MS, () => dispatcher.runOnce())
+  deps.jobs.repeat('webhook-dispatch', DISPATCH_INTERVAL_MS, () => dispatcher.pump())
   deps.jobs.repeat('event-purge', 3_600_000, async () => {
     const before = new Date(deps.clock.now().getTime() - EVENT_RETENTION_MS)
     while ((await repo.purgeEvents(deps.db, before, 1000)) === 1000);

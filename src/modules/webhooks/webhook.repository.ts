@@ -134,14 +134,16 @@ export async function signingSecrets(
  * endpoint alone, subscribed or not; an endpoint's disabling to the others.
  */
 export function fanOutSql(emitted: SQL, at: Date): SQL {
+  // The event's seller joined once, not looked up per endpoint: the plan's cost stays that of a small join (a
+  // correlated lookup per event and endpoint pair made PostgreSQL compile the statement with JIT every time).
   return sql`insert into webhook_delivery (event_id, endpoint_id, status, next_attempt_at)
-    select w.id, e.id, 'PENDING', ${at.toISOString()}::timestamptz from ${emitted} w join webhook_endpoint e
+    select w.id, e.id, 'PENDING', ${at.toISOString()}::timestamptz
+    from ${emitted} w left join seller s on s.id = w.seller_id join webhook_endpoint e
       on (w.event_type = 'webhook.test' and e.id::text = w.aggregate_id)
       or (w.event_type <> 'webhook.test' and e.active
         and (w.event_type = any(e.event_types) or '*' = any(e.event_types))
         and (w.event_type <> 'webhook_endpoint.disabled' or e.id::text <> w.aggregate_id)
-        and (e.seller_codes is null
-          or exists (select 1 from seller s where s.id = w.seller_id and s.code = any(e.seller_codes))))
+        and (e.seller_codes is null or s.code = any(e.seller_codes)))
     returning 1`
 }
 
@@ -200,7 +202,12 @@ export const eventBody = sql`jsonb_build_object('id', ev.event_id, 'type', ev.ev
   'occurredAt', ${iso(sql`ev.occurred_at`)}, 'data', ev.data,
   'aggregate', jsonb_build_object('type', ev.aggregate_type, 'id', ev.aggregate_id, 'sequence', ev.sequence))::text`
 
-/** Records an attempt and what it led to; releases the lease. */
+/**
+ * Records an attempt and what it led to, releasing the lease, and keeps the endpoint's failure streak (a success ends
+ * it, a failure starts it when none runs), in one statement: answers since when the endpoint has been failing (null
+ * when it is not). The endpoint's row is written only when the streak starts or ends, so the attempts of one endpoint
+ * never queue on its row lock.
+ */
 export async function recordAttempt(
   db: Db,
   delivery: { id: number; endpointId: number },
@@ -212,27 +219,31 @@ export async function recordAttempt(
     responseBody: string | null
   },
   outcome: { status: 'SUCCEEDED' | 'FAILED' | 'RETRYING'; nextAttemptAt: Date | null },
-): Promise<void> {
-  await db.execute(sql`insert into webhook_attempt (delivery_id, attempted_at, duration_ms, status_code, error, response_body)
-    values (${delivery.id}, ${attempt.at.toISOString()}::timestamptz, ${attempt.durationMs}, ${attempt.statusCode},
-      ${attempt.error}, ${attempt.responseBody})`)
-  await db.execute(sql`update webhook_delivery set status = ${outcome.status},
-      next_attempt_at = ${outcome.nextAttemptAt?.toISOString() ?? null}::timestamptz, lease_until = null,
-      last_status_code = ${attempt.statusCode}, last_error = ${attempt.error}
-    where id = ${delivery.id}`)
-}
-
-/**
- * Keeps an endpoint's failure streak: a success ends it; a failure starts it (when none runs) and answers since when
- * the endpoint has been failing.
- */
-export async function noteEndpointResult(db: Db, endpointId: number, success: boolean, at: Date): Promise<Date | null> {
+): Promise<Date | null> {
+  const success = outcome.status === 'SUCCEEDED'
+  const at = sql`${attempt.at.toISOString()}::timestamptz`
   const found = await one<{ since: string | null }>(
     db,
-    success
-      ? sql`update webhook_endpoint set failing_since = null where id = ${endpointId} returning null::text as since`
-      : sql`update webhook_endpoint set failing_since = coalesce(failing_since, ${at.toISOString()}::timestamptz)
-          where id = ${endpointId} returning ${iso(sql`failing_since`)} as since`,
+    sql`with logged as (
+        insert into webhook_attempt (delivery_id, attempted_at, duration_ms, status_code, error, response_body)
+        values (${delivery.id}, ${at}, ${attempt.durationMs}, ${attempt.statusCode}, ${attempt.error},
+          ${attempt.responseBody})
+      ), delivered as (
+        update webhook_delivery set status = ${outcome.status},
+          next_attempt_at = ${outcome.nextAttemptAt?.toISOString() ?? null}::timestamptz, lease_until = null,
+          last_status_code = ${attempt.statusCode}, last_error = ${attempt.error}
+        where id = ${delivery.id}
+      ), streak as (
+        update webhook_endpoint set failing_since = ${success ? sql`null` : at}
+        where id = ${delivery.endpointId} and failing_since is ${success ? sql`not null` : sql`null`}
+        returning failing_since
+      )
+      select ${
+        success
+          ? sql`null::text`
+          : sql`${iso(sql`coalesce((select failing_since from streak),
+              (select failing_since from webhook_endpoint where id = ${delivery.endpointId}))`)}`
+      } as since`,
   )
   return found?.since ? new Date(found.since) : null
 }
