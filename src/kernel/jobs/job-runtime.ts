@@ -301,6 +301,11 @@ export class JobRuntime {
       .catch(() => undefined)
   }
 
+  /** The silence after which an instance counts as dead (INSTANCE_STALE_AFTER_MS): its leases end with it. */
+  get instanceStaleAfterMs(): number {
+    return this.options.instanceStaleAfterMs
+  }
+
   /** Number of executions this process is running now. */
   get activeExecutions(): number {
     return this.running

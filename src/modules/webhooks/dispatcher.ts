@@ -30,6 +30,8 @@ export interface DispatcherDeps {
   readonly outbox: Outbox
   readonly allowPrivateTargets: boolean
   readonly log: Pick<Logger, 'warn'>
+  /** The instance claiming (its leases end when it stops heartbeating for `staleAfterMs`). */
+  readonly instance: { readonly id: string; readonly staleAfterMs: number }
   /** The jitter factor of a retry, in [0.9, 1.1] (tests may fix it). */
   readonly jitter?: () => number
 }
@@ -106,7 +108,12 @@ export function createDispatcher(deps: DispatcherDeps) {
 
   /** Claims up to `limit` due deliveries and starts their attempts; the attempts under way. */
   async function launch(limit: number): Promise<Promise<void>[]> {
-    const due = await repo.claimDue(db, clock.now(), LEASE_MS, limit)
+    const due = await repo.claimDue(
+      db,
+      clock.now(),
+      { ms: LEASE_MS, holder: deps.instance.id, staleAfterMs: deps.instance.staleAfterMs },
+      limit,
+    )
     if (due.length === 0) return []
     const secrets = await repo.signingSecrets(db, [...new Set(due.map((d) => d.endpointId))], clock.now())
     return due.map((d) => {

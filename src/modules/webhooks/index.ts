@@ -37,6 +37,7 @@ export function createWebhooksModule(deps: {
     outbox: deps.outbox,
     allowPrivateTargets: deps.allowPrivateTargets,
     log: deps.log,
+    instance: { id: deps.jobs.instanceId, staleAfterMs: deps.jobs.instanceStaleAfterMs },
     ...(deps.jitter ? { jitter: deps.jitter } : {}),
   })
   deps.jobs.repeat('webhook-dispatch', DISPATCH_INTERVAL_MS, () => dispatcher.pump())

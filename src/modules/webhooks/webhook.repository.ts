@@ -158,12 +158,18 @@ export interface DueDelivery {
 }
 
 /**
- * Claims due deliveries (PENDING or RETRYING, due by `now`, not leased) for `leaseMs`, at most `limit`, oldest due
- * first: `for update skip locked`, so instances claiming at once take different ones; the lease then holds them
- * without a transaction while the requests run, and a dead instance's lease runs out (at least once). The attempt
- * count rises with the claim.
+ * Claims due deliveries (PENDING or RETRYING, due by `now`, not leased) for `leaseMs` for `holder` (an instance
+ * id), at most `limit`, oldest due first: `for update skip locked`, so instances claiming at once take different ones;
+ * the lease then holds them without a transaction while the requests run. A lease ends when it runs out or when its
+ * holder has not heartbeaten for `staleAfterMs` (on the database's clock, as every instance's death is judged): a dead
+ * instance's deliveries are sent again, with the same ids (at least once). The attempt count rises with the claim.
  */
-export async function claimDue(db: Db, now: Date, leaseMs: number, limit: number): Promise<DueDelivery[]> {
+export async function claimDue(
+  db: Db,
+  now: Date,
+  lease: { ms: number; holder: string; staleAfterMs: number },
+  limit: number,
+): Promise<DueDelivery[]> {
   const found = await rows<{
     id: unknown
     endpoint_id: unknown
@@ -176,11 +182,13 @@ export async function claimDue(db: Db, now: Date, leaseMs: number, limit: number
     sql`with due as (
         select d.id from webhook_delivery d
         where d.status in ('PENDING', 'RETRYING') and d.next_attempt_at <= ${now.toISOString()}::timestamptz
-          and (d.lease_until is null or d.lease_until <= ${now.toISOString()}::timestamptz)
+          and (d.lease_until is null or d.lease_until <= ${now.toISOString()}::timestamptz
+            or not exists (select 1 from app_instance a where a.id = d.leased_by and a.stopped_at is null
+              and a.heartbeat_at > now() - make_interval(secs => ${lease.staleAfterMs / 1000})))
         order by d.next_attempt_at, d.id limit ${limit} for update skip locked
       ), claimed as (
         update webhook_delivery d set attempts = d.attempts + 1,
-          lease_until = ${new Date(now.getTime() + leaseMs).toISOString()}::timestamptz
+          lease_until = ${new Date(now.getTime() + lease.ms).toISOString()}::timestamptz, leased_by = ${lease.holder}
         from due where d.id = due.id returning d.id, d.endpoint_id, d.event_id as event_row, d.attempts
       )
       select c.id, c.endpoint_id, e.url, c.attempts, ev.event_id, ${eventBody} as body
@@ -230,7 +238,7 @@ export async function recordAttempt(
           ${attempt.responseBody})
       ), delivered as (
         update webhook_delivery set status = ${outcome.status},
-          next_attempt_at = ${outcome.nextAttemptAt?.toISOString() ?? null}::timestamptz, lease_until = null,
+          next_attempt_at = ${outcome.nextAttemptAt?.toISOString() ?? null}::timestamptz, lease_until = null, leased_by = null,
           last_status_code = ${attempt.statusCode}, last_error = ${attempt.error}
         where id = ${delivery.id}
       ), streak as (
@@ -297,7 +305,7 @@ export async function retryNow(db: Db, id: number, now: Date): Promise<boolean> 
   const changed = await rows(
     db,
     sql`update webhook_delivery set status = case when status = 'SUCCEEDED' then status else 'RETRYING' end,
-        next_attempt_at = ${now.toISOString()}::timestamptz, lease_until = null
+        next_attempt_at = ${now.toISOString()}::timestamptz, lease_until = null, leased_by = null
       where id = ${id} returning id`,
   )
   return changed.length > 0

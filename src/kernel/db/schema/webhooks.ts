@@ -49,7 +49,8 @@ export const DELIVERY_STATUSES = ['PENDING', 'RETRYING', 'SUCCEEDED', 'FAILED'] 
 
 /**
  * One event to one endpoint: PENDING until its first attempt, RETRYING between attempts, then SUCCEEDED or FAILED.
- * `lease_until`: an instance attempting it holds it until then (a dead instance's lease runs out: at least once).
+ * `lease_until`: the instance `leased_by` attempting it holds it until then, or until that instance stops
+ * heartbeating (a dead instance's deliveries are sent again: at least once).
  */
 export const webhookDeliveries = pgTable(
   'webhook_delivery',
@@ -65,6 +66,7 @@ export const webhookDeliveries = pgTable(
     attempts: integer('attempts').notNull().default(0),
     nextAttemptAt: instant('next_attempt_at'),
     leaseUntil: instant('lease_until'),
+    leasedBy: text('leased_by'),
     lastStatusCode: integer('last_status_code'),
     lastError: text('last_error'),
     created: instant('created').notNull().defaultNow(),
