@@ -147,7 +147,7 @@ async function main(): Promise<void> {
       })
       const text = await response.text()
       assert.ok(response.ok, `${method} ${route} answered ${response.status}: ${text}`)
-      return text ? (JSON.parse(text)) : undefined
+      return text ? JSON.parse(text) : undefined
     }
     for (const account of accounts) {
       await call('POST', `/api/v1/userAccounts/${account}/wallets`, { code: 'BENCH', walletType: 'PREPAID' })

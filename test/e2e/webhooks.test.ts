@@ -1,3 +1,8 @@
+import { spawn } from 'node:child_process'
+import fs from 'node:fs'
+import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { Webhook } from 'standardwebhooks'
 import { FakeClock } from '../../src/kernel/clock.ts'
@@ -197,5 +202,48 @@ describe('webhook endpoints', () => {
     expect((await t.request('GET', '/api/v1/events/evt_NOPE')).body.errorCode).toBe('EVENT_NOT_FOUND')
     const noRole = await t.tokenWithRoles(['api.settings.view'])
     expect((await t.requestAs(noRole, 'GET', '/api/v1/events')).status).toBe(403)
+  })
+
+  it("runs the README's receiver: it verifies a delivery and refuses a forged one", async () => {
+    const readme = fs.readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+    const snippet = /### Webhooks[\s\S]*?```js\n([\s\S]*?)```/.exec(readme)![1]!
+    const file = path.join(os.tmpdir(), `obol-receiver-${process.pid}.mjs`)
+    fs.writeFileSync(file, snippet)
+    const port = await new Promise<number>((resolve) => {
+      const probe = net.createServer().listen(0, '127.0.0.1', () => {
+        const free = (probe.address() as net.AddressInfo).port
+        probe.close(() => resolve(free))
+      })
+    })
+    const { id, secret } = await created(t, 'POST', '/api/v1/webhookEndpoints', {
+      url: `http://127.0.0.1:${port}/obol`,
+      eventTypes: ['wallet.credited'],
+    })
+    const child = spawn(process.execPath, [file], {
+      env: { ...process.env, WEBHOOK_SECRET: secret, PORT: String(port) },
+    })
+    let output = ''
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    try {
+      await expect.poll(async () => (await fetch(`http://127.0.0.1:${port}/`).catch(() => undefined))?.status).toBe(400)
+      expect((await credit(1)).status).toBe(201)
+      await expect.poll(() => output, { timeout: 10_000 }).toMatch(/verified evt_\w+ wallet\.credited/)
+      const deliveries = await t.request('GET', `/api/v1/webhookEndpoints/${id}/deliveries`)
+      expect(deliveries.body.data[0]).toMatchObject({ status: 'SUCCEEDED', lastStatusCode: 204 })
+      const forged = await fetch(`http://127.0.0.1:${port}/obol`, {
+        method: 'POST',
+        headers: {
+          'webhook-id': 'evt_forged',
+          'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+          'webhook-signature': 'v1,bm90IGEgc2lnbmF0dXJlIG9mIHRoaXMgYm9keSBhdCBhbGwhIQ==',
+        },
+        body: '{"type":"wallet.credited"}',
+      })
+      expect(forged.status).toBe(400)
+      await expect.poll(() => output).toContain('refused evt_forged')
+    } finally {
+      child.kill()
+      await t.request('DELETE', `/api/v1/webhookEndpoints/${id}`)
+    }
   })
 })

@@ -19,6 +19,10 @@ describe(isBlockedAddress.name, () => {
     '::ffff:10.0.0.1',
     '64:ff9b::a9fe:a9fe',
     '224.0.0.1',
+    '192.0.2.10',
+    '198.51.100.7',
+    '203.0.113.200',
+    '2001:db8::1',
   ])('refuses %s', (address) => {
     expect(isBlockedAddress(address)).toBe(true)
   })

@@ -16,6 +16,9 @@ for (const [address, prefix] of [
   ['169.254.0.0', 16],
   ['172.16.0.0', 12],
   ['192.0.0.0', 24],
+  ['192.0.2.0', 24], // documentation (TEST-NET-1, -2, -3)
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
   ['192.168.0.0', 16],
   ['198.18.0.0', 15],
   ['224.0.0.0', 4],
@@ -27,6 +30,7 @@ for (const [address, prefix] of [
   ['::1', 128],
   ['fc00::', 7],
   ['fe80::', 10],
+  ['2001:db8::', 32], // documentation
   ['ff00::', 8],
 ] as const)
   BLOCKED.addSubnet(address, prefix, 'ipv6')
