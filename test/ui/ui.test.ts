@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm'
 import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { TEST_ADMIN } from '../support/test-app.ts'
-import { screenshots } from './browser.ts'
+import { pageWidth, screenshots } from './browser.ts'
 import { useUiApp } from './ui-app.ts'
 
 // The web UI in a real Chromium against a real app listening on a port, one test per screen's main path.
@@ -152,7 +152,7 @@ describe('the web UI', () => {
     await page.getByRole('link', { name: 'Groups' }).click()
     await page.getByRole('heading', { name: 'Built-in groups' }).waitFor()
     await expect.poll(() => page.getByRole('button', { name: 'Menu' }).getAttribute('data-opened')).toBe(null)
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
+    expect(await pageWidth(page)).toBeLessThanOrEqual(390)
     await screenshots(page, 'groups-after-menu')
     expect(ui.problems).toEqual([])
   })
