@@ -16,6 +16,7 @@ export {
   type SellerRow,
   type UserAccountRow,
 } from './party-lookup.repository.ts'
+export { seedAccountsDemo } from './demo-data.ts'
 export { taxClassCodes, taxMappingsOf, type TaxMappingRow } from './tax-lookup.repository.ts'
 
 export function toResource(spec: (typeof accountResources)[number]): Resource {
