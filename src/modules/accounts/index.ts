@@ -10,7 +10,11 @@ import { registerTenantSettingsRoutes } from './tenant-settings.routes.ts'
 
 export { periodContaining, type Period, type CalendarShape } from './calendar.model.ts'
 export {
+  billingPartiesColumns,
+  billingPartiesJoins,
+  billingPartiesOf,
   orderPartiesByCode,
+  type BillingParties,
   type BillingAccountRow,
   type OrderPartyRows,
   type SellerRow,

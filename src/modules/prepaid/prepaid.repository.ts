@@ -7,7 +7,8 @@ import { money } from '../../kernel/money.ts'
 import { registry } from '../../kernel/model/index.ts'
 import { instantText, textArray } from '../../kernel/model/json.ts'
 import { sellerRestriction, type SellerCodes } from '../../kernel/model/row-security.ts'
-import { walletOperationsInsert, type BillingParties, type WalletOperationValues } from '../ordering/index.ts'
+import { walletOperationsInsert, type WalletOperationValues } from '../ordering/index.ts'
+import { billingPartiesColumns, billingPartiesJoins, billingPartiesOf, type BillingParties } from '../accounts/index.ts'
 import type { DiscountState } from '../rating/index.ts'
 import { catalogGenerationSql } from '../catalog/index.ts'
 
@@ -39,24 +40,6 @@ export interface SubscriptionRow {
   readonly parties: BillingParties
 }
 
-const partiesColumns = sql`se.id as seller_id, se.code as seller_code, se.country_id as seller_country_id,
-  ba.id as billing_account_id, ba.code as billing_account_code, ba.country_id as billing_country_id,
-  cur.id as currency_id, cur.code as currency_code, cur.decimal_places as minor_units`
-
-function partiesOf(r: Record<string, unknown>): BillingParties {
-  return {
-    sellerId: num(r.seller_id),
-    sellerCode: r.seller_code as string,
-    sellerCountryId: r.seller_country_id === null ? null : num(r.seller_country_id),
-    billingAccountId: num(r.billing_account_id),
-    billingAccountCode: r.billing_account_code as string,
-    billingCountryId: num(r.billing_country_id),
-    currencyId: num(r.currency_id),
-    currencyCode: r.currency_code as string,
-    minorUnits: num(r.minor_units),
-  }
-}
-
 function subscriptionOf(r: Record<string, unknown>): SubscriptionRow {
   return {
     id: num(r.id),
@@ -66,19 +49,16 @@ function subscriptionOf(r: Record<string, unknown>): SubscriptionRow {
     offerCode: r.offer_code as string,
     userAccountId: num(r.user_account_id),
     orderId: r.order_id === null ? null : num(r.order_id),
-    parties: partiesOf(r),
+    parties: billingPartiesOf(r),
   }
 }
 
 const subscriptionColumns = sql`s.id, s.code, s.status, to_char(s.subscription_date, 'YYYY-MM-DD') as subscription_date,
-    ot.code as offer_code, s.user_account_id, s.order_id, ${partiesColumns}`
+    ot.code as offer_code, s.user_account_id, s.order_id, ${billingPartiesColumns}`
 
 const subscriptionFrom = sql`from subscription s
   join offer_template ot on ot.id = s.offer_template_id
-  join seller se on se.id = s.seller_id
-  join user_account ua on ua.id = s.user_account_id
-  join billing_account ba on ba.id = ua.billing_account_id
-  join trading_currency cur on cur.id = ba.trading_currency_id`
+  ${billingPartiesJoins({ sellerId: sql`s.seller_id`, userAccountId: sql`s.user_account_id` })}`
 
 /** Whether the subscription's order has ACTIVE discount plan instances (`has_plans`). */
 const hasPlansColumn = sql`exists (select 1 from discount_plan_instance dpi
