@@ -21,6 +21,13 @@ export {
   type UserAccountRow,
 } from './party-lookup.repository.ts'
 export { seedAccountsDemo } from './demo-data.ts'
+export {
+  currencyOfUserAccount,
+  lockUserAccount,
+  sellerIdByCode,
+  sellerIdOfUserAccount,
+  userAccountIdByCode,
+} from './account-lookup.repository.ts'
 export { taxClassCodes, taxMappingsOf, type TaxMappingRow } from './tax-lookup.repository.ts'
 
 export function toResource(spec: (typeof accountResources)[number]): Resource {

@@ -33,6 +33,7 @@ export {
   chargesById,
   offersByCode,
   productsByCode,
+  offerProducts,
   serviceCharges,
   versionContents,
   type AttributeRow,

@@ -4,11 +4,18 @@ import { coalescedReads } from '../../kernel/db/coalesced-reads.ts'
 import type { Decimal } from 'decimal.js'
 import { one, preparedRows, rows, type Db } from '../../kernel/db/database.ts'
 import { money } from '../../kernel/money.ts'
-import { registry } from '../../kernel/model/index.ts'
 import { instantText, textArray } from '../../kernel/model/json.ts'
-import { sellerRestriction, type SellerCodes } from '../../kernel/model/row-security.ts'
 import { walletOperationsInsert, type WalletOperationValues } from '../ordering/index.ts'
 import { billingPartiesColumns, billingPartiesJoins, billingPartiesOf, type BillingParties } from '../accounts/index.ts'
+/** Accounts' and the catalog's lookups a reservation or wallet needs, read through the modules owning them. */
+export {
+  currencyOfUserAccount,
+  lockUserAccount,
+  sellerIdByCode,
+  sellerIdOfUserAccount,
+  userAccountIdByCode,
+} from '../accounts/index.ts'
+export { offerProducts } from '../catalog/index.ts'
 import type { DiscountState } from '../rating/index.ts'
 import { catalogGenerationSql } from '../catalog/index.ts'
 
@@ -199,7 +206,7 @@ export interface UsageKey {
 export async function usageContexts(db: Db, keys: readonly UsageKey[]): Promise<(UsageContext | undefined)[]> {
   // Every reserve sends this text (a few joins to plan), one text per count of keys: prepared once per connection.
   // `offset 0` keeps PostgreSQL from flattening the lateral subquery into a join with the keys, so each key stays the
-  // index lookups of one subscription (flattened, its plan read whole tables and bench:reservations fell threefold).
+  // index lookups of one subscription; flattened, its plan reads whole tables (docs/performance.md, "Figures behind the code").
   const found = await preparedRows<Record<string, unknown>>(
     db,
     sql`select k.i as key_index, x.* from (values ${sql.join(
@@ -403,32 +410,6 @@ function walletOf(r: Record<string, unknown>): WalletRow {
     reserved: r.reserved as string,
     lowBalanceLevel: r.low_balance_level as string | null,
   }
-}
-
-/** A user account's currency (its billing account's) and that currency's decimals. */
-export async function currencyOfUserAccount(
-  db: Db,
-  userAccountId: number,
-): Promise<{ code: string; minorUnits: number }> {
-  const found = await one<{ code: string; minor_units: unknown }>(
-    db,
-    sql`select cur.code, cur.decimal_places as minor_units from user_account ua
-      join billing_account ba on ba.id = ua.billing_account_id
-      join trading_currency cur on cur.id = ba.trading_currency_id
-      where ua.id = ${userAccountId}`,
-  )
-  return { code: found!.code, minorUnits: num(found!.minor_units) }
-}
-
-/** The seller a user account belongs to (through its billing account, customer account and customer). */
-export async function sellerIdOfUserAccount(db: Db, userAccountId: number): Promise<number | null> {
-  const found = await one<{ seller_id: unknown }>(
-    db,
-    sql`select c.seller_id from user_account ua join billing_account ba on ba.id = ua.billing_account_id
-      join customer_account ca on ca.id = ba.customer_account_id join customer c on c.id = ca.customer_id
-      where ua.id = ${userAccountId}`,
-  )
-  return found ? num(found.seller_id) : null
 }
 
 /** The PREPAID wallet a usage reservation holds against (the user account's first by code), locked. */
@@ -979,44 +960,6 @@ export async function updateCreditLimit(db: Db, id: number, creditLimit: string,
     where id = ${id}`)
 }
 
-export async function userAccountIdByCode(db: Db, code: string): Promise<number | undefined> {
-  const found = await one<{ id: unknown }>(db, sql`select id from user_account where code = ${code}`)
-  return found && num(found.id)
-}
-
-/** An offer's products (code, default quantity) in sequence order: what an offer reservation orders. */
-export async function offerProducts(
-  db: Db,
-  offerCode: string,
-): Promise<{ offerId: number; products: { code: string; quantity: string }[] } | undefined> {
-  const offer = await one<{ id: unknown }>(db, sql`select id from offer_template where code = ${offerCode}`)
-  if (!offer) return undefined
-  const found = await rows<{ code: string; quantity: string }>(
-    db,
-    sql`select p.code, oc.default_quantity::text as quantity from offer_component oc join product p on p.id = oc.product_id
-      where oc.offer_template_id = ${num(offer.id)} order by oc.sequence, oc.id`,
-  )
-  return { offerId: num(offer.id), products: found }
-}
-
-/**
- * A user account with its billing account code, locked: offer reservations of one account queue on it. One of a
- * seller outside `sellerCodes` (row-level security) is not found, and not locked.
- */
-export async function lockUserAccount(
-  db: Db,
-  code: string,
-  sellerCodes: SellerCodes,
-): Promise<{ id: number; billingAccountCode: string } | undefined> {
-  const visible = sellerRestriction(registry, registry.get('UserAccount'), 'ua', sellerCodes) ?? sql`true`
-  const found = await one<{ id: unknown; billing_account_code: string }>(
-    db,
-    sql`select ua.id, ba.code as billing_account_code from user_account ua
-      join billing_account ba on ba.id = ua.billing_account_id where ua.code = ${code} and ${visible} for update of ua`,
-  )
-  return found && { id: num(found.id), billingAccountCode: found.billing_account_code }
-}
-
 /**
  * What a user account already owes this month: its OPEN wallet operations dated in [monthStart, monthEnd), plus what
  * its other OPEN offer reservations hold.
@@ -1068,11 +1011,6 @@ export async function reservationView(db: Db, id: number): Promise<ReservationVi
       from reservation r join seller se on se.id = r.seller_id join user_account ua on ua.id = r.user_account_id
       left join offer_template ot on ot.id = r.offer_template_id where r.id = ${id}`,
   )
-}
-
-export async function sellerIdByCode(db: Db, code: string): Promise<number | undefined> {
-  const found = await one<{ id: unknown }>(db, sql`select id from seller where code = ${code}`)
-  return found && num(found.id)
 }
 
 /** Locks an order as recurring rating does (`for no key update`): the rating of its plan states is then this one's. */
