@@ -6,6 +6,7 @@ import { sql } from 'drizzle-orm'
 import { one, type Db } from '../../kernel/db/database.ts'
 import { registry } from '../../kernel/model/index.ts'
 import { sellerRestriction, type SellerCodes } from '../../kernel/model/row-security.ts'
+import { sellerOfUserAccount, userAccountJoins } from './party-lookup.repository.ts'
 
 const num = (value: unknown) => Number(value)
 
@@ -16,10 +17,8 @@ export async function currencyOfUserAccount(
 ): Promise<{ code: string; minorUnits: number }> {
   const found = await one<{ code: string; minor_units: unknown }>(
     db,
-    sql`select cur.code, cur.decimal_places as minor_units from user_account ua
-      join billing_account ba on ba.id = ua.billing_account_id
-      join trading_currency cur on cur.id = ba.trading_currency_id
-      where ua.id = ${userAccountId}`,
+    sql`select cur.code, cur.decimal_places as minor_units from (select ${userAccountId}::bigint as id) k
+      ${userAccountJoins(sql`k.id`)}`,
   )
   return { code: found!.code, minorUnits: num(found!.minor_units) }
 }
@@ -28,11 +27,9 @@ export async function currencyOfUserAccount(
 export async function sellerIdOfUserAccount(db: Db, userAccountId: number): Promise<number | null> {
   const found = await one<{ seller_id: unknown }>(
     db,
-    sql`select c.seller_id from user_account ua join billing_account ba on ba.id = ua.billing_account_id
-      join customer_account ca on ca.id = ba.customer_account_id join customer c on c.id = ca.customer_id
-      where ua.id = ${userAccountId}`,
+    sql`select ${sellerOfUserAccount(sql`${userAccountId}::bigint`)} as seller_id`,
   )
-  return found ? num(found.seller_id) : null
+  return found && found.seller_id !== null ? num(found.seller_id) : null
 }
 
 export async function userAccountIdByCode(db: Db, code: string): Promise<number | undefined> {

@@ -14,6 +14,8 @@ export {
   billingPartiesJoins,
   billingPartiesOf,
   orderPartiesByCode,
+  sellerOfUserAccount,
+  userAccountJoins,
   type BillingParties,
   type BillingAccountRow,
   type OrderPartyRows,

@@ -103,14 +103,29 @@ export interface BillingParties {
  * statement's row). Select `billingPartiesColumns` and read them back with `billingPartiesOf`.
  */
 export function billingPartiesJoins(by: { sellerId: SQL } & ({ billingAccountId: SQL } | { userAccountId: SQL })): SQL {
-  const account =
-    'userAccountId' in by
-      ? sql`join user_account ua on ua.id = ${by.userAccountId}
-  join billing_account ba on ba.id = ua.billing_account_id`
-      : sql`join billing_account ba on ba.id = ${by.billingAccountId}`
+  if ('userAccountId' in by)
+    return sql`join seller se on se.id = ${by.sellerId}
+  ${userAccountJoins(by.userAccountId)}`
   return sql`join seller se on se.id = ${by.sellerId}
-  ${account}
+  join billing_account ba on ba.id = ${by.billingAccountId}
   join trading_currency cur on cur.id = ba.trading_currency_id`
+}
+
+/**
+ * Joins the user account `ua` of `userAccountId` (an SQL expression over the statement's row), its billing account
+ * `ba` and that account's currency `cur`: what a wallet shows of its account.
+ */
+export function userAccountJoins(userAccountId: SQL): SQL {
+  return sql`join user_account ua on ua.id = ${userAccountId}
+  join billing_account ba on ba.id = ua.billing_account_id
+  join trading_currency cur on cur.id = ba.trading_currency_id`
+}
+
+/** The seller of the user account `userAccountId` (its customer's), as a scalar subquery. */
+export function sellerOfUserAccount(userAccountId: SQL): SQL {
+  return sql`(select c.seller_id from user_account ua join billing_account ba on ba.id = ua.billing_account_id
+      join customer_account ca on ca.id = ba.customer_account_id join customer c on c.id = ca.customer_id
+      where ua.id = ${userAccountId})`
 }
 
 /** The columns of the parties `billingPartiesJoins` joined. */

@@ -6,7 +6,14 @@ import { one, preparedRows, rows, type Db } from '../../kernel/db/database.ts'
 import { money } from '../../kernel/money.ts'
 import { instantText, textArray } from '../../kernel/model/json.ts'
 import { walletOperationsInsert, type WalletOperationValues } from '../ordering/index.ts'
-import { billingPartiesColumns, billingPartiesJoins, billingPartiesOf, type BillingParties } from '../accounts/index.ts'
+import {
+  billingPartiesColumns,
+  billingPartiesJoins,
+  billingPartiesOf,
+  sellerOfUserAccount,
+  userAccountJoins,
+  type BillingParties,
+} from '../accounts/index.ts'
 /** Accounts' and the catalog's lookups a reservation or wallet needs, read through the modules owning them. */
 export {
   currencyOfUserAccount,
@@ -394,9 +401,7 @@ const walletSelect = sql`select w.id, w.code, w.wallet_type, w.user_account_id, 
     cur.decimal_places as minor_units, w.balance::text as balance, w.reserved::text as reserved,
     w.low_balance_level::text as low_balance_level
   from wallet w
-  join user_account ua on ua.id = w.user_account_id
-  join billing_account ba on ba.id = ua.billing_account_id
-  join trading_currency cur on cur.id = ba.trading_currency_id`
+  ${userAccountJoins(sql`w.user_account_id`)}`
 
 function walletOf(r: Record<string, unknown>): WalletRow {
   return {
@@ -1041,13 +1046,9 @@ export function prepaidReport(outbox: Outbox): PrepaidReport {
           object: sql`(select jsonb_build_object('userAccount', ua.code, 'code', x.code, 'walletType', x.wallet_type,
               'currency', cur.code, 'balance', x.balance, 'reserved', x.reserved, 'available', x.balance - x.reserved,
               'lowBalanceLevel', x.low_balance_level)
-            from ${row} x join user_account ua on ua.id = x.user_account_id
-            join billing_account ba on ba.id = ua.billing_account_id
-            join trading_currency cur on cur.id = ba.trading_currency_id)`,
+            from ${row} x ${userAccountJoins(sql`x.user_account_id`)})`,
           previous: sql`(select jsonb_build_object('available', x.available_before) from ${row} x)`,
-          sellerId: sql`(select c.seller_id from ${row} x join user_account ua on ua.id = x.user_account_id
-            join billing_account ba on ba.id = ua.billing_account_id
-            join customer_account ca on ca.id = ba.customer_account_id join customer c on c.id = ca.customer_id)`,
+          sellerId: sql`(select ${sellerOfUserAccount(sql`x.user_account_id`)} from ${row} x)`,
           when: sql`exists (select 1 from ${row} x where x.low_balance_level is not null
             and x.available_before >= x.low_balance_level and x.balance - x.reserved < x.low_balance_level)`,
         },
