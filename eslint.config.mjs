@@ -2,6 +2,7 @@ import js from '@eslint/js'
 import { defineConfig } from 'eslint/config'
 import globals from 'globals'
 import tseslint from 'typescript-eslint'
+import obol from './scripts/lint/obol-plugin.mjs'
 
 export default defineConfig(
   {
@@ -21,7 +22,7 @@ export default defineConfig(
     languageOptions: {
       globals: { ...globals.node },
       parserOptions: {
-        projectService: { allowDefaultProject: ['*.mjs', 'bin/*.js'] },
+        projectService: { allowDefaultProject: ['*.mjs', 'bin/*.js', 'scripts/lint/*.mjs'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },
@@ -41,6 +42,17 @@ export default defineConfig(
     // it when missing (kernel/invariant.ts), or held by reference.
     files: ['src/modules/ordering/**/*.ts'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'error' },
+  },
+  {
+    // The local lint rules are plain JavaScript over ESLint's untyped rule API.
+    files: ['scripts/lint/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+  {
+    // Modules meet through their index.ts only, and the sources import no circle (scripts/lint/import-graph.mjs).
+    files: ['src/**/*.ts'],
+    plugins: { obol },
+    rules: { 'obol/module-boundaries': 'error', 'obol/no-import-cycle': 'error' },
   },
   {
     // The web UI runs in the browser.

@@ -7,7 +7,7 @@ import { openDatabase, start, type ProcessRole } from './main.ts'
 import { seedDemo } from './seed.ts'
 import { seedVolume } from './seed-volume.ts'
 import { systemClock } from './kernel/clock.ts'
-import { IAM_COMMAND_HELP, runIamCommand } from './modules/iam/iam.cli.ts'
+import { IAM_COMMAND_HELP, runIamCommand } from './modules/iam/index.ts'
 import { AppError } from './kernel/errors.ts'
 
 const USAGE = `Usage: obol <command> [options]

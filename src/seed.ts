@@ -1,6 +1,6 @@
 import type { Db } from './kernel/db/database.ts'
-import { seedAccountsDemo } from './modules/accounts/demo-data.ts'
-import { seedCatalogDemo } from './modules/catalog/demo-data.ts'
+import { seedAccountsDemo } from './modules/accounts/index.ts'
+import { seedCatalogDemo } from './modules/catalog/index.ts'
 import { seedBillingRunsDemo } from './modules/billing-runs/index.ts'
 import { seedOrderingDemo } from './modules/ordering/index.ts'
 

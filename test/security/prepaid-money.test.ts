@@ -18,6 +18,8 @@ import {
   seedPrepaid,
   wallet,
 } from '../e2e/reservations-fixtures.ts'
+import { Decimal } from 'decimal.js'
+import { decimalText, minus } from '../support/decimals.ts'
 
 /**
  * Prepaid money rules (issue 36, findings 7, 8, 9), replayed: a confirm never takes a wallet below zero, also when a
@@ -102,7 +104,7 @@ async function ledgerOf(walletCode: string): Promise<[string, string, string][]>
     sql`select l.entry_type as t, l.balance_delta::text as b, l.reserved_delta::text as r from balance_ledger l
       join wallet w on w.id = l.wallet_id where w.code = ${walletCode} order by l.id`,
   )
-  return found.map((row) => [row.t, String(Number(row.b)), String(Number(row.r))])
+  return found.map((row) => [row.t, decimalText(row.b), decimalText(row.r)])
 }
 
 describe('a confirm dearer than its hold', () => {
@@ -132,14 +134,15 @@ describe('a confirm dearer than its hold', () => {
       const confirmed = await confirm(id, 60)
       expect(confirmed.status, JSON.stringify(confirmed.body)).toBe(200)
       expect(confirmed.body.message).toBe(`Reservation ${id} confirmed: 60 consumed, ${less} charged`)
-      const left = Number((held - less).toFixed(2))
-      expect(await wallet(t, walletCode, account)).toMatchObject({ balance: left, reserved: 0, available: left })
+      const left = minus(held, less)
+      const after = await wallet(t, walletCode, account)
+      expect([decimalText(after.balance), decimalText(after.available), after.reserved]).toEqual([left, left, 0])
       // The ledger proves the balance: credit, hold, the consumed part debited from the hold, the rest released.
       expect(await ledgerOf(walletCode)).toEqual([
-        ['CREDIT', String(held), '0'],
-        ['HOLD', '0', String(held)],
-        ['CONSUME', String(-less), String(-less)],
-        ['RELEASE', '0', String(-Number((held - less).toFixed(2)))],
+        ['CREDIT', decimalText(held), '0'],
+        ['HOLD', '0', decimalText(held)],
+        ['CONSUME', minus(0, less), minus(0, less)],
+        ['RELEASE', '0', minus(0, left)],
       ])
       expectLedgerConsistent(await ledgerCheck(t))
     },
@@ -274,7 +277,7 @@ describe.skipIf(!onPostgres)(
         from (select sum(l.balance_delta - l.reserved_delta) over (order by l.id) as available
           from balance_ledger l join wallet w on w.id = l.wallet_id where w.code = ${code}) h`,
         )
-        expect(Number(history!.lowest)).toBeGreaterThanOrEqual(0)
+        expect(new Decimal(history!.lowest).gte(0), `lowest available ${history!.lowest}`).toBe(true)
         expect(history).toMatchObject({ reserved: expect.stringMatching(/^0(\.0+)?$/), open: '0' })
       },
       60_000,

@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { sql } from 'drizzle-orm'
 import { rows, type Db } from './database.ts'
-import { syncQueryRoleGrants } from './query-role.ts'
+import { syncQueryRoleGrants } from './query-role-grants.ts'
 import { PROJECT_ROOT } from '../project-root.ts'
 
 export const MIGRATIONS_DIR = path.join(PROJECT_ROOT, 'migrations')

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify'
+import { AppError } from '../errors.ts'
 import type { Actor } from '../resources/resource.service.ts'
 
 declare module 'fastify' {
@@ -8,7 +9,13 @@ declare module 'fastify' {
   }
 }
 
-/** The caller recorded as creator / updater. */
+/**
+ * The caller recorded as creator / updater: set by authentication (every route that writes is guarded), so a
+ * request without one is refused like one without a token rather than recorded under an invented name.
+ */
 export function actorOf(request: unknown): Actor {
-  return (request as FastifyRequest).actor ?? { username: 'anonymous' }
+  const actor = (request as FastifyRequest).actor
+  if (!actor)
+    throw new AppError('UNAUTHORIZED', 'A bearer token is required', { headers: { 'www-authenticate': 'Bearer' } })
+  return actor
 }

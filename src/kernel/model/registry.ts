@@ -2,6 +2,11 @@ import { getTableColumns, getTableName, type Column } from 'drizzle-orm'
 import { getTableConfig, type PgTable } from 'drizzle-orm/pg-core'
 import type { SQL } from 'drizzle-orm'
 
+/** The full name of an entity or of one of its subclasses (`org.obol.model.<package>.<Name>`), the one place it is spelt. */
+export function entityFullName(entityPackage: string, name: string): string {
+  return `org.obol.model.${entityPackage}.${name}`
+}
+
 export type FieldType =
   'string' | 'integer' | 'long' | 'decimal' | 'boolean' | 'date' | 'instant' | 'json' | 'stringList'
 
@@ -212,7 +217,7 @@ export function defineEntity(spec: EntitySpec): EntityDef {
   return {
     name: spec.name,
     token: lowerFirst(spec.name),
-    fullName: `org.obol.model.${spec.package}.${spec.name}`,
+    fullName: entityFullName(spec.package, spec.name),
     package: spec.package,
     table: spec.table,
     schema: getTableConfig(spec.table).schema ?? 'public',
@@ -249,7 +254,7 @@ export class EntityRegistry {
       }
       for (const [sub, value] of Object.entries(entity.inheritance?.subclasses ?? {})) {
         this.subclassOf.set(sub.toLowerCase(), { entity, value })
-        this.subclassOf.set(`org.obol.model.${entity.package}.${sub}`.toLowerCase(), { entity, value })
+        this.subclassOf.set(entityFullName(entity.package, sub).toLowerCase(), { entity, value })
       }
     }
     this.validate()

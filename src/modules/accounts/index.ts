@@ -10,12 +10,26 @@ import { registerTenantSettingsRoutes } from './tenant-settings.routes.ts'
 
 export { periodContaining, type Period, type CalendarShape } from './calendar.model.ts'
 export {
+  billingPartiesColumns,
+  billingPartiesJoins,
+  billingPartiesOf,
   orderPartiesByCode,
+  sellerOfUserAccount,
+  userAccountJoins,
+  type BillingParties,
   type BillingAccountRow,
   type OrderPartyRows,
   type SellerRow,
   type UserAccountRow,
 } from './party-lookup.repository.ts'
+export { seedAccountsDemo } from './demo-data.ts'
+export {
+  currencyOfUserAccount,
+  lockUserAccount,
+  sellerIdByCode,
+  sellerIdOfUserAccount,
+  userAccountIdByCode,
+} from './account-lookup.repository.ts'
 export { taxClassCodes, taxMappingsOf, type TaxMappingRow } from './tax-lookup.repository.ts'
 
 export function toResource(spec: (typeof accountResources)[number]): Resource {

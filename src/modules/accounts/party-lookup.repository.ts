@@ -82,3 +82,68 @@ export async function orderPartiesByCode(
     userAccount: found!.user_account ?? undefined,
   }
 }
+
+/** The seller and billing account a rating bills: their countries choose the tax, the account's currency prices. */
+export interface BillingParties {
+  readonly sellerId: number
+  readonly sellerCode: string
+  readonly sellerCountryId: number | null
+  readonly billingAccountId: number
+  readonly billingAccountCode: string
+  readonly billingCountryId: number
+  readonly currencyId: number
+  readonly currencyCode: string
+  readonly minorUnits: number
+}
+
+/**
+ * The billing parties of another module's row, joined into its statement (one round trip, the same text every time,
+ * so it stays one prepared statement): the seller `se` of `sellerId` and the billing account `ba` with its currency
+ * `cur`, by `billingAccountId` or through the user account `ua` of `userAccountId` (each an SQL expression over the
+ * statement's row). Select `billingPartiesColumns` and read them back with `billingPartiesOf`.
+ */
+export function billingPartiesJoins(by: { sellerId: SQL } & ({ billingAccountId: SQL } | { userAccountId: SQL })): SQL {
+  if ('userAccountId' in by)
+    return sql`join seller se on se.id = ${by.sellerId}
+  ${userAccountJoins(by.userAccountId)}`
+  return sql`join seller se on se.id = ${by.sellerId}
+  join billing_account ba on ba.id = ${by.billingAccountId}
+  join trading_currency cur on cur.id = ba.trading_currency_id`
+}
+
+/**
+ * Joins the user account `ua` of `userAccountId` (an SQL expression over the statement's row), its billing account
+ * `ba` and that account's currency `cur`: what a wallet shows of its account.
+ */
+export function userAccountJoins(userAccountId: SQL): SQL {
+  return sql`join user_account ua on ua.id = ${userAccountId}
+  join billing_account ba on ba.id = ua.billing_account_id
+  join trading_currency cur on cur.id = ba.trading_currency_id`
+}
+
+/** The seller of the user account `userAccountId` (its customer's), as a scalar subquery. */
+export function sellerOfUserAccount(userAccountId: SQL): SQL {
+  return sql`(select c.seller_id from user_account ua join billing_account ba on ba.id = ua.billing_account_id
+      join customer_account ca on ca.id = ba.customer_account_id join customer c on c.id = ca.customer_id
+      where ua.id = ${userAccountId})`
+}
+
+/** The columns of the parties `billingPartiesJoins` joined. */
+export const billingPartiesColumns = sql`se.id as seller_id, se.code as seller_code, se.country_id as seller_country_id,
+  ba.id as billing_account_id, ba.code as billing_account_code, ba.country_id as billing_country_id,
+  cur.id as currency_id, cur.code as currency_code, cur.decimal_places as minor_units`
+
+/** The parties of a row selected with `billingPartiesColumns`. */
+export function billingPartiesOf(r: Record<string, unknown>): BillingParties {
+  return {
+    sellerId: Number(r.seller_id),
+    sellerCode: r.seller_code as string,
+    sellerCountryId: r.seller_country_id === null ? null : Number(r.seller_country_id),
+    billingAccountId: Number(r.billing_account_id),
+    billingAccountCode: r.billing_account_code as string,
+    billingCountryId: Number(r.billing_country_id),
+    currencyId: Number(r.currency_id),
+    currencyCode: r.currency_code as string,
+    minorUnits: Number(r.minor_units),
+  }
+}

@@ -7,10 +7,8 @@ import {
 import { CODE_PATTERN } from '../../kernel/resources/resource.model.ts'
 import { parseBusinessDate } from '../../kernel/time-zone.ts'
 
-export const REPEATS = ['NONE', 'DAILY', 'WEEKLY', 'MONTHLY'] as const
-export const PROCESS_TYPES = ['AUTOMATIC', 'MANUAL', 'FULL_AUTOMATIC'] as const
-export const AUTO_ACTIONS = ['MOVE', 'CANCEL', 'CANCEL_RT', 'AUTOMATIC_VALIDATION', 'MANUAL_ACTION'] as const
-export const DATE_AGGREGATIONS = ['NONE', 'DAY', 'WEEK', 'MONTH'] as const
+import { AUTO_ACTIONS, DATE_AGGREGATIONS, PROCESS_TYPES, REPEATS } from './billing-run-values.ts'
+export { AUTO_ACTIONS, DATE_AGGREGATIONS, PROCESS_TYPES, REPEATS }
 
 export type Repeats = (typeof REPEATS)[number]
 export type ProcessType = (typeof PROCESS_TYPES)[number]

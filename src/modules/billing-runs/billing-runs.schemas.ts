@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { decimalOut } from '../../kernel/decimal-json.ts'
 import { SCHEDULE_FIELDS } from '../../kernel/jobs/schedule-expression.ts'
-import { AUTO_ACTIONS, DATE_AGGREGATIONS, PROCESS_TYPES, REPEATS } from './billing-runs.model.ts'
+import { AUTO_ACTIONS, DATE_AGGREGATIONS, PROCESS_TYPES, REPEATS } from './billing-run-values.ts'
 
 type JsonSchema = Record<string, unknown>
 

@@ -4,8 +4,8 @@
  * and charges linked to product versions and services; charges with their calendar. Read-only and not filtered by
  * status: the callers apply the ordering rules (orderable statuses, published versions, active charges).
  */
-import { asc, eq, inArray } from 'drizzle-orm'
-import type { Db } from '../../kernel/db/database.ts'
+import { asc, eq, inArray, sql } from 'drizzle-orm'
+import { one, rows, type Db } from '../../kernel/db/database.ts'
 import { inTurn } from '../../kernel/db/in-turn.ts'
 import {
   attributes,
@@ -292,4 +292,19 @@ export async function chargesById(db: Db, ids: readonly number[]): Promise<Map<n
     })
   }
   return result
+}
+
+/** An offer's products (code, default quantity) in sequence order: what an offer reservation orders. */
+export async function offerProducts(
+  db: Db,
+  offerCode: string,
+): Promise<{ offerId: number; products: { code: string; quantity: string }[] } | undefined> {
+  const offer = await one<{ id: unknown }>(db, sql`select id from offer_template where code = ${offerCode}`)
+  if (!offer) return undefined
+  const found = await rows<{ code: string; quantity: string }>(
+    db,
+    sql`select p.code, oc.default_quantity::text as quantity from offer_component oc join product p on p.id = oc.product_id
+      where oc.offer_template_id = ${Number(offer.id)} order by oc.sequence, oc.id`,
+  )
+  return { offerId: Number(offer.id), products: found }
 }

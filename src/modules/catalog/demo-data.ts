@@ -3,7 +3,7 @@ import { systemClock } from '../../kernel/clock.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import { registry } from '../../kernel/model/index.ts'
 import * as records from '../../kernel/resources/resource.repository.ts'
-import { createCatalogModule } from './index.ts'
+import { createCatalogModule } from './catalog.module.ts'
 
 const DEMO = 'demo'
 const START = '2020-01-01'

@@ -1,4 +1,4 @@
-import { versionOn } from '../pricing/timeline.model.ts'
+import { versionOn } from '../pricing/index.ts'
 
 /** A product version as the selection rule sees it: days are `yyyy-MM-dd`, `validTo` is exclusive. */
 export interface DatedVersion {

@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm'
 import { one, rows, type Db } from '../../kernel/db/database.ts'
 import { instantText, textArray } from '../../kernel/model/json.ts'
-import type { ClientView, GroupInput, GroupView, UserView } from './iam.service.ts'
+import type { ClientView, GroupInput, GroupView, UserView } from './iam.schemas.ts'
 
 /** The SQL of roles, groups, users, clients and their secrets. Ids come back as numbers; no rule is decided here. */
 

@@ -1,4 +1,4 @@
-import { Type } from 'typebox'
+import { Type, type Static } from 'typebox'
 import { Auditable, ListOf, Nullable, PageOf } from '../../kernel/http/schemas.ts'
 import { describePattern } from '../../kernel/http/validation.ts'
 
@@ -215,3 +215,14 @@ export const RealmParams = Type.Object({
     description: 'the configured realm (AUTH_REALM, default `obol`) or `opencell`: two names of one issuer',
   }),
 })
+
+export type GroupView = Static<typeof Group>
+export type UserView = Static<typeof User>
+export type ClientView = Static<typeof Client>
+
+export interface GroupInput {
+  name?: string
+  description?: string | null
+  roles?: string[]
+  sellerCodes?: string[] | null
+}

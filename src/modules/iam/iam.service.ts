@@ -3,21 +3,11 @@ import { AppError, validationError, type ErrorDetail } from '../../kernel/errors
 import { pgErrorOf } from '../../kernel/db/database-errors.ts'
 import { ALL_ROLES, BUILT_IN_GROUPS } from './role-catalog.ts'
 import { hashSecret, randomSecret } from './secrets.ts'
-import type { Static } from 'typebox'
-import type { Client, Group, User } from './iam.schemas.ts'
+import type { ClientView, GroupInput, GroupView, UserView } from './iam.schemas.ts'
 import * as repo from './iam.repository.ts'
 import { endSessionsOf } from './portal.repository.ts'
 
-export type GroupView = Static<typeof Group>
-export type UserView = Static<typeof User>
-export type ClientView = Static<typeof Client>
-
-export interface GroupInput {
-  name?: string
-  description?: string | null
-  roles?: string[]
-  sellerCodes?: string[] | null
-}
+export type { ClientView, GroupInput, GroupView, UserView }
 
 export type IamService = ReturnType<typeof createIamService>
 

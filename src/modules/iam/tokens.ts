@@ -120,7 +120,7 @@ export function createTokenService(deps: { db: Db; keys: SigningKeys; config: Au
   // A token names the realm it was asked of; every realm's token is good on the whole API.
   const issuers = realms.map(issuerOf)
   let external: { issuer: string; jwks: JWTVerifyGetKey } | undefined
-  // A signature check costs about 0.1 ms of CPU, a fifth of a cheap request. Until a token's expiry (and at most a
+  // A signature check is a sizeable part of a cheap request's CPU (docs/performance.md, "Figures behind the code"). Until a token's expiry (and at most a
   // minute), the same token string is answered from here; past its expiry it is checked in full again.
   const verified = new Map<string, { principal: VerifiedPrincipal; until: number }>()
 

@@ -22,7 +22,7 @@ let fonts: Promise<{ regular: fontkit.Font; bold: fontkit.Font }> | undefined
 /**
  * The two fonts, read and parsed on the first document and kept for the next ones: a document embeds its own subset
  * of them, so sharing the parsed fonts (and the tables fontkit decodes as it lays text out) changes no byte of any
- * document, and renders one in about 18 ms instead of 95 (parsed anew for each; a five-line invoice, measured).
+ * document, and spares each document the parse (docs/performance.md, "Figures behind the code").
  */
 const loadFonts = () =>
   (fonts ??= Promise.all([
@@ -107,7 +107,7 @@ export async function renderInvoicePdf(doc: InvoiceDocument): Promise<Buffer> {
     },
   })
   // Registered by name, not given as the document's default font: pdfkit would then open the font again at every
-  // switch to it (its cache misses a font first opened as the default), which made a 1,000-line invoice take 21 s.
+  // switch to it (its cache misses a font first opened as the default): a long invoice crawled (docs/performance.md, "Figures behind the code").
   // pdfkit takes a parsed fontkit font where its types say a file: it lays text out with that font's own methods.
   pdf.registerFont('regular', regular as unknown as Buffer)
   pdf.registerFont('bold', bold as unknown as Buffer)

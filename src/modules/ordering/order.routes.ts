@@ -3,7 +3,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { principalOf } from '../../kernel/http/principal.ts'
 import { CodeParams } from '../../kernel/http/schemas.ts'
 import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
-import { createQuery, Order, orderBody, previewResponse } from './order.schemas.ts'
+import { createQuery, Order, orderBody } from './order.schemas.ts'
+import { previewResponse } from './order-preview.schemas.ts'
 import type { Caller, OrderService } from './order.service.ts'
 
 /** Orders (ordering.orders.*): create, validate, read, and preview (view role: it creates nothing). */

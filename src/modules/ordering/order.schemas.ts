@@ -3,7 +3,6 @@ import { decimalOut, nullableDecimalOut, type DecimalJson } from '../../kernel/d
 import { decimalSchema } from '../pricing/index.ts'
 import { describePattern } from '../../kernel/http/validation.ts'
 import { CODE_PATTERN } from '../../kernel/resources/resource.model.ts'
-import type { OrderPreview } from './order-preview.ts'
 
 /*
  * The order body in TypeBox, so handlers read it typed (`OrderInput` is its `Static`). Each schema writes the same
@@ -150,89 +149,3 @@ export const Order = Type.Object(
   },
   { $id: 'Order', title: 'Order', additionalProperties: false },
 )
-
-const amount = nullableDecimalOut
-const totals = {
-  totalOneTime: decimalOut,
-  totalRecurring: decimalOut,
-  totalTax: decimalOut,
-  totalWithTax: decimalOut,
-}
-
-/**
- * An order's preview: rated lines per offer and their discounts; totals are absent when a line has no amount (usage).
- * Written by `previewOf`.
- */
-export const previewResponse = Type.Unsafe<OrderPreview>({
-  type: 'object',
-  required: ['currency', 'offers', 'chargeItems'],
-  properties: {
-    currency: { type: 'string' },
-    offers: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['subscriptionCode', 'offerCode', 'lines'],
-        properties: {
-          subscriptionCode: { type: ['string', 'null'] },
-          offerCode: { type: 'string' },
-          lines: {
-            type: 'array',
-            items: {
-              type: 'object',
-              // The service period only on a line that has one (a recurring charge's).
-              required: [
-                'productCode',
-                'chargeCode',
-                'chargeType',
-                'label',
-                'amountWithoutTax',
-                'amountWithTax',
-                'overridden',
-                'discountPlanCode',
-              ],
-              properties: {
-                productCode: { type: ['string', 'null'] },
-                chargeCode: { type: 'string' },
-                chargeType: { type: 'string' },
-                label: { type: 'string' },
-                amountWithoutTax: amount,
-                amountWithTax: amount,
-                overridden: { type: 'boolean' },
-                discountPlanCode: { type: ['string', 'null'] },
-                servicePeriodStart: { type: 'integer', description: 'epoch milliseconds' },
-                servicePeriodEnd: { type: 'integer', description: 'epoch milliseconds (exclusive)' },
-              },
-            },
-          },
-          ...totals,
-        },
-      },
-    },
-    chargeItems: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: [
-          'subscriptionCode',
-          'productCode',
-          'chargeCode',
-          'chargeType',
-          'quantity',
-          'unitPrice',
-          'pricingVersion',
-        ],
-        properties: {
-          subscriptionCode: { type: ['string', 'null'] },
-          productCode: { type: ['string', 'null'] },
-          chargeCode: { type: 'string' },
-          chargeType: { type: 'string' },
-          quantity: decimalOut,
-          unitPrice: amount,
-          pricingVersion: { type: ['integer', 'null'] },
-        },
-      },
-    },
-    ...totals,
-  },
-})

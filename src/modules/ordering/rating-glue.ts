@@ -18,7 +18,7 @@ import {
   type TaxRate,
 } from '../rating/index.ts'
 import type { OperationOwner } from './wallet-operation.model.ts'
-import { taxClassCodes, taxMappingsOf, type CalendarShape } from '../accounts/index.ts'
+import { taxClassCodes, taxMappingsOf, type BillingParties, type CalendarShape } from '../accounts/index.ts'
 import { chargesById, type ChargeRow } from '../catalog/index.ts'
 import { discountPlansOf, type DiscountItemRow, type DiscountPlanRow } from '../discounts/index.ts'
 import { pricingOn } from '../pricing/index.ts'
@@ -31,18 +31,8 @@ import type { CatalogLookups } from './cached-catalog.ts'
  * stored discount plan instances to discount instances, and the owner columns of wallet operations.
  */
 
-/** The seller and billing account a rating bills: their countries choose the tax, the account's currency prices. */
-export interface BillingParties {
-  readonly sellerId: number
-  readonly sellerCode: string
-  readonly sellerCountryId: number | null
-  readonly billingAccountId: number
-  readonly billingAccountCode: string
-  readonly billingCountryId: number
-  readonly currencyId: number
-  readonly currencyCode: string
-  readonly minorUnits: number
-}
+/** The seller and billing account a rating bills (accounts' lookup). */
+export type { BillingParties }
 
 /** The billing calendar of a RECURRING charge, which the database requires of every recurring charge. */
 export function recurringCalendar(charge: Pick<ChargeRow, 'code' | 'calendar'>): CalendarShape {

@@ -37,6 +37,7 @@ import {
   type WalletOperationValues,
 } from './wallet-operation.repository.ts'
 import type { ChargeRow } from '../catalog/index.ts'
+import { billingPartiesColumns, billingPartiesJoins, billingPartiesOf } from '../accounts/index.ts'
 
 export interface RecurringRatingOptions {
   readonly db: Db
@@ -265,33 +266,12 @@ async function dueCharges(db: Db, orderIds: readonly number[], today: string): P
 async function orderContexts(db: Db, orderIds: readonly number[]): Promise<Map<number, OrderContext>> {
   const found = await rows<Record<string, unknown>>(
     db,
-    sql`select o.id, o.seller_id, se.code as seller_code, se.country_id as seller_country_id, o.billing_account_id,
-        ba.code as billing_account_code,
-        ba.country_id as billing_country_id, ba.trading_currency_id as currency_id, cur.code as currency_code,
-        cur.decimal_places as minor_units
+    sql`select o.id, ${billingPartiesColumns}
       from customer_order o
-      join seller se on se.id = o.seller_id
-      join billing_account ba on ba.id = o.billing_account_id
-      join trading_currency cur on cur.id = ba.trading_currency_id
+      ${billingPartiesJoins({ sellerId: sql`o.seller_id`, billingAccountId: sql`o.billing_account_id` })}
       where o.id = any(${textArray(orderIds.map(String))}::bigint[])`,
   )
-  return new Map(
-    found.map((r) => [
-      num(r.id),
-      {
-        id: num(r.id),
-        sellerId: num(r.seller_id),
-        sellerCode: r.seller_code as string,
-        billingAccountCode: r.billing_account_code as string,
-        sellerCountryId: r.seller_country_id === null ? null : num(r.seller_country_id),
-        billingAccountId: num(r.billing_account_id),
-        billingCountryId: num(r.billing_country_id),
-        currencyId: num(r.currency_id),
-        currencyCode: r.currency_code as string,
-        minorUnits: num(r.minor_units),
-      },
-    ]),
-  )
+  return new Map(found.map((r) => [num(r.id), { id: num(r.id), ...billingPartiesOf(r) }]))
 }
 
 /** Writes what a batch of orders billed: operations, then their discounts, charge timers and plan states. */

@@ -4,10 +4,25 @@ import { coalescedReads } from '../../kernel/db/coalesced-reads.ts'
 import type { Decimal } from 'decimal.js'
 import { one, preparedRows, rows, type Db } from '../../kernel/db/database.ts'
 import { money } from '../../kernel/money.ts'
-import { registry } from '../../kernel/model/index.ts'
 import { instantText, textArray } from '../../kernel/model/json.ts'
-import { sellerRestriction, type SellerCodes } from '../../kernel/model/row-security.ts'
-import { walletOperationsInsert, type BillingParties, type WalletOperationValues } from '../ordering/index.ts'
+import { walletOperationsInsert, type WalletOperationValues } from '../ordering/index.ts'
+import {
+  billingPartiesColumns,
+  billingPartiesJoins,
+  billingPartiesOf,
+  sellerOfUserAccount,
+  userAccountJoins,
+  type BillingParties,
+} from '../accounts/index.ts'
+/** Accounts' and the catalog's lookups a reservation or wallet needs, read through the modules owning them. */
+export {
+  currencyOfUserAccount,
+  lockUserAccount,
+  sellerIdByCode,
+  sellerIdOfUserAccount,
+  userAccountIdByCode,
+} from '../accounts/index.ts'
+export { offerProducts } from '../catalog/index.ts'
 import type { DiscountState } from '../rating/index.ts'
 import { catalogGenerationSql } from '../catalog/index.ts'
 
@@ -39,24 +54,6 @@ export interface SubscriptionRow {
   readonly parties: BillingParties
 }
 
-const partiesColumns = sql`se.id as seller_id, se.code as seller_code, se.country_id as seller_country_id,
-  ba.id as billing_account_id, ba.code as billing_account_code, ba.country_id as billing_country_id,
-  cur.id as currency_id, cur.code as currency_code, cur.decimal_places as minor_units`
-
-function partiesOf(r: Record<string, unknown>): BillingParties {
-  return {
-    sellerId: num(r.seller_id),
-    sellerCode: r.seller_code as string,
-    sellerCountryId: r.seller_country_id === null ? null : num(r.seller_country_id),
-    billingAccountId: num(r.billing_account_id),
-    billingAccountCode: r.billing_account_code as string,
-    billingCountryId: num(r.billing_country_id),
-    currencyId: num(r.currency_id),
-    currencyCode: r.currency_code as string,
-    minorUnits: num(r.minor_units),
-  }
-}
-
 function subscriptionOf(r: Record<string, unknown>): SubscriptionRow {
   return {
     id: num(r.id),
@@ -66,19 +63,16 @@ function subscriptionOf(r: Record<string, unknown>): SubscriptionRow {
     offerCode: r.offer_code as string,
     userAccountId: num(r.user_account_id),
     orderId: r.order_id === null ? null : num(r.order_id),
-    parties: partiesOf(r),
+    parties: billingPartiesOf(r),
   }
 }
 
 const subscriptionColumns = sql`s.id, s.code, s.status, to_char(s.subscription_date, 'YYYY-MM-DD') as subscription_date,
-    ot.code as offer_code, s.user_account_id, s.order_id, ${partiesColumns}`
+    ot.code as offer_code, s.user_account_id, s.order_id, ${billingPartiesColumns}`
 
 const subscriptionFrom = sql`from subscription s
   join offer_template ot on ot.id = s.offer_template_id
-  join seller se on se.id = s.seller_id
-  join user_account ua on ua.id = s.user_account_id
-  join billing_account ba on ba.id = ua.billing_account_id
-  join trading_currency cur on cur.id = ba.trading_currency_id`
+  ${billingPartiesJoins({ sellerId: sql`s.seller_id`, userAccountId: sql`s.user_account_id` })}`
 
 /** Whether the subscription's order has ACTIVE discount plan instances (`has_plans`). */
 const hasPlansColumn = sql`exists (select 1 from discount_plan_instance dpi
@@ -219,7 +213,7 @@ export interface UsageKey {
 export async function usageContexts(db: Db, keys: readonly UsageKey[]): Promise<(UsageContext | undefined)[]> {
   // Every reserve sends this text (a few joins to plan), one text per count of keys: prepared once per connection.
   // `offset 0` keeps PostgreSQL from flattening the lateral subquery into a join with the keys, so each key stays the
-  // index lookups of one subscription (flattened, its plan read whole tables and bench:reservations fell threefold).
+  // index lookups of one subscription; flattened, its plan reads whole tables (docs/performance.md, "Figures behind the code").
   const found = await preparedRows<Record<string, unknown>>(
     db,
     sql`select k.i as key_index, x.* from (values ${sql.join(
@@ -407,9 +401,7 @@ const walletSelect = sql`select w.id, w.code, w.wallet_type, w.user_account_id, 
     cur.decimal_places as minor_units, w.balance::text as balance, w.reserved::text as reserved,
     w.low_balance_level::text as low_balance_level
   from wallet w
-  join user_account ua on ua.id = w.user_account_id
-  join billing_account ba on ba.id = ua.billing_account_id
-  join trading_currency cur on cur.id = ba.trading_currency_id`
+  ${userAccountJoins(sql`w.user_account_id`)}`
 
 function walletOf(r: Record<string, unknown>): WalletRow {
   return {
@@ -423,32 +415,6 @@ function walletOf(r: Record<string, unknown>): WalletRow {
     reserved: r.reserved as string,
     lowBalanceLevel: r.low_balance_level as string | null,
   }
-}
-
-/** A user account's currency (its billing account's) and that currency's decimals. */
-export async function currencyOfUserAccount(
-  db: Db,
-  userAccountId: number,
-): Promise<{ code: string; minorUnits: number }> {
-  const found = await one<{ code: string; minor_units: unknown }>(
-    db,
-    sql`select cur.code, cur.decimal_places as minor_units from user_account ua
-      join billing_account ba on ba.id = ua.billing_account_id
-      join trading_currency cur on cur.id = ba.trading_currency_id
-      where ua.id = ${userAccountId}`,
-  )
-  return { code: found!.code, minorUnits: num(found!.minor_units) }
-}
-
-/** The seller a user account belongs to (through its billing account, customer account and customer). */
-export async function sellerIdOfUserAccount(db: Db, userAccountId: number): Promise<number | null> {
-  const found = await one<{ seller_id: unknown }>(
-    db,
-    sql`select c.seller_id from user_account ua join billing_account ba on ba.id = ua.billing_account_id
-      join customer_account ca on ca.id = ba.customer_account_id join customer c on c.id = ca.customer_id
-      where ua.id = ${userAccountId}`,
-  )
-  return found ? num(found.seller_id) : null
 }
 
 /** The PREPAID wallet a usage reservation holds against (the user account's first by code), locked. */
@@ -999,44 +965,6 @@ export async function updateCreditLimit(db: Db, id: number, creditLimit: string,
     where id = ${id}`)
 }
 
-export async function userAccountIdByCode(db: Db, code: string): Promise<number | undefined> {
-  const found = await one<{ id: unknown }>(db, sql`select id from user_account where code = ${code}`)
-  return found && num(found.id)
-}
-
-/** An offer's products (code, default quantity) in sequence order: what an offer reservation orders. */
-export async function offerProducts(
-  db: Db,
-  offerCode: string,
-): Promise<{ offerId: number; products: { code: string; quantity: string }[] } | undefined> {
-  const offer = await one<{ id: unknown }>(db, sql`select id from offer_template where code = ${offerCode}`)
-  if (!offer) return undefined
-  const found = await rows<{ code: string; quantity: string }>(
-    db,
-    sql`select p.code, oc.default_quantity::text as quantity from offer_component oc join product p on p.id = oc.product_id
-      where oc.offer_template_id = ${num(offer.id)} order by oc.sequence, oc.id`,
-  )
-  return { offerId: num(offer.id), products: found }
-}
-
-/**
- * A user account with its billing account code, locked: offer reservations of one account queue on it. One of a
- * seller outside `sellerCodes` (row-level security) is not found, and not locked.
- */
-export async function lockUserAccount(
-  db: Db,
-  code: string,
-  sellerCodes: SellerCodes,
-): Promise<{ id: number; billingAccountCode: string } | undefined> {
-  const visible = sellerRestriction(registry, registry.get('UserAccount'), 'ua', sellerCodes) ?? sql`true`
-  const found = await one<{ id: unknown; billing_account_code: string }>(
-    db,
-    sql`select ua.id, ba.code as billing_account_code from user_account ua
-      join billing_account ba on ba.id = ua.billing_account_id where ua.code = ${code} and ${visible} for update of ua`,
-  )
-  return found && { id: num(found.id), billingAccountCode: found.billing_account_code }
-}
-
 /**
  * What a user account already owes this month: its OPEN wallet operations dated in [monthStart, monthEnd), plus what
  * its other OPEN offer reservations hold.
@@ -1090,11 +1018,6 @@ export async function reservationView(db: Db, id: number): Promise<ReservationVi
   )
 }
 
-export async function sellerIdByCode(db: Db, code: string): Promise<number | undefined> {
-  const found = await one<{ id: unknown }>(db, sql`select id from seller where code = ${code}`)
-  return found && num(found.id)
-}
-
 /** Locks an order as recurring rating does (`for no key update`): the rating of its plan states is then this one's. */
 export async function lockOrderForRating(db: Db, orderId: number): Promise<void> {
   await db.execute(sql`select id from customer_order where id = ${orderId} for no key update`)
@@ -1123,13 +1046,9 @@ export function prepaidReport(outbox: Outbox): PrepaidReport {
           object: sql`(select jsonb_build_object('userAccount', ua.code, 'code', x.code, 'walletType', x.wallet_type,
               'currency', cur.code, 'balance', x.balance, 'reserved', x.reserved, 'available', x.balance - x.reserved,
               'lowBalanceLevel', x.low_balance_level)
-            from ${row} x join user_account ua on ua.id = x.user_account_id
-            join billing_account ba on ba.id = ua.billing_account_id
-            join trading_currency cur on cur.id = ba.trading_currency_id)`,
+            from ${row} x ${userAccountJoins(sql`x.user_account_id`)})`,
           previous: sql`(select jsonb_build_object('available', x.available_before) from ${row} x)`,
-          sellerId: sql`(select c.seller_id from ${row} x join user_account ua on ua.id = x.user_account_id
-            join billing_account ba on ba.id = ua.billing_account_id
-            join customer_account ca on ca.id = ba.customer_account_id join customer c on c.id = ca.customer_id)`,
+          sellerId: sql`(select ${sellerOfUserAccount(sql`x.user_account_id`)} from ${row} x)`,
           when: sql`exists (select 1 from ${row} x where x.low_balance_level is not null
             and x.available_before >= x.low_balance_level and x.balance - x.reserved < x.low_balance_level)`,
         },

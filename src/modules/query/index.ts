@@ -14,6 +14,8 @@ export {
   type FieldMapping,
 } from './query.service.ts'
 export { ValueProblem, valueFor } from './filter-values.ts'
+/** Vetting of raw SQL, shared with the workbench's Expert statements. */
+export { expertSqlProblem, loadSqlParser, type ExpertStatement, type SqlProblem } from './raw-sql.ts'
 export {
   entityProjection,
   buildQuery,

@@ -1,16 +1,25 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { FastifyInstance, FastifyRequest, HTTPMethods } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify'
 import { Type } from 'typebox'
 import { AppError } from '../../kernel/errors.ts'
 import { errorResponses } from '../../kernel/http/schemas.ts'
 import { principalOf } from '../../kernel/http/principal.ts'
 import type { QueryEngine } from './query.service.ts'
-import type { QueryHandler } from './query.routes.ts'
+import type { Principal } from '../../kernel/http/principal.ts'
+import type { QueryRequest } from './request-parser.ts'
 import { entityParamOf, type EntityIdParams, type EntityParams } from './query.schemas.ts'
 import { requestFromLegacyBody, requestFromQueryParameters } from './request-parser.ts'
 import * as schemas from './query.schemas.ts'
 import { DEFAULT_DESCRIBE_DEPTH, MAX_DESCRIBE_DEPTH } from './opencell.model.ts'
 import { productVersion } from './product-version.ts'
+
+/** Lists records or gets one for `principal` and sends the answer (the v1 and Opencell routes). */
+export type QueryHandler<Params> = (
+  reply: FastifyReply,
+  principal: Principal,
+  params: Params,
+  query: QueryRequest,
+) => Promise<unknown>
 
 /**
  * Opencell's generic API v2, read side, so that clients written for Opencell keep working unchanged:

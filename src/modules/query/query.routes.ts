@@ -1,30 +1,20 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { AppError } from '../../kernel/errors.ts'
 import { principalOf } from '../../kernel/http/principal.ts'
-import type { Principal } from '../../kernel/http/principal.ts'
 import { isPlainObject, parseJsonExact } from './json-text.ts'
 import type { QueryEngine } from './query.service.ts'
 import { listEnvelopeText } from './query.service.ts'
 import * as schemas from './query.schemas.ts'
 import { entityParamOf, type EntityIdParams, type EntityParams } from './query.schemas.ts'
 import { requestFromLegacyBody, requestFromQueryParameters, unknownBodyKey } from './request-parser.ts'
-import type { QueryRequest } from './request-parser.ts'
-import { registerOpencellRoutes } from './opencell.routes.ts'
+import { registerOpencellRoutes, type QueryHandler } from './opencell.routes.ts'
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 const tags = ['Query API']
 // Reads only, whatever the method: a POST here records no write position for read-your-writes.
 export const entityView = { policy: { entityView: true as const }, reads: true as const }
 const BOOLEAN_TEXT = /^(true|false)$/i
-
-/** Lists records or gets one for `principal` and sends the answer (the v1 and Opencell routes). */
-export type QueryHandler<Params> = (
-  reply: FastifyReply,
-  principal: Principal,
-  params: Params,
-  query: QueryRequest,
-) => Promise<unknown>
 
 /**
  * The Query API (`/api/v1/query/…`: list, count and get records of any queryable entity, filtered by the caller's

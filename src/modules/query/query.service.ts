@@ -1,10 +1,11 @@
 import { sql, type SQL } from 'drizzle-orm'
 import { parseDatabaseJson } from '../../kernel/decimal-json.ts'
 import { rows, type Database, type Reader, type TextStatement } from '../../kernel/db/database.ts'
-import { isDatabaseUnavailable, pgErrorOf } from '../../kernel/db/database-errors.ts'
+import { queryFailure } from './query-failures.ts'
 import { AppError } from '../../kernel/errors.ts'
 import { hasRole, requireEntityReadable, type Principal } from '../../kernel/http/principal.ts'
 import {
+  entityFullName,
   JAVA_TYPES,
   registry as platformRegistry,
   type EntityDef,
@@ -174,7 +175,7 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
     const inheritance = sub?.entity.inheritance
     if (sub?.entity.queryable && inheritance) {
       const wanted = token.trim().toLowerCase()
-      const fullNameOf = (name: string) => `org.obol.model.${sub.entity.package}.${name}`
+      const fullNameOf = (name: string) => entityFullName(sub.entity.package, name)
       const name = Object.keys(inheritance.subclasses).find(
         (n) => n.toLowerCase() === wanted || fullNameOf(n).toLowerCase() === wanted,
       )
@@ -335,14 +336,11 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
     try {
       return (await database.readOnlyQuery<T>(settings.queryStatementTimeoutMs, statement, readerOf(principal)))[0]
     } catch (error) {
-      const code = pgErrorOf(error)?.code
-      // An unreachable database is never the client's SQL: it stays the 503 of an outage.
-      if (usesSql && code && code !== '57014' && !isDatabaseUnavailable(error)) {
+      const hint = () => {
         const hints = raw?.request.filters ? rawSqlHints(registry, raw.entity, raw.request.filters) : []
-        const hint = hints.length > 0 ? `: ${hints.join('; ')}` : ''
-        throw new AppError('INVALID_FILTER', `filters: the SQL filter could not be run (SQLSTATE ${code})${hint}`)
+        return hints.length > 0 ? `: ${hints.join('; ')}` : ''
       }
-      throw error
+      throw queryFailure(error, { surface: 'queryApi', usesSql, hint })
     }
   }
 
@@ -458,12 +456,7 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
           await database.readOnlyQuery<{ data: string }>(options.timeoutMs, compiled.statement, readerOf(principal))
         )[0]
       } catch (error) {
-        const code = pgErrorOf(error)?.code
-        if (code === '57014')
-          throw new AppError('QUERY_TIMEOUT', `The query ran past its ${Math.round(options.timeoutMs / 1000)} s limit`)
-        if (code && /^(22|42)/.test(code) && !isDatabaseUnavailable(error))
-          throw new AppError('INVALID_QUERY', `The query could not be run (SQLSTATE ${code})`)
-        throw error
+        throw queryFailure(error, { surface: 'workbench', timeoutMs: options.timeoutMs })
       }
       return found ? compactJson(found.data) : '[]'
     },
@@ -517,7 +510,7 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
         if (options.onlyHugeEntities && !entity.huge) continue
         found.push({ name: entity.name, fullName: entity.fullName })
         for (const sub of Object.keys(entity.inheritance?.subclasses ?? {})) {
-          found.push({ name: sub, fullName: `org.obol.model.${entity.package}.${sub}` })
+          found.push({ name: sub, fullName: entityFullName(entity.package, sub) })
         }
       }
       found.sort((x, y) => x.name.localeCompare(y.name))

@@ -14,7 +14,7 @@ export const ID_PLACEHOLDER = `\u0000id:${randomUUID()}`
 
 /**
  * Statements longer than this are never prepared: a prepared statement holds memory in every connection that ran it
- * (about 35 times its text), for the connection's life. The benchmark's lists are 1.6 and 2.9 KB.
+ * (many times its text), for the connection's life (docs/performance.md, "Figures behind the code").
  */
 export const MAX_PREPARED_TEXT = 8192
 

@@ -1,5 +1,5 @@
 import path from 'node:path'
-import type { ExpertStatement } from '../query/raw-sql.ts'
+import type { ExpertStatement } from '../query/index.ts'
 
 /**
  * The statement an Expert text runs as: the row limit outermost, around the whole text, so nothing inside it (a

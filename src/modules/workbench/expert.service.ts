@@ -7,7 +7,7 @@ import { AppError } from '../../kernel/errors.ts'
 import { requireRole, type Principal } from '../../kernel/http/principal.ts'
 import { cachedTenantSettings } from '../../kernel/settings.ts'
 import { currentPrincipal } from '../iam/index.ts'
-import { expertSqlProblem, loadSqlParser } from '../query/raw-sql.ts'
+import { expertSqlProblem, loadSqlParser } from '../query/index.ts'
 import { missingExpertRole, type ReportQueryService } from '../reporting/index.ts'
 import {
   auditIdOf,

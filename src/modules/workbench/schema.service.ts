@@ -1,4 +1,5 @@
 import { AppError } from '../../kernel/errors.ts'
+import { entityFullName } from '../../kernel/model/index.ts'
 import type { Principal } from '../../kernel/http/principal.ts'
 import { requireEntityReadable, requireRole } from '../../kernel/http/principal.ts'
 import type { QueryEngine } from '../query/index.ts'
@@ -77,7 +78,7 @@ export function createSchemaService(engine: QueryEngine) {
       ]
       return {
         name: sub ?? entity.name,
-        fullName: `org.obol.model.${entity.package}.${sub ?? entity.name}`,
+        fullName: entityFullName(entity.package, sub ?? entity.name),
         parent: sub ? entity.name : null,
         subclasses: sub ? [] : subclasses,
         fields,

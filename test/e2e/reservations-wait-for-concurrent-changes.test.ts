@@ -16,6 +16,7 @@ import {
   seedPrepaid,
   testReport,
 } from './reservations-fixtures.ts'
+import { change, minus } from '../support/decimals.ts'
 
 /**
  * The one-statement reserve and close (`reserveHeld`, `closeHeld`) against another transaction holding one of their
@@ -129,9 +130,9 @@ describe.skipIf(!onPostgres)('the one-statement reserve against another transact
     // 12 needs the credit: it was decided from the wallet as committed after the wait, and the credit is kept.
     expect(await outcome).toMatchObject({ outcome: 'RESERVED', available: '15' })
     const after = await figures()
-    expect(Number(after.units)).toBe(Number(before.units) - 1)
-    expect(Number(after.balance)).toBe(Number(before.balance) + 5)
-    expect(Number(after.reserved)).toBe(Number(before.reserved) + 12)
+    expect(change(before.units, after.units)).toBe('-1')
+    expect(change(before.balance, after.balance)).toBe('5')
+    expect(change(before.reserved, after.reserved)).toBe('12')
     expectLedgerConsistent(await ledgerCheck(t))
   })
 
@@ -148,7 +149,7 @@ describe.skipIf(!onPostgres)('the one-statement reserve against another transact
     take.finish(true)
     await take.done
     expect(await outcome).toEqual({ outcome: 'COUNTER_MOVED' })
-    expect(await figures()).toEqual({ ...before, units: String(Number(before.units) - 7) })
+    expect(await figures()).toEqual({ ...before, units: minus(before.units, 7) })
     expectLedgerConsistent(await ledgerCheck(t))
   })
 
@@ -159,7 +160,7 @@ describe.skipIf(!onPostgres)('the one-statement reserve against another transact
     const start = await figures()
     const taken = await holding(async (tx) => {
       await repo.lockCounterPeriods(tx, [periodId])
-      await ledger(tx, { type: 'HOLD', counterPeriodId: periodId, balanceDelta: `-${Number(start.units) - 1}` })
+      await ledger(tx, { type: 'HOLD', counterPeriodId: periodId, balanceDelta: minus(1, start.units) })
     })
     taken.finish(true)
     await taken.done
@@ -175,24 +176,24 @@ describe.skipIf(!onPostgres)('the one-statement reserve against another transact
     expect(await outcome).toMatchObject({ outcome: 'RESERVED', freeBefore: '8' })
     const after = await figures()
     expect(after.units).toBe('5')
-    expect(Number(after.reserved)).toBe(Number(start.reserved) + 0.5)
+    expect(change(start.reserved, after.reserved)).toBe('0.5')
     expectLedgerConsistent(await ledgerCheck(t))
   })
 
   it('decides on the wallet as committed after its wait: a hold meanwhile makes it INSUFFICIENT', async () => {
     const before = await figures()
-    const available = Number(before.balance) - Number(before.reserved)
+    const available = minus(before.balance, before.reserved)
     const hold = await holding(async (tx) => {
       await repo.lockWallets(tx, [walletId])
       await ledger(tx, { type: 'HOLD', walletId, balanceDelta: '0', reservedDelta: '2' })
     })
-    const outcome = repo.reserveHeld(...held('0', String(available - 1)))
+    const outcome = repo.reserveHeld(...held('0', minus(available, 1)))
     await blocked()
     hold.finish(true)
     await hold.done
-    expect(await outcome).toEqual({ outcome: 'INSUFFICIENT', available: String(available - 2) })
+    expect(await outcome).toEqual({ outcome: 'INSUFFICIENT', available: minus(available, 2) })
     const after = await figures()
-    expect(Number(after.reserved)).toBe(Number(before.reserved) + 2)
+    expect(change(before.reserved, after.reserved)).toBe('2')
     expect(after.balance).toBe(before.balance)
     expectLedgerConsistent(await ledgerCheck(t))
   })
@@ -219,7 +220,7 @@ describe.skipIf(!onPostgres)('the one-statement reserve against another transact
     await cycle
     const reserved = await answer
     expect(reserved.status, JSON.stringify(reserved.body)).toBe(200)
-    expect(Number((await figures()).units)).toBe(Number(before.units) - 1)
+    expect(change(before.units, (await figures()).units)).toBe('-1')
     expectLedgerConsistent(await ledgerCheck(t))
   })
 })
@@ -262,7 +263,7 @@ describe.skipIf(!onPostgres)('the one-statement close against another transactio
     const after = await figures()
     expect(after.units).toBe(before.units)
     expect(after.balance).toBe(before.balance)
-    expect(Number(after.reserved)).toBe(Number(before.reserved) - 0.25)
+    expect(change(before.reserved, after.reserved)).toBe('-0.25')
     expectLedgerConsistent(await ledgerCheck(t))
   })
 
@@ -280,8 +281,8 @@ describe.skipIf(!onPostgres)('the one-statement close against another transactio
     await credit.done
     expect(await closed).toBe(true)
     const after = await figures()
-    expect(Number(after.balance)).toBe(Number(before.balance) + 1)
-    expect(Number(after.reserved)).toBe(Number(before.reserved) - 0.25)
+    expect(change(before.balance, after.balance)).toBe('1')
+    expect(change(before.reserved, after.reserved)).toBe('-0.25')
     expectLedgerConsistent(await ledgerCheck(t))
   })
 
@@ -307,8 +308,8 @@ describe.skipIf(!onPostgres)('the one-statement close against another transactio
     await lockedClose.done
     expect(await closed).toBe(false)
     const after = await figures()
-    expect(Number(after.units)).toBe(Number(before.units) + 1)
-    expect(Number(after.reserved)).toBe(Number(before.reserved) - 0.25)
+    expect(change(before.units, after.units)).toBe('1')
+    expect(change(before.reserved, after.reserved)).toBe('-0.25')
     const [status] = await rows<{ status: string }>(
       t.db.current.db,
       sql`select status from reservation where id = ${id}`,

@@ -15,6 +15,8 @@ import {
   seedPrepaid,
   wallet,
 } from './reservations-fixtures.ts'
+import { Decimal } from 'decimal.js'
+import { decimalText } from '../support/decimals.ts'
 
 const clock = new FakeClock('2026-03-10T12:00:00.000Z')
 const t = useTestApp({ clock })
@@ -52,9 +54,9 @@ describe('reads sent together, attacked', () => {
       expect([i, a.status], JSON.stringify(a.body)).toEqual([i, expectedOk ? 200 : 400])
       if (a.status === 200) {
         const r = await reservationRow(a.body.reservationId as number)
-        expect([i, r?.sub, Number(r?.quantity)]).toEqual([i, sub, (i % 7) + 1])
-        expect(Number(r?.amount)).toBe(a.body.amountWithTax)
-        expect(a.body.amountWithTax).toBeCloseTo(((i % 7) + 1) * 0.12, 6)
+        expect([i, r?.sub, decimalText(r?.quantity)]).toEqual([i, sub, String((i % 7) + 1)])
+        expect(decimalText(r?.amount)).toBe(decimalText(a.body.amountWithTax))
+        expect(decimalText(a.body.amountWithTax)).toBe(new Decimal('0.12').times((i % 7) + 1).toString())
       }
     }
     expectLedgerConsistent(await ledgerCheck(t))

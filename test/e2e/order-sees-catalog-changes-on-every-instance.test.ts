@@ -12,7 +12,7 @@ const t = useTestApp()
  * seen by the very next preview on another one sharing the database: on PostgreSQL a second pool and app, on PGlite
  * a second app on the same embedded database (each app has its own cache).
  */
-describe('the catalog cache across instances', () => {
+describe('a catalog change seen by the next preview on every instance', () => {
   let second: { app: App; database: Database | undefined } | undefined
 
   beforeAll(async () => {
