@@ -8,7 +8,6 @@ import { acquireDataDirLock, LOCK_OWNER_ENV, type DataDirLock } from './kernel/d
 import { migrate } from './kernel/db/migrate.ts'
 import { systemClock } from './kernel/clock.ts'
 import { runNode } from './kernel/child-process.ts'
-import { loadMallocTrim, MALLOC_TRIM_NOT_BUILT } from './kernel/malloc-trim.ts'
 import { JobRuntime } from './kernel/jobs/job-runtime.ts'
 import { executionPurgeJob } from './kernel/jobs/execution-purge.job.ts'
 import { walletOperationPartitionJob } from './kernel/jobs/wallet-operation-partition.job.ts'
@@ -277,45 +276,4 @@ export async function start(options: { demo: boolean; role: ProcessRole }): Prom
   } else {
     process.stdout.write(`Obol worker is running (jobs only, instance ${jobs.instanceId})\n`)
   }
-  collectStartGarbage(log)
-}
-
-/** How long after the server is ready its start-up garbage is collected: the jobs' and timers' first runs are done. */
-const START_GARBAGE_DELAY_MS = 1000
-
-/**
- * Start-up (imports, migrations, the demo seed, building the application) leaves 15–20 MB of garbage and of young
- * generation V8 keeps committed at rest: its memory reducer waits for a low allocation rate that the jobs' polling
- * does not give for tens of seconds. With `--expose-gc` (`npm start`, and bin/obol.js on PostgreSQL) one full
- * collection that gives memory back ("last-resort": the young generation shrunk, the old compacted) runs once, a
- * second after the server is ready: 140 → 118 MB resident at rest (docs/performance.md, Memory, "Idle margin").
- * Then glibc is asked to give back the free memory it holds (`malloc_trim`, when bin/build-native.js could build it):
- * V8's compiler threads, optimizing PGlite's WebAssembly during start-up, leave 10–25 MB freed inside glibc's arenas
- * below memory still in use, which glibc keeps otherwise. Once, before any load: V8's own collection and malloc are
- * left alone after it. Without either, nothing.
- */
-function collectStartGarbage(log: pino.Logger): void {
-  const collect = globalThis.gc
-  const loaded = loadMallocTrim()
-  const trim = 'trim' in loaded ? loaded.trim : undefined
-  // Built but refused, or not loading: said once, so the operator can delete it or see why it is not rebuilt.
-  if ('reason' in loaded && loaded.reason !== MALLOC_TRIM_NOT_BUILT)
-    log.warn({ module: 'dist/native' }, `the malloc_trim module is not used: ${loaded.reason}`)
-  if (typeof collect !== 'function' && trim === undefined) return
-  setTimeout(() => {
-    const started = performance.now()
-    const before = process.memoryUsage.rss()
-    if (typeof collect === 'function') collect({ type: 'major', execution: 'sync', flavor: 'last-resort' })
-    const trimmed = 'reason' in loaded ? loaded.reason : loaded.trim()
-    const mb = (bytes: number) => Math.round(bytes / 1024 / 1024)
-    log.info(
-      {
-        ms: Math.round(performance.now() - started),
-        collected: typeof collect === 'function',
-        mallocTrim: trimmed,
-        residentMb: { before: mb(before), after: mb(process.memoryUsage.rss()) },
-      },
-      'start-up garbage collected',
-    )
-  }, START_GARBAGE_DELAY_MS).unref()
 }

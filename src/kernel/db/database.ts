@@ -76,11 +76,6 @@ export interface Database {
   readonly url: string | undefined
   poolStats(): PoolStats
   /**
-   * PGlite's WebAssembly memory, PostgreSQL's whole address space inside this process, as bytes (embedded only:
-   * undefined on a server). It only grows; /metrics reports its size and resident part apart from the rest.
-   */
-  webAssemblyMemory(): Uint8Array | undefined
-  /**
    * Runs one statement of the query layer read-only and as the query role (SELECT on the registry's tables only):
    * on a server in the read pool, whose sessions are read-only, with the timeout and the role (a named statement is
    * prepared once per connection, up to MAX_PREPARED_STATEMENTS names, then run unnamed); on PGlite in a read-only
@@ -194,8 +189,6 @@ export async function openPglite(
     pglite,
     url: undefined,
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
-    // PGlite's Emscripten module is not part of its typed interface; its heap view spans the whole memory.
-    webAssemblyMemory: () => (pglite as unknown as { mod?: { HEAPU8?: Uint8Array } }).mod?.HEAPU8,
     relaxed: db,
     readOnlyQuery: async <T>(_statementTimeoutMs: number, statement: TextStatement) => {
       const found = await pglite.transaction(async (tx) => {
@@ -385,7 +378,6 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Databa
     get relaxed() {
       return relaxedDb()
     },
-    webAssemblyMemory: () => undefined,
     poolStats: () => {
       const read = primaryReads.pool()
       return {
