@@ -1,18 +1,15 @@
-import fs from 'node:fs'
 import net from 'node:net'
-import path from 'node:path'
 import type pino from 'pino'
 import { ConfigError, loadConfig, type Config } from './kernel/config.ts'
-import { openPglite, openPostgres, pgliteDataDir, type Database } from './kernel/db/database.ts'
-import { acquireDataDirLock, LOCK_OWNER_ENV, type DataDirLock } from './kernel/db/data-dir-lock.ts'
+import { openPostgres, type Database } from './kernel/db/database.ts'
+import type { DataDirLock } from './embedded/data-dir-lock.ts'
+import { openEmbeddedDatabase } from './embedded/embedded-database.ts'
 import { migrate } from './kernel/db/migrate.ts'
 import { systemClock } from './kernel/clock.ts'
-import { runNode } from './kernel/child-process.ts'
 import { JobRuntime } from './kernel/jobs/job-runtime.ts'
 import { executionPurgeJob } from './kernel/jobs/execution-purge.job.ts'
-import { walletOperationPartitionJob } from './kernel/jobs/wallet-operation-partition.job.ts'
 import { expertExportPurgeJob, expertScheduledQueryJob } from './modules/workbench/index.ts'
-import { recurringRatingJob } from './modules/ordering/index.ts'
+import { recurringRatingJob, walletOperationPartitionJob } from './modules/ordering/index.ts'
 import { buildApp } from './app.ts'
 import { seedDemo } from './seed.ts'
 import { createLogger } from './kernel/logger.ts'
@@ -22,40 +19,13 @@ export type ProcessRole = 'all' | 'api' | 'worker'
 export interface OpenedDatabase {
   database: Database
   lock: DataDirLock | undefined
-  /** A new embedded database was created, migrated and, when asked, seeded by a child process (prepareInChild). */
+  /** A new embedded database was created, migrated and, when asked, seeded by a child process. */
   prepared?: boolean
 }
 
 /**
- * A first start on embedded PGlite has its new database created, migrated and, with --demo, seeded by a child
- * process (`obol migrate` or `obol seed-demo`, working under this process's lock), and then opens it. That work runs
- * most of PostgreSQL's WebAssembly: V8 optimizes it on its compiler threads, whose glibc arenas keep much of what
- * they free, and PGlite's WebAssembly memory, which never shrinks, grows to hold it. In a child both go when it exits,
- * and the server at rest is the same as on any later start (docs/performance.md, Memory).
- */
-async function prepareInChild(demo: boolean, lock: DataDirLock): Promise<void> {
-  try {
-    await runNode(
-      [
-        ...process.execArgv.filter((a) => !a.startsWith('--inspect')),
-        '--liftoff-only',
-        process.argv[1]!,
-        demo ? 'seed-demo' : 'migrate',
-      ],
-      { ...process.env, [LOCK_OWNER_ENV]: String(process.pid) },
-      'preparing the new embedded database failed',
-      // The lock names the child while it runs, so it stays held if this process is killed meanwhile; the channel
-      // ends the child once its work waits for the event loop (kernel/db/data-dir-lock.ts).
-      { ipc: true, started: (child) => lock.setHelper(child.pid) },
-    )
-  } finally {
-    lock.setHelper(undefined)
-  }
-}
-
-/**
  * PostgreSQL when DATABASE_URL is set, else embedded PGlite under DATA_DIR (one process at a time). With
- * `prepareNew`, a new embedded database is prepared by a child process first (prepareInChild).
+ * `prepareNew`, a new embedded database is prepared by a child process first (src/embedded/embedded-database.ts).
  */
 export async function openDatabase(
   config: Config,
@@ -71,28 +41,7 @@ export async function openDatabase(
       }),
       lock: undefined,
     }
-  const lock = acquireDataDirLock(config.dataDir, (message) => log.warn(message))
-  try {
-    const dataDir = pgliteDataDir(config.dataDir)
-    // A directory without PG_VERSION has no cluster yet (openPglite decides the same).
-    const prepared =
-      options.prepareNew !== undefined &&
-      process.argv[1] !== undefined &&
-      !fs.existsSync(path.join(dataDir, 'PG_VERSION'))
-    if (prepared) await prepareInChild(options.prepareNew!.demo, lock)
-    return {
-      database: await openPglite({
-        dataDir,
-        sharedBuffersMb: config.pgliteSharedBuffersMb,
-        createInProcess: lock.inherited,
-      }),
-      lock,
-      prepared,
-    }
-  } catch (error) {
-    lock.release()
-    throw error
-  }
+  return openEmbeddedDatabase(config, log, options)
 }
 
 export function createJobRuntime(database: Database, config: Config, log: pino.Logger, role: ProcessRole): JobRuntime {
