@@ -174,6 +174,8 @@ async function prepare(running: Running): Promise<void> {
 
 /** One round on one server: the list, the raw SQL list, then the preview, then its resident set. */
 async function round(running: Running): Promise<void> {
+  // A new token each round: under a loaded machine the rounds can outlast a token's lifetime.
+  running.headers = { authorization: `Bearer ${await adminToken(running.base, SECRET)}` }
   const { base, headers, measured } = running
   measured.list.push(await load(listUrl(base), { headers, durationSec, connections }))
   measured.rawSql.push(await load(rawSqlUrl(base), { headers, durationSec, connections }))
