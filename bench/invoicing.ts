@@ -101,7 +101,7 @@ interface ObolRun {
 
 /** A FULL_AUTOMATIC run of CYC_BENCH on an `obol start` process on `database`, polled until VALIDATED. */
 async function runObol(database: string): Promise<ObolRun> {
-  const { env, nodeFlags } = startScript()
+  const { env, nodeFlags } = startScript({ DATABASE_URL: urlOf(database) })
   const port = 18_600 + (process.pid % 1000)
   const child = spawn(process.execPath, [...nodeFlags, path.join(ROOT, 'bin', 'obol.js'), 'start'], {
     cwd: ROOT,

@@ -2,11 +2,11 @@
  * Memory benchmark (issue 26): the resident memory of a real `obol start --demo` process, at rest and under load.
  *
  * For each configuration the server is started as its own process on a fresh database, given 5 s at rest, then
- * driven in rounds; each round runs a Query API list and then an order preview of the demo catalog, each with
- * BENCH_CONNECTIONS connections for BENCH_DURATION_SEC seconds (autocannon in a child process). The resident set
- * (VmRSS of the server's pid) is read at rest and after every round; /metrics gives the V8 heap and the memory
- * outside it, and on PGlite the resident part of its WebAssembly memory (PostgreSQL's whole address space), read at
- * the same moments and reported apart: the server's figures are printed with it and without it.
+ * driven in rounds; each round runs a Query API list, the same list with a raw SQL filter (PostgreSQL's parser,
+ * libpg-query's WebAssembly) and then an order preview of the demo catalog, each with BENCH_CONNECTIONS connections
+ * for BENCH_DURATION_SEC seconds (autocannon in a child process). The resident set (VmRSS of the server's pid) is
+ * read at rest and after every round, its peak (VmHWM) at rest and at the end; /metrics gives the V8 heap and the
+ * memory outside it.
  *
  * Configurations, measured in the same run:
  * - `npm start`: what `npm start` runs (the built server, dist/cli.js, with the V8 settings of the start script);
@@ -17,7 +17,8 @@
  *   BENCH_CONNECTIONS (default 50), BENCH_ROUNDS (default 6), BENCH_PGLITE=1 (also measure on embedded PGlite),
  *   BENCH_BASELINE=0 (skip the `sources` run), BENCH_FLAGS (candidate node options to compare, separated by `;`,
  *   each optionally led by environment variables: `MALLOC_ARENA_MAX=2 --max-semi-space-size=8`; BENCH_ROOT=<dir> among
- *   them runs that candidate from another checkout, built beforehand, e.g. main's, to compare with it in the same run)
+ *   them runs that candidate from another checkout, built beforehand, e.g. main's, to compare with it in the same run;
+ *   BENCH_STORE=PostgreSQL or BENCH_STORE=PGlite runs that candidate on one store only)
  */
 import assert from 'node:assert/strict'
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
@@ -44,14 +45,15 @@ interface Configuration {
 interface Measured {
   idleRss: number
   roundRss: number[]
-  /** PGlite's WebAssembly memory resident at rest and after each round (0 on PostgreSQL). */
-  idleWasm: number
-  roundWasm: number[]
+  /** The highest resident set so far (VmHWM): at rest (start-up's peak), and at the end (the whole run's). */
+  idlePeak: number
+  peak: number
   heapUsed: number
   external: number
   /** Seconds spent in garbage collection during the rounds (prom-client's nodejs_gc_duration_seconds). */
   gcSeconds: number
   list: LoadResult[]
+  rawSql: LoadResult[]
   preview: LoadResult[]
 }
 
@@ -59,15 +61,6 @@ async function metric(base: string, name: string): Promise<number> {
   const text = await (await fetch(`${base}/metrics`)).text()
   const line = text.split('\n').find((l) => l.startsWith(`${name} `))
   return Number(line?.split(' ')[1] ?? NaN)
-}
-
-/**
- * The resident part of PGlite's WebAssembly memory (obol_pglite_memory_bytes), 0 on PostgreSQL; NaN from a server
- * that does not report it (a checkout from before the gauge, given as BENCH_ROOT).
- */
-async function residentWasm(running: Running): Promise<number> {
-  if (running.store !== 'PGlite') return 0
-  return metric(running.base, 'obol_pglite_memory_bytes{kind="resident"}')
 }
 
 /** Total seconds of garbage collection so far, every kind of collection summed. */
@@ -96,14 +89,17 @@ async function startServer(
   port: number,
 ) {
   const root = configuration.env.BENCH_ROOT ?? ROOT
+  // `npm start`'s options may depend on the store (`${DATABASE_URL:+…}`): read for this server's environment.
+  const script = configuration.name === 'npm start' ? startScript(database) : undefined
   const child = spawn(
     process.execPath,
-    [...configuration.nodeFlags, path.join(root, 'bin', 'obol.js'), 'start', '--demo'],
+    [...(script?.nodeFlags ?? configuration.nodeFlags), path.join(root, 'bin', 'obol.js'), 'start', '--demo'],
     {
       cwd: root,
       env: {
         ...process.env,
         ...database,
+        ...(script?.env ?? {}),
         ...configuration.env,
         PORT: String(port),
         HOST: '127.0.0.1',
@@ -127,16 +123,20 @@ async function startServer(
     measured: {
       idleRss: 0,
       roundRss: [],
-      idleWasm: 0,
-      roundWasm: [],
+      idlePeak: 0,
+      peak: 0,
       heapUsed: 0,
       external: 0,
       gcSeconds: 0,
       list: [],
+      rawSql: [],
       preview: [],
     },
   }
-  await waitReady(base, child, () => output)
+  await waitReady(base, child, () => output).catch((error: unknown) => {
+    child.kill('SIGKILL')
+    throw new Error(`${configuration.name} on ${store}: ${error instanceof Error ? error.message : String(error)}`)
+  })
   return running
 }
 
@@ -150,10 +150,14 @@ async function stopServer(running: Running): Promise<void> {
 const listUrl = (base: string) =>
   `${base}/api/v1/query/billingAccount?limit=50&fields=code,name,customerAccount.customer.name&sortBy=code`
 
+/** The list with a raw SQL filter (the admin holds queryExpert): vetted by PostgreSQL's parser, libpg-query. */
+const rawSqlUrl = (base: string) =>
+  `${listUrl(base)}&filters=${encodeURIComponent(JSON.stringify({ SQL: "a.code like 'BA_0%'" }))}`
+
 /** Reads the resident set at rest, then gets a token and checks both requests answer 200 before any load. */
 async function prepare(running: Running): Promise<void> {
   running.measured.idleRss = residentBytes(running.child.pid!)
-  running.measured.idleWasm = await residentWasm(running)
+  running.measured.idlePeak = residentBytes(running.child.pid!, 'VmHWM')
   running.measured.gcSeconds = await gcSeconds(running.base)
   running.headers = { authorization: `Bearer ${await adminToken(running.base, SECRET)}` }
   const check = await fetch(`${running.base}/api/v1/orders/preview`, {
@@ -162,23 +166,28 @@ async function prepare(running: Running): Promise<void> {
     body: JSON.stringify(demoPreview()),
   })
   assert.equal(check.status, 200, `preview answered ${check.status}: ${await check.text()}`)
-  const list = await fetch(listUrl(running.base), { headers: running.headers })
-  assert.equal(list.status, 200, `the list answered ${list.status}: ${await list.text()}`)
+  for (const url of [listUrl(running.base), rawSqlUrl(running.base)]) {
+    const list = await fetch(url, { headers: running.headers })
+    assert.equal(list.status, 200, `the list answered ${list.status}: ${await list.text()}`)
+  }
 }
 
-/** One round on one server: the list, then the preview, then its resident set. */
+/** One round on one server: the list, the raw SQL list, then the preview, then its resident set. */
 async function round(running: Running): Promise<void> {
+  // A new token each round: under a loaded machine the rounds can outlast a token's lifetime.
+  running.headers = { authorization: `Bearer ${await adminToken(running.base, SECRET)}` }
   const { base, headers, measured } = running
   measured.list.push(await load(listUrl(base), { headers, durationSec, connections }))
+  measured.rawSql.push(await load(rawSqlUrl(base), { headers, durationSec, connections }))
   const body = JSON.stringify(demoPreview())
   measured.preview.push(
     await load(`${base}/api/v1/orders/preview`, { headers, durationSec, connections, method: 'POST', body }),
   )
   measured.roundRss.push(residentBytes(running.child.pid!))
-  measured.roundWasm.push(await residentWasm(running))
 }
 
 async function finish(running: Running): Promise<void> {
+  running.measured.peak = residentBytes(running.child.pid!, 'VmHWM')
   running.measured.heapUsed = await metric(running.base, 'nodejs_heap_size_used_bytes')
   running.measured.external = await metric(running.base, 'nodejs_external_memory_bytes')
   running.measured.gcSeconds = (await gcSeconds(running.base)) - running.measured.gcSeconds
@@ -216,24 +225,17 @@ function demoPreview() {
 }
 
 const mb = (bytes: number) => (Number.isNaN(bytes) ? '   ? MB' : `${(bytes / MB).toFixed(0).padStart(4)} MB`)
-const requests = (m: Measured) => [...m.list, ...m.preview].reduce((sum, r) => sum + r.requestsPerSec * durationSec, 0)
+const requests = (m: Measured) =>
+  [...m.list, ...m.rawSql, ...m.preview].reduce((sum, r) => sum + r.requestsPerSec * durationSec, 0)
 const rps = (results: LoadResult[]) => results.reduce((sum, r) => sum + r.requestsPerSec, 0) / results.length
 
 function report(store: string, name: string, m: Measured): string[] {
-  const wasm =
-    m.idleWasm !== 0
-      ? [
-          `${''.padEnd(21)} PGlite's WebAssembly memory ${mb(m.idleWasm)} | after each round ${m.roundWasm.map(mb).join(' ')}; ` +
-            `without it: idle ${mb(m.idleRss - m.idleWasm)} | after each round ` +
-            m.roundRss.map((rss, i) => mb(rss - (m.roundWasm[i] ?? 0))).join(' '),
-        ]
-      : []
   return [
-    `${store.padEnd(10)} ${name.padEnd(10)} idle ${mb(m.idleRss)} | after each round ${m.roundRss.map(mb).join(' ')} | ` +
-      `heap used ${mb(m.heapUsed)}, outside the heap ${mb(m.external)}`,
-    ...wasm,
-    `${''.padEnd(21)} garbage collection ${((1000 * m.gcSeconds) / requests(m)).toFixed(3)} ms per request`,
-    `${''.padEnd(21)} list ${rps(m.list).toFixed(0).padStart(6)} req/s, preview ${rps(m.preview).toFixed(0).padStart(6)} req/s`,
+    `${store.padEnd(10)} ${name.padEnd(12)} idle ${mb(m.idleRss)} | after each round ${m.roundRss.map(mb).join(' ')} | ` +
+      `peak ${mb(m.idlePeak)} by rest, ${mb(m.peak)} in all | heap used ${mb(m.heapUsed)}, outside the heap ${mb(m.external)}`,
+    `${''.padEnd(23)} garbage collection ${((1000 * m.gcSeconds) / requests(m)).toFixed(3)} ms per request`,
+    `${''.padEnd(23)} list ${rps(m.list).toFixed(0).padStart(6)} req/s, raw SQL list ${rps(m.rawSql).toFixed(0).padStart(6)} req/s, ` +
+      `preview ${rps(m.preview).toFixed(0).padStart(6)} req/s`,
   ]
 }
 
@@ -269,13 +271,16 @@ async function main(): Promise<void> {
     // Every server runs from the start; the rounds then take them in turn, so a slow spell of the machine weighs
     // on all of them alike and only the server under load is busy.
     for (const configuration of configurations) {
-      const name = `obol_bench_memory_${process.pid}_${databases.length}`
-      await admin.query(`create database ${name}`)
-      databases.push(name)
-      const url = new URL(serverUrl)
-      url.pathname = `/${name}`
-      servers.push(await startServer(configuration, 'PostgreSQL', { DATABASE_URL: url.toString() }, port++))
-      if (process.env.BENCH_PGLITE === '1') {
+      const only = configuration.env.BENCH_STORE
+      if (only === undefined || only === 'PostgreSQL') {
+        const name = `obol_bench_memory_${process.pid}_${databases.length}`
+        await admin.query(`create database ${name}`)
+        databases.push(name)
+        const url = new URL(serverUrl)
+        url.pathname = `/${name}`
+        servers.push(await startServer(configuration, 'PostgreSQL', { DATABASE_URL: url.toString() }, port++))
+      }
+      if (process.env.BENCH_PGLITE === '1' && (only === undefined || only === 'PGlite')) {
         const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'obol-bench-memory-'))
         dataDirs.push(dataDir)
         servers.push(await startServer(configuration, 'PGlite', { DATA_DIR: dataDir, DATABASE_URL: '' }, port++))

@@ -10,34 +10,46 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 
 /**
  * The environment (`NAME=value` before `node`) and node options of `npm start`, read from package.json so the
- * benchmark measures what operators run.
+ * benchmark measures what operators run. A `${NAME:+word}` in it is expanded as the shell would with `env` (the
+ * server's environment): `word` when NAME is set and not empty.
  */
-export function startScript(): { env: Record<string, string>; nodeFlags: string[] } {
+export function startScript(env: Record<string, string | undefined> = process.env): {
+  env: Record<string, string>
+  nodeFlags: string[]
+} {
   const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }
-  const words = pkg.scripts.start.split(/\s+/)
+  const expanded = pkg.scripts.start.replace(/\$\{(\w+):\+([^}]*)\}/g, (_all, name: string, word: string) =>
+    env[name] ? word : '',
+  )
+  const words = expanded.split(/\s+/).filter((w) => w !== '')
   const node = words.indexOf('node')
   assert.ok(node >= 0, 'the start script runs node')
-  const env = Object.fromEntries(
+  const variables = Object.fromEntries(
     words
       .slice(0, node)
       .filter((w) => w.includes('=')) // not `exec`
       .map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]),
   )
-  return { env, nodeFlags: words.slice(node + 1, words.indexOf('bin/obol.js')).filter((w) => w.startsWith('--')) }
+  return {
+    env: variables,
+    nodeFlags: words.slice(node + 1, words.indexOf('bin/obol.js')).filter((w) => w.startsWith('--')),
+  }
 }
 
-/** The resident set (VmRSS) of a process, in bytes. */
-export const residentBytes = (pid: number): number => {
+/** The resident set (VmRSS) of a process, or its peak so far (VmHWM), in bytes. */
+export const residentBytes = (pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): number => {
   const line = fs
     .readFileSync(`/proc/${pid}/status`, 'utf8')
     .split('\n')
-    .find((l) => l.startsWith('VmRSS:'))
+    .find((l) => l.startsWith(`${field}:`))
   return Number(/(\d+)/.exec(line ?? '')![1]) * 1024
 }
 
 /** Waits until the server answers ready (two minutes at most), failing with its output if it exits first. */
 export async function waitReady(base: string, child: ChildProcess, log: () => string): Promise<void> {
-  for (let i = 0; i < 600; i += 1) {
+  // Under a loaded machine a first start on PGlite can take minutes: BENCH_READY_SEC (default 120).
+  const attempts = (Number(process.env.BENCH_READY_SEC ?? 120) * 1000) / 200
+  for (let i = 0; i < attempts; i += 1) {
     if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}:\n${log()}`)
     try {
       if ((await fetch(`${base}/health/ready`)).ok) return
@@ -83,7 +95,7 @@ export async function spawnObol(
     nodeFlags?: readonly string[]
   },
 ): Promise<ObolProcess> {
-  const { env, nodeFlags } = startScript()
+  const { env, nodeFlags } = startScript({ DATABASE_URL: databaseUrl })
   const { spawn } = await import('node:child_process')
   const child = spawn(
     process.execPath,

@@ -28,14 +28,12 @@ function newestSource(dir) {
   return newest
 }
 
-/** The build is missing, or older than a source file, the lock file, this script or bin/build-native.js. */
+/** The build is missing, or older than a source file, the lock file or this script. */
 export function isStale() {
   if (!fs.existsSync(OUTPUT)) return true
   const built = fs.statSync(OUTPUT).mtimeMs
   const inputs = [newestSource(path.join(ROOT, 'src')), fs.statSync(path.join(ROOT, 'package-lock.json')).mtimeMs]
   inputs.push(fs.statSync(fileURLToPath(import.meta.url)).mtimeMs)
-  // bin/build-native.js is bundled too: the server's loader reads the module's name and digest rules from it.
-  inputs.push(fs.statSync(path.join(ROOT, 'bin', 'build-native.js')).mtimeMs)
   return inputs.some((t) => t > built)
 }
 

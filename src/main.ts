@@ -1,19 +1,15 @@
-import fs from 'node:fs'
 import net from 'node:net'
-import path from 'node:path'
 import type pino from 'pino'
 import { ConfigError, loadConfig, type Config } from './kernel/config.ts'
-import { openPglite, openPostgres, pgliteDataDir, type Database } from './kernel/db/database.ts'
-import { acquireDataDirLock, LOCK_OWNER_ENV, type DataDirLock } from './kernel/db/data-dir-lock.ts'
+import { openPostgres, type Database } from './kernel/db/database.ts'
+import type { DataDirLock } from './embedded/data-dir-lock.ts'
+import { openEmbeddedDatabase } from './embedded/embedded-database.ts'
 import { migrate } from './kernel/db/migrate.ts'
 import { systemClock } from './kernel/clock.ts'
-import { runNode } from './kernel/child-process.ts'
-import { loadMallocTrim, MALLOC_TRIM_NOT_BUILT } from './kernel/malloc-trim.ts'
 import { JobRuntime } from './kernel/jobs/job-runtime.ts'
 import { executionPurgeJob } from './kernel/jobs/execution-purge.job.ts'
-import { walletOperationPartitionJob } from './kernel/jobs/wallet-operation-partition.job.ts'
 import { expertExportPurgeJob, expertScheduledQueryJob } from './modules/workbench/index.ts'
-import { recurringRatingJob } from './modules/ordering/index.ts'
+import { recurringRatingJob, walletOperationPartitionJob } from './modules/ordering/index.ts'
 import { buildApp } from './app.ts'
 import { seedDemo } from './seed.ts'
 import { createLogger } from './kernel/logger.ts'
@@ -23,40 +19,13 @@ export type ProcessRole = 'all' | 'api' | 'worker'
 export interface OpenedDatabase {
   database: Database
   lock: DataDirLock | undefined
-  /** A new embedded database was created, migrated and, when asked, seeded by a child process (prepareInChild). */
+  /** A new embedded database was created, migrated and, when asked, seeded by a child process. */
   prepared?: boolean
 }
 
 /**
- * A first start on embedded PGlite has its new database created, migrated and, with --demo, seeded by a child
- * process (`obol migrate` or `obol seed-demo`, working under this process's lock), and then opens it. That work runs
- * most of PostgreSQL's WebAssembly: V8 optimizes it on its compiler threads, whose glibc arenas keep much of what
- * they free, and PGlite's WebAssembly memory, which never shrinks, grows to hold it. In a child both go when it exits,
- * and the server at rest is the same as on any later start (docs/performance.md, Memory).
- */
-async function prepareInChild(demo: boolean, lock: DataDirLock): Promise<void> {
-  try {
-    await runNode(
-      [
-        ...process.execArgv.filter((a) => !a.startsWith('--inspect')),
-        '--liftoff-only',
-        process.argv[1]!,
-        demo ? 'seed-demo' : 'migrate',
-      ],
-      { ...process.env, [LOCK_OWNER_ENV]: String(process.pid) },
-      'preparing the new embedded database failed',
-      // The lock names the child while it runs, so it stays held if this process is killed meanwhile; the channel
-      // ends the child once its work waits for the event loop (kernel/db/data-dir-lock.ts).
-      { ipc: true, started: (child) => lock.setHelper(child.pid) },
-    )
-  } finally {
-    lock.setHelper(undefined)
-  }
-}
-
-/**
  * PostgreSQL when DATABASE_URL is set, else embedded PGlite under DATA_DIR (one process at a time). With
- * `prepareNew`, a new embedded database is prepared by a child process first (prepareInChild).
+ * `prepareNew`, a new embedded database is prepared by a child process first (src/embedded/embedded-database.ts).
  */
 export async function openDatabase(
   config: Config,
@@ -72,28 +41,7 @@ export async function openDatabase(
       }),
       lock: undefined,
     }
-  const lock = acquireDataDirLock(config.dataDir, (message) => log.warn(message))
-  try {
-    const dataDir = pgliteDataDir(config.dataDir)
-    // A directory without PG_VERSION has no cluster yet (openPglite decides the same).
-    const prepared =
-      options.prepareNew !== undefined &&
-      process.argv[1] !== undefined &&
-      !fs.existsSync(path.join(dataDir, 'PG_VERSION'))
-    if (prepared) await prepareInChild(options.prepareNew!.demo, lock)
-    return {
-      database: await openPglite({
-        dataDir,
-        sharedBuffersMb: config.pgliteSharedBuffersMb,
-        createInProcess: lock.inherited,
-      }),
-      lock,
-      prepared,
-    }
-  } catch (error) {
-    lock.release()
-    throw error
-  }
+  return openEmbeddedDatabase(config, log, options)
 }
 
 export function createJobRuntime(database: Database, config: Config, log: pino.Logger, role: ProcessRole): JobRuntime {
@@ -277,45 +225,4 @@ export async function start(options: { demo: boolean; role: ProcessRole }): Prom
   } else {
     process.stdout.write(`Obol worker is running (jobs only, instance ${jobs.instanceId})\n`)
   }
-  collectStartGarbage(log)
-}
-
-/** How long after the server is ready its start-up garbage is collected: the jobs' and timers' first runs are done. */
-const START_GARBAGE_DELAY_MS = 1000
-
-/**
- * Start-up (imports, migrations, the demo seed, building the application) leaves 15–20 MB of garbage and of young
- * generation V8 keeps committed at rest: its memory reducer waits for a low allocation rate that the jobs' polling
- * does not give for tens of seconds. With `--expose-gc` (`npm start`, and bin/obol.js on PostgreSQL) one full
- * collection that gives memory back ("last-resort": the young generation shrunk, the old compacted) runs once, a
- * second after the server is ready: 140 → 118 MB resident at rest (docs/performance.md, Memory, "Idle margin").
- * Then glibc is asked to give back the free memory it holds (`malloc_trim`, when bin/build-native.js could build it):
- * V8's compiler threads, optimizing PGlite's WebAssembly during start-up, leave 10–25 MB freed inside glibc's arenas
- * below memory still in use, which glibc keeps otherwise. Once, before any load: V8's own collection and malloc are
- * left alone after it. Without either, nothing.
- */
-function collectStartGarbage(log: pino.Logger): void {
-  const collect = globalThis.gc
-  const loaded = loadMallocTrim()
-  const trim = 'trim' in loaded ? loaded.trim : undefined
-  // Built but refused, or not loading: said once, so the operator can delete it or see why it is not rebuilt.
-  if ('reason' in loaded && loaded.reason !== MALLOC_TRIM_NOT_BUILT)
-    log.warn({ module: 'dist/native' }, `the malloc_trim module is not used: ${loaded.reason}`)
-  if (typeof collect !== 'function' && trim === undefined) return
-  setTimeout(() => {
-    const started = performance.now()
-    const before = process.memoryUsage.rss()
-    if (typeof collect === 'function') collect({ type: 'major', execution: 'sync', flavor: 'last-resort' })
-    const trimmed = 'reason' in loaded ? loaded.reason : loaded.trim()
-    const mb = (bytes: number) => Math.round(bytes / 1024 / 1024)
-    log.info(
-      {
-        ms: Math.round(performance.now() - started),
-        collected: typeof collect === 'function',
-        mallocTrim: trimmed,
-        residentMb: { before: mb(before), after: mb(process.memoryUsage.rss()) },
-      },
-      'start-up garbage collected',
-    )
-  }, START_GARBAGE_DELAY_MS).unref()
 }

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import Fastify from 'fastify'
 import { useTestApp } from '../support/test-app.ts'
-import { onPostgres } from '../support/test-database.ts'
 import { installErrorHandling } from '../../src/kernel/http/error-handler.ts'
 
 const t = useTestApp()
@@ -144,16 +143,6 @@ describe('health, metrics and docs', () => {
     expect(heapUsed).toBeLessThanOrEqual(value('nodejs_heap_size_total_bytes'))
     expect(value('nodejs_external_memory_bytes')).toBeGreaterThan(0)
     expect(Number(/^obol_cache_entries\{cache="query_statements"\} (\d+)$/m.exec(text)?.[1])).toBeGreaterThanOrEqual(1)
-    // PGlite's WebAssembly memory, apart: its size (128 MB at least, PostgreSQL's whole address space) and the part
-    // of it resident, within the process's resident set. A server database has none.
-    const pglite = (kind: string) => value(`obol_pglite_memory_bytes\\{kind="${kind}"\\}`)
-    if (onPostgres) {
-      expect(text).not.toContain('obol_pglite_memory_bytes{')
-    } else {
-      expect(pglite('size')).toBeGreaterThanOrEqual(128 * 1024 * 1024)
-      expect(pglite('resident')).toBeGreaterThan(4 * 1024 * 1024)
-      expect(pglite('resident')).toBeLessThan(Math.min(pglite('size'), rss))
-    }
   })
 
   it('serves an OpenAPI document where every operation has a summary, its role and its error responses', async () => {

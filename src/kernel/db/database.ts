@@ -1,6 +1,4 @@
 import { createHash } from 'node:crypto'
-import fs from 'node:fs'
-import path from 'node:path'
 import type { PGlite } from '@electric-sql/pglite'
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres'
@@ -20,11 +18,9 @@ import {
   type CsvExport,
 } from './csv-export.ts'
 import { EXPERT_ROLE, QUERY_ROLE } from './query-role.ts'
-import { PGLITE_SHARED_BUFFERS_MB } from '../config.ts'
 import { isDatabaseUnavailable, pgErrorOf } from './database-errors.ts'
 import { parseLsn, Replicas, type ReplicaStatus } from './replicas.ts'
-import { releaseFileBundle } from './pglite-bundle.ts'
-import { runNode } from '../child-process.ts'
+import { createPglite, type PgliteOptions } from '../../embedded/pglite.ts'
 
 export type { CsvExport } from './csv-export.ts'
 export { ExportTooLargeError } from './csv-export.ts'
@@ -76,11 +72,6 @@ export interface Database {
   readonly url: string | undefined
   poolStats(): PoolStats
   /**
-   * PGlite's WebAssembly memory, PostgreSQL's whole address space inside this process, as bytes (embedded only:
-   * undefined on a server). It only grows; /metrics reports its size and resident part apart from the rest.
-   */
-  webAssemblyMemory(): Uint8Array | undefined
-  /**
    * Runs one statement of the query layer read-only and as the query role (SELECT on the registry's tables only):
    * on a server in the read pool, whose sessions are read-only, with the timeout and the role (a named statement is
    * prepared once per connection, up to MAX_PREPARED_STATEMENTS names, then run unnamed); on PGlite in a read-only
@@ -122,70 +113,11 @@ export interface Database {
 }
 
 /**
- * PostgreSQL settings of the embedded database, given at every start after PGlite's own (so data directories made
- * before them are covered too). Its shared memory is allocated inside PGlite's WebAssembly memory, which never
- * shrinks, and PGlite zeroes all of it when it opens: every MB of it is resident from the first second. initdb's
- * 128 MB of shared buffers grew that memory from 128 to 189 MB; `sharedBuffersMb` (PGLITE_SHARED_BUFFERS_MB, 4 by
- * default) keeps it at its 128 MB minimum. Table files are read through the operating system, whose page cache
- * keeps them, so a page missing from the smaller pool costs a copy, not a disk read. PGlite serves one connection,
- * so 8 connection slots (3 of them reserved for superusers, as PostgreSQL's default) and no WAL senders replace the
- * 100 slots and 10 senders sized for a server: about 4 MB less shared memory (docs/performance.md, Memory).
+ * The embedded database (src/embedded/pglite.ts, `createPglite`: its settings, a new directory's cluster made by a
+ * child process, its file bundle read from disk) behind the same interface as a server.
  */
-function pgliteSettings(sharedBuffersMb: number): string[] {
-  return ['-c', `shared_buffers=${sharedBuffersMb}MB`, '-c', 'max_connections=8', '-c', 'max_wal_senders=0']
-}
-
-/**
- * Creates the PostgreSQL cluster of a new data directory in a short-lived child process. PGlite's initdb runs a
- * second PostgreSQL instance, copies its whole WebAssembly memory and dumps the result as a tar: the process peaked
- * at about 1 GB and kept some 65 MB of that at rest for good (glibc's heap cannot shrink past memory still in use).
- * In a child on baseline WebAssembly code (`--liftoff-only`, nothing lives long enough to gain from optimized code)
- * it peaks lower, its memory goes when it exits, and the server opens the directory as on any later start.
- */
-async function initdbInChild(dataDir: string): Promise<void> {
-  const pglite = import.meta.resolve('@electric-sql/pglite')
-  const script =
-    `const { PGlite } = await import(${JSON.stringify(pglite)});` +
-    `const pg = await PGlite.create({ dataDir: ${JSON.stringify(dataDir)} }); await pg.close()`
-  await runNode(
-    ['--liftoff-only', '--input-type=module', '--eval', script],
-    { ...process.env, NODE_OPTIONS: '' },
-    `creating the embedded database in ${dataDir} failed`,
-  )
-}
-
-/**
- * `createInProcess`: a new directory's cluster is created by PGlite in this process, not by initdbInChild. For a
- * process that works for another under its lock (src/main.ts, prepareInChild): it is short-lived and on baseline
- * code already, and a grandchild would not be ended with it if its parent were killed, and could go on writing the
- * directory after the lock is free.
- */
-export async function openPglite(
-  options: { dataDir?: string; loadDataDir?: Blob; sharedBuffersMb?: number; createInProcess?: boolean } = {},
-): Promise<Database> {
-  if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true })
-  // A new directory (no PG_VERSION yet) is given its cluster by a child process; a directory to be loaded from a
-  // dump is left to PGlite.
-  if (
-    options.dataDir &&
-    !options.loadDataDir &&
-    !options.createInProcess &&
-    !fs.existsSync(path.join(options.dataDir, 'PG_VERSION'))
-  )
-    await initdbInChild(options.dataDir)
-  // Loaded here, not with this module: a server on PostgreSQL never holds PGlite's code (docs/performance.md, Memory).
-  const [{ PGlite }, { pg_trgm }] = await Promise.all([
-    import('@electric-sql/pglite'),
-    import('@electric-sql/pglite/contrib/pg_trgm'),
-  ])
-  const pglite = await PGlite.create({
-    // Trigram indexes serve fullTextFilter on huge entities (migrations/0015_opencell.sql).
-    extensions: { pg_trgm },
-    startParams: [...PGlite.defaultStartParams, ...pgliteSettings(options.sharedBuffersMb ?? PGLITE_SHARED_BUFFERS_MB)],
-    ...(options.dataDir ? { dataDir: options.dataDir } : {}),
-    ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
-  })
-  const bundle = releaseFileBundle(pglite)
+export async function openPglite(options: PgliteOptions = {}): Promise<Database> {
+  const { pglite, bundle } = await createPglite(options)
   const db = drizzlePglite(pglite) as unknown as Db
   let reads = 0
   return {
@@ -194,8 +126,6 @@ export async function openPglite(
     pglite,
     url: undefined,
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
-    // PGlite's Emscripten module is not part of its typed interface; its heap view spans the whole memory.
-    webAssemblyMemory: () => (pglite as unknown as { mod?: { HEAPU8?: Uint8Array } }).mod?.HEAPU8,
     relaxed: db,
     readOnlyQuery: async <T>(_statementTimeoutMs: number, statement: TextStatement) => {
       const found = await pglite.transaction(async (tx) => {
@@ -385,7 +315,6 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Databa
     get relaxed() {
       return relaxedDb()
     },
-    webAssemblyMemory: () => undefined,
     poolStats: () => {
       const read = primaryReads.pool()
       return {
@@ -535,10 +464,6 @@ async function cancelOn(url: string, tag: string, connectionTimeoutMillis: numbe
   } finally {
     await client.end().catch(() => undefined)
   }
-}
-
-export function pgliteDataDir(dataDir: string): string {
-  return path.join(dataDir, 'pgdata')
 }
 
 /** Runs a statement and returns its rows, whatever the driver. */

@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import { sql } from 'drizzle-orm'
 import { rows, type Database } from '../db/database.ts'
-import { webAssemblyMemoryResident } from '../webassembly-memory.ts'
 
 /** Prometheus metrics of one app: a registry of its own, so tests and several apps never collide. */
 export function installMetrics(app: FastifyInstance, database: Database): Registry {
@@ -56,23 +55,6 @@ export function installMetrics(app: FastifyInstance, database: Database): Regist
         if (replica.lagMs !== null) this.set({ replica: replica.name }, replica.lagMs / 1000)
     },
   })
-  if (database.kind === 'pglite')
-    new Gauge({
-      name: 'obol_pglite_memory_bytes',
-      help:
-        "Embedded PGlite's WebAssembly memory, PostgreSQL's whole address space: its size, and the part of it " +
-        'resident (counted in process_resident_memory_bytes)',
-      labelNames: ['kind'] as const,
-      registers: [registry],
-      collect() {
-        this.reset()
-        const memory = database.webAssemblyMemory()
-        if (memory === undefined) return
-        this.set({ kind: 'size' }, memory.byteLength)
-        const resident = webAssemblyMemoryResident(memory)
-        if (resident !== undefined) this.set({ kind: 'resident' }, resident)
-      },
-    })
   new Gauge({
     name: 'obol_job_executions',
     help: 'Job executions by job type and status',

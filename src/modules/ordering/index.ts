@@ -11,6 +11,7 @@ export type { OrderService, Caller } from './order.service.ts'
 export { createOrderService } from './order.service.ts'
 export type { OrderInput } from './order.model.ts'
 export { recurringRatingJob } from './recurring-rating.job.ts'
+export { walletOperationPartitionJob } from './wallet-operation-partition.job.ts'
 export { rateDueRecurringCharges, rateRecurringChargesOf, type RecurringRatingResult } from './recurring-rating.ts'
 export { seedOrderingDemo } from './demo-data.ts'
 /** The business day an instant falls on in a time zone (`yyyy-MM-dd`). */

@@ -3,7 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openPglite } from './database.ts'
+import { openPglite } from '../kernel/db/database.ts'
 import { bundleFile, releaseFileBundle, type ReleasedBundle } from './pglite-bundle.ts'
 
 /** The parts of PGlite's Emscripten file system these tests read. */

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm'
-import { rows } from '../db/database.ts'
-import type { JobType } from './job-runtime.ts'
+import { rows } from '../../kernel/db/database.ts'
+import type { JobType } from '../../kernel/jobs/job-runtime.ts'
 
 /**
  * Creates the monthly partitions of `wallet_operation` ahead of need (docs/decisions.md, "Partitioned wallet operations"): the

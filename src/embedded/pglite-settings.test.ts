@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import { describe, expect, inject, it } from 'vitest'
-import { onPostgres } from '../../../test/support/test-database.ts'
-import { openPglite } from './database.ts'
+import { onPostgres } from '../../test/support/test-database.ts'
+import { openPglite } from '../kernel/db/database.ts'
 
 /** What `show` answers on an embedded database opened from the suite's migrated template. */
 async function settingsOf(sharedBuffersMb?: number): Promise<Record<string, string>> {
