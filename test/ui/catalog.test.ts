@@ -31,6 +31,26 @@ async function noInternalCodes(page: Page): Promise<void> {
 /** What a locator shows, spaces as typed (money is written with a no-break space after its currency). */
 const shown = async (locator: Locator) => ((await locator.textContent()) ?? '').replace(/\s+/g, ' ')
 
+/** The focused element's name (roughly) and whether its focus is drawn; run in the page, as text. */
+const FOCUSED = `(() => {
+  const el = document.activeElement
+  if (!el || el === document.body) return { body: true, id: 'body', name: '', visible: true }
+  const labelled = el.getAttribute('aria-labelledby')
+  const name = (
+    el.getAttribute('aria-label') ??
+    (labelled ? document.getElementById(labelled)?.textContent : undefined) ??
+    el.labels?.[0]?.textContent ??
+    el.textContent ??
+    ''
+  ).trim()
+  const style = getComputedStyle(el)
+  const visible = (style.outlineStyle !== 'none' && style.outlineWidth !== '0px') || style.boxShadow !== 'none'
+  const path = []
+  for (let node = el; node && node !== document.body; node = node.parentElement)
+    path.unshift(node.tagName + [...(node.parentElement?.children ?? [])].indexOf(node))
+  return { body: false, id: path.join('>'), name, visible }
+})()`
+
 const versions = (page: Page) => page.getByRole('list', { name: 'Pricing versions' })
 
 // Each test walks many screens; a loaded machine needs more than the default 30 s for that (no timed assertion).
@@ -59,8 +79,9 @@ describe('the catalog', { timeout: 180_000 }, () => {
     await screenshots(page, 'catalog-publish-confirm')
     // The confirmation has the focus: Enter publishes.
     await page.keyboard.press('Enter')
+    // Saving, publishing and reading the versions again: three requests, slow on a loaded machine.
     await expect
-      .poll(() => page.getByRole('status').textContent())
+      .poll(() => page.getByRole('status').textContent(), { timeout: 20_000 })
       .toMatch(/^Published version 2 from \d{4}-\d\d-\d\d\.$/)
     // Newest first: version 2 in force with its rows, version 1 ended today (its rows behind a button).
     await expect
@@ -249,6 +270,30 @@ describe('the catalog', { timeout: 180_000 }, () => {
     expect(pricing.body.pricingVersions).toEqual([
       expect.objectContaining({ status: 'PUBLISHED', pricingModel: 'FLAT', price: 12.5 }),
     ])
+    expect(app.ui.problems).toEqual([])
+  })
+
+  it('keyboard only: every Tab stop of the catalog screens has a name and a visible focus', async () => {
+    const page = await app.loggedIn('catalog/charges')
+    const missing: string[] = []
+    for (const screen of [
+      'catalog/charges/CH_INTERNET_MONTHLY',
+      'catalog/products/PR_INTERNET',
+      'catalog/offers/OF_INTERNET',
+    ]) {
+      await page.goto(`${app.base}/ui/${screen}`)
+      await page.getByRole('heading', { level: 1 }).first().waitFor()
+      await page.locator('body').focus()
+      const seen = new Set<string>()
+      for (let i = 0; i < 40; i++) {
+        await page.keyboard.press('Tab')
+        const stop = await page.evaluate<{ body: boolean; id: string; name: string; visible: boolean }>(FOCUSED)
+        if (stop.body || seen.has(stop.id)) break
+        seen.add(stop.id)
+        if (stop.name === '' || !stop.visible) missing.push(`${screen}: ${stop.id} ${stop.name || '(no name)'}`)
+      }
+    }
+    expect(missing).toEqual([])
     expect(app.ui.problems).toEqual([])
   })
 })

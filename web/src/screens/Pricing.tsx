@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react'
-import { useMutation, useQuery } from '@tanstack/react-query'
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import {
   ActionIcon,
   Button,
@@ -451,6 +451,7 @@ export function ChargePricing({ charge }: { charge: Charge }) {
   const attributes = useCatalogList('attributes').data?.data ?? []
   const currencies = (useCatalogList('currencies').data?.data ?? []).map((c) => c.code)
   const refresh = useCatalogRefresh()
+  const client = useQueryClient()
   const pricing = useQuery({
     queryKey: ['catalog', 'pricing', code],
     queryFn: () => ok(api.GET('/api/v1/charges/{code}/pricing', path)),
@@ -490,7 +491,8 @@ export function ChargePricing({ charge }: { charge: Charge }) {
     mutationFn: () => ok(api.DELETE('/api/v1/charges/{code}/pricing/draft', path)),
     // The versions are read again before the editor closes, so the discarded draft never fills it again.
     onSuccess: async () => {
-      await refresh()
+      await client.invalidateQueries({ queryKey: ['catalog', 'pricing', code] })
+      void refresh()
       setForm(undefined)
       loadedDraft.current = undefined
       setMessage('Draft discarded.')
@@ -503,7 +505,8 @@ export function ChargePricing({ charge }: { charge: Charge }) {
       return ok(api.POST('/api/v1/charges/{code}/pricing/publish', { ...path, body: {} }))
     },
     onSuccess: async (answer) => {
-      await refresh()
+      await client.invalidateQueries({ queryKey: ['catalog', 'pricing', code] })
+      void refresh()
       setForm(undefined)
       loadedDraft.current = undefined
       setMessage(
