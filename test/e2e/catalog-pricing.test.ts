@@ -323,6 +323,45 @@ describe('pricing versions', () => {
     ])
   })
 
+  it('refuses a price below zero, FLAT or a MATRIX row, naming the field (a reduction is a discount plan)', async () => {
+    await created(t, 'POST', '/api/v1/charges', charge('CH_NEGATIVE', 'ONESHOT'))
+    const flat = await draft('CH_NEGATIVE', {
+      pricingModel: 'FLAT',
+      currency: 'EUR',
+      validFrom: '2026-01-01',
+      price: -5,
+    })
+    expect(flat.status).toBe(400)
+    expect(flat.body.errorCode).toBe('VALIDATION_FAILED')
+    expect(flat.body.details).toEqual([
+      { field: 'price', message: 'a price cannot be below zero (a reduction is a discount plan)' },
+    ])
+    const row = await draft('CH_NEGATIVE', {
+      pricingModel: 'MATRIX',
+      currency: 'EUR',
+      validFrom: '2026-01-01',
+      columns: [{ code: 'tier', type: 'String', attributeCode: 'TIER' }],
+      rows: [
+        { price: '10', values: [{ dimensionCode: 'tier', stringValue: 'GOLD' }] },
+        { price: '-0.01', values: [{ dimensionCode: 'tier', stringValue: 'SILVER' }] },
+      ],
+    })
+    expect(row.status).toBe(400)
+    expect(row.body.details).toEqual([
+      { field: 'rows[1].price', message: 'a price cannot be below zero (a reduction is a discount plan)' },
+    ])
+    // Nothing was saved; zero is a price (a free line), and saves.
+    expect(await versionsOf('CH_NEGATIVE')).toEqual([])
+    const free = await draft('CH_NEGATIVE', {
+      pricingModel: 'FLAT',
+      currency: 'EUR',
+      validFrom: '2026-01-01',
+      price: '0',
+    })
+    expect(free.status).toBe(201)
+    expect(free.body.pricingVersions[0]).toMatchObject({ status: 'DRAFT', price: 0 })
+  })
+
   it('stores a MATRIX with labels, range flags and allowed values from its attributes, and row priorities', async () => {
     await created(t, 'POST', '/api/v1/charges', charge('CH_PLAN', 'RECURRING'))
     const saved = await draft('CH_PLAN', {

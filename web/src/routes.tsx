@@ -2,6 +2,9 @@ import type { ReactElement } from 'react'
 import { Workbench } from './screens/Workbench.tsx'
 import { Expert } from './screens/Expert.tsx'
 import { Catalog } from './screens/Catalog.tsx'
+import { Charges } from './screens/Charges.tsx'
+import { Products } from './screens/Products.tsx'
+import { Offers } from './screens/Offers.tsx'
 import { Prepaid } from './screens/Prepaid.tsx'
 import { Reports } from './screens/Reports.tsx'
 import { OrderPreview } from './screens/OrderPreview.tsx'
@@ -26,7 +29,10 @@ export interface ScreenRoute {
  * pages of its own (a list and a record's page) declares `path/*` and routes inside itself.
  */
 export const SCREENS: readonly ScreenRoute[] = [
-  { path: 'catalog', label: 'Catalog', section: 'Catalog', element: <Catalog /> },
+  { path: 'catalog', label: 'Catalog', section: 'Catalog', element: <Catalog />, nav: false },
+  { path: 'catalog/charges/*', label: 'Charges', section: 'Catalog', element: <Charges /> },
+  { path: 'catalog/products/*', label: 'Products', section: 'Catalog', element: <Products /> },
+  { path: 'catalog/offers/*', label: 'Offers', section: 'Catalog', element: <Offers /> },
   { path: 'order', label: 'Order preview', section: 'Sales', element: <OrderPreview /> },
   { path: 'prepaid', label: 'Prepaid', section: 'Sales', element: <Prepaid /> },
   { path: 'workbench', label: 'Workbench', section: 'Data', element: <Workbench /> },

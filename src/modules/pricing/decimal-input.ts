@@ -52,6 +52,20 @@ export function readDecimal(
   return parsed
 }
 
+/**
+ * A charge's unit price (a FLAT price, a MATRIX row's price), the one place its rule lives: a decimal as above, never
+ * below zero. No charge is a discount — reductions are discount plans, rated as their own negative operations — so a
+ * negative price is refused, naming the field, rather than billed as a credit nobody asked for.
+ */
+export function readUnitPrice(value: number | string, field: string, problems: ErrorDetail[]): Decimal | undefined {
+  const parsed = readDecimal(value, field, problems)
+  if (parsed?.isNegative() && !parsed.isZero()) {
+    problems.push({ field, message: 'a price cannot be below zero (a reduction is a discount plan)' })
+    return undefined
+  }
+  return parsed
+}
+
 /** A stored numeric (text from the driver) as an exact JSON number (response schemas declare it `decimalOut`). */
 export function decimalWire(value: string): DecimalJson {
   return decimalJson(value)

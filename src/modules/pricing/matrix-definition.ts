@@ -1,6 +1,6 @@
 import type { ErrorDetail } from '../../kernel/errors.ts'
 import { Money } from '../../kernel/money.ts'
-import { readDecimal } from './decimal-input.ts'
+import { readDecimal, readUnitPrice } from './decimal-input.ts'
 import {
   isRangeColumn,
   type MatrixCell,
@@ -194,7 +194,7 @@ export function validateMatrix(
     if (priorities.has(priority))
       problems.push({ field: `${field}.priority`, message: `duplicate priority ${priority}` })
     priorities.add(priority)
-    const price = readDecimal(input.price, `${field}.price`, problems)
+    const price = readUnitPrice(input.price, `${field}.price`, problems)
     const cells: MatrixCell[] = []
     const seen = new Set<string>()
     ;(input.values ?? []).forEach((cell, j) => {

@@ -10,7 +10,7 @@ import { registry } from '../../kernel/model/index.ts'
 import { readTenantSettings } from '../../kernel/settings.ts'
 import * as records from '../../kernel/resources/resource.repository.ts'
 import { FormulaError, parsePriceFormula } from './el/index.ts'
-import { decimalWire, readDecimal } from './decimal-input.ts'
+import { decimalWire, readDecimal, readUnitPrice } from './decimal-input.ts'
 import {
   validateMatrix,
   type MatrixAttribute,
@@ -172,7 +172,7 @@ export function createPricingService(deps: { db: Db; clock: Clock; outbox: Outbo
         }
         const price =
           input.pricingModel === 'FLAT' && input.price !== undefined && input.price !== null
-            ? readDecimal(input.price, 'price', problems)
+            ? readUnitPrice(input.price, 'price', problems)
             : money(0)
         let matrix: ValidMatrix | undefined
         const attributeIds = new Map<string, number>()

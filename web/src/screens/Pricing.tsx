@@ -1,7 +1,32 @@
-import { useCallback, useEffect, useRef, useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import {
+  ActionIcon,
+  Button,
+  Code,
+  Group,
+  Paper,
+  Select,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Textarea,
+  Title,
+} from '@mantine/core'
 import type { paths } from '../../../clients/typescript/src/index.ts'
 import { api, ok, type Got } from '../client.ts'
-import { ErrorMessage, Notice } from '../components.tsx'
+import { money } from '../format.ts'
+import {
+  FormError,
+  StateBadge,
+  fieldErrors,
+  useCatalogList,
+  useCatalogRefresh,
+  useTenantToday,
+  versionState,
+  type Listed,
+} from './catalog-shared.tsx'
 
 type Version = Got<'/api/v1/charges/{code}/pricing'>['pricingVersions'][number]
 type DraftBody = NonNullable<
@@ -9,12 +34,22 @@ type DraftBody = NonNullable<
 >['content']['application/json']
 type Model = DraftBody['pricingModel']
 type ColumnType = NonNullable<DraftBody['columns']>[number]['type']
-type Charge = Got<'/api/v1/charges'>['data'][number]
-type Attribute = Got<'/api/v1/attributes'>['data'][number]
+type Charge = Listed<'charges'>
+type Attribute = Listed<'attributes'>
 
 /** The matrix column types the API accepts (the draft schema's enum: the compiler holds this list to it). */
 const COLUMN_TYPES: ColumnType[] = ['String', 'Long', 'Double', 'Boolean', 'Range_Numeric', 'Range_Date']
 const isRange = (type: ColumnType) => type.startsWith('Range_')
+const MODELS: { value: Model; label: string }[] = [
+  { value: 'FLAT', label: 'One unit price' },
+  { value: 'MATRIX', label: 'A price per attribute values (matrix)' },
+  { value: 'FORMULA', label: 'A price computed by a formula' },
+]
+const MODEL_WORDS: Record<string, string> = { FLAT: 'Unit price', MATRIX: 'Price matrix', FORMULA: 'Formula' }
+
+/** The fields of the draft form under which the API's problems are shown. */
+const DRAFT_FIELDS =
+  /^(price|price_fx|currency|validFrom|rows\[\d+\]\.(price|priority)|columns\[\d+\]\.(code|attributeCode))$/
 
 interface ColumnForm {
   id: number
@@ -50,12 +85,6 @@ const text = (value: unknown): string =>
   typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : ''
 const emptyCell = (): CellForm => ({ value: '', from: '', to: '' })
 
-/** Today in the browser's calendar, yyyy-MM-dd: the first day a new version may start. */
-function today(): string {
-  const d = new Date()
-  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`
-}
-
 /** A form holding a version's content: the draft itself, or a published version copied into a new draft. */
 function formOf(version: Version, validFrom: string): DraftForm {
   const columns: ColumnForm[] = (version.columns ?? []).map((c) => ({
@@ -86,7 +115,7 @@ function formOf(version: Version, validFrom: string): DraftForm {
 /** The draft as the API reads it: only the fields of its model; amounts sent as the text typed, never as floats. */
 function bodyOf(form: DraftForm): DraftBody {
   const base = { pricingModel: form.model, currency: form.currency, validFrom: form.validFrom || null }
-  if (form.model === 'FLAT') return { ...base, price: form.price }
+  if (form.model === 'FLAT') return { ...base, price: form.price.trim() }
   if (form.model === 'FORMULA') return { ...base, price_fx: form.formula }
   return {
     ...base,
@@ -97,7 +126,7 @@ function bodyOf(form: DraftForm): DraftBody {
       position,
     })),
     rows: form.rows.map((r) => ({
-      price: r.price,
+      price: r.price.trim(),
       ...(r.priority.trim() === '' ? {} : { priority: Number(r.priority) }),
       description: r.description || null,
       values: form.columns.map((c) => {
@@ -110,34 +139,97 @@ function bodyOf(form: DraftForm): DraftBody {
   }
 }
 
-/** A version's place on the timeline: a published version with an end is closed from that day. */
-function phase(v: Version): { word: string; className: string } {
-  if (v.status === 'DRAFT') return { word: 'Draft', className: 'draft' }
-  if (v.validTo) return { word: 'Closed', className: 'closed' }
-  return { word: 'Published', className: 'published' }
+/** A stored matrix's rows as a table: one line per row, its values (empty = any) and its price in the currency. */
+function MatrixRows({ version }: { version: Version }) {
+  const columns = version.columns ?? []
+  return (
+    <Table.ScrollContainer minWidth={0} maw="100%">
+      <Table striped withTableBorder fz="sm" aria-label={`Rows of version ${version.version}`}>
+        <Table.Thead>
+          <Table.Tr>
+            {columns.map((c) => (
+              <Table.Th key={c.code}>{c.label}</Table.Th>
+            ))}
+            <Table.Th ta="right">Price</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {(version.rows ?? []).map((r) => (
+            <Table.Tr key={r.priority}>
+              {columns.map((c) => {
+                const cell = r.values.find((v) => v.dimensionCode === c.code)
+                const shown = c.isRange
+                  ? `${text(cell?.fromValue) || '…'} to ${text(cell?.toValue) || '…'}`
+                  : text(cell?.stringValue)
+                return <Table.Td key={c.code}>{shown || <Text c="dimmed">any</Text>}</Table.Td>
+              })}
+              <Table.Td ta="right" className="amount">
+                {money(text(r.price), version.currency)}
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
+  )
 }
 
-function Timeline({ versions }: { versions: Version[] }) {
-  if (versions.length === 0) return <p className="muted">No pricing version yet.</p>
-  const ordered = [...versions].sort((a, b) => a.version - b.version)
+/** The versions of a charge's pricing, newest first, each with its state said as it is and its prices. */
+function Timeline({ versions, today }: { versions: Version[]; today: string }) {
+  const [open, setOpen] = useState<Record<number, boolean>>({})
+  if (versions.length === 0) return <Text c="dimmed">No price yet: start a draft below.</Text>
+  const ordered = [...versions].sort((a, b) => b.version - a.version)
   return (
-    <ol className="timeline" aria-label="Pricing versions">
+    <Stack
+      gap="xs"
+      renderRoot={(props) => <ol {...props} />}
+      className="versions"
+      style={{ listStyle: 'none', padding: 0, margin: 0 }}
+      aria-label="Pricing versions"
+    >
       {ordered.map((v) => {
-        const { word, className } = phase(v)
+        const state = versionState(v, today)
+        const rows = v.rows ?? []
+        const shown = open[v.version] ?? (state.inForce || v.status === 'DRAFT')
         return (
-          <li key={v.version} className={className}>
-            <span className="badge">{word}</span>
-            <strong>Version {v.version}</strong> · {v.pricingModel} · {v.currency}
-            <span className="dates">
-              {v.validFrom ?? 'from the start'} → {v.validTo ?? 'open-ended'}
-            </span>
-            {v.pricingModel === 'FLAT' && <span className="muted"> · price {text(v.price)}</span>}
-            {v.pricingModel === 'FORMULA' && <code className="muted"> {v.price_fx}</code>}
-            {v.pricingModel === 'MATRIX' && <span className="muted"> · {(v.rows ?? []).length} rows</span>}
-          </li>
+          <Paper key={v.version} component="li" withBorder p="sm" data-version={v.version}>
+            <Group gap="xs" wrap="wrap" justify="space-between">
+              <Group gap="xs" wrap="wrap">
+                <Text fw={600}>Version {v.version}</Text>
+                <StateBadge state={state} />
+              </Group>
+              <Text size="sm" c="dimmed">
+                {MODEL_WORDS[v.pricingModel] ?? v.pricingModel} · {v.currency}
+              </Text>
+            </Group>
+            {v.pricingModel === 'FLAT' && (
+              <Text size="sm" mt={4}>
+                Unit price <strong className="amount">{money(text(v.price), v.currency)}</strong>
+              </Text>
+            )}
+            {v.pricingModel === 'FORMULA' && (
+              <Text size="sm" mt={4}>
+                Unit price <Code>{v.price_fx}</Code>
+              </Text>
+            )}
+            {v.pricingModel === 'MATRIX' && (
+              <Stack gap={4} mt={4}>
+                {shown && <MatrixRows version={v} />}
+                <Group>
+                  <Button
+                    variant="subtle"
+                    size="compact-sm"
+                    onClick={() => setOpen((o) => ({ ...o, [v.version]: !shown }))}
+                  >
+                    {shown ? 'Hide the rows' : `Show the ${rows.length} ${rows.length === 1 ? 'row' : 'rows'}`}
+                  </Button>
+                </Group>
+              </Stack>
+            )}
+          </Paper>
         )
       })}
-    </ol>
+    </Stack>
   )
 }
 
@@ -145,10 +237,12 @@ function MatrixEditor({
   form,
   attributes,
   change,
+  errors,
 }: {
   form: DraftForm
   attributes: Attribute[]
   change: (f: (form: DraftForm) => DraftForm) => void
+  errors: Record<string, string>
 }) {
   const setColumn = (id: number, patch: Partial<ColumnForm>) =>
     change((f) => ({ ...f, columns: f.columns.map((c) => (c.id === id ? { ...c, ...patch } : c)) }))
@@ -158,447 +252,427 @@ function MatrixEditor({
     setRow(row.id, { cells: { ...row.cells, [column]: { ...(row.cells[column] ?? emptyCell()), ...patch } } })
   const allowed = (c: ColumnForm) => attributes.find((a) => a.code === c.attributeCode)?.allowedValues ?? []
   const columnName = (c: ColumnForm, i: number) => c.code || `column ${i + 1}`
+  const attributeOptions = attributes.map((a) => ({
+    value: a.code,
+    label: a.description ? `${a.code} · ${a.description}` : a.code,
+  }))
 
   return (
-    <>
-      <fieldset>
-        <legend>Matrix columns</legend>
-        {form.columns.map((c, i) => (
-          <div className="toolbar matrix-column" key={c.id}>
-            <label>
-              Column {i + 1} code
-              <input value={c.code} onChange={(e) => setColumn(c.id, { code: e.target.value })} />
-            </label>
-            <label>
-              Column {i + 1} attribute
-              <select value={c.attributeCode} onChange={(e) => setColumn(c.id, { attributeCode: e.target.value })}>
-                <option value="">Choose…</option>
-                {attributes.map((a) => (
-                  <option key={a.code} value={a.code}>
-                    {a.code} · {a.description}
-                  </option>
-                ))}
-              </select>
-            </label>
-            <label>
-              Column {i + 1} type
-              <select value={c.type} onChange={(e) => setColumn(c.id, { type: e.target.value as ColumnType })}>
-                {COLUMN_TYPES.map((t) => (
-                  <option key={t}>{t}</option>
-                ))}
-              </select>
-            </label>
-            <button
-              type="button"
-              onClick={() => change((f) => ({ ...f, columns: f.columns.filter((x) => x.id !== c.id) }))}
-            >
-              Remove column {i + 1}
-            </button>
-          </div>
-        ))}
-        <div>
-          <button
-            type="button"
-            onClick={() =>
-              change((f) => ({
-                ...f,
-                columns: [...f.columns, { id: newId(), code: '', attributeCode: '', type: 'String' }],
-              }))
-            }
+    <Stack gap="sm">
+      <Title order={4}>Columns</Title>
+      {form.columns.map((c, i) => (
+        <Group key={c.id} gap="xs" align="flex-end" wrap="wrap" className="matrix-column">
+          <TextInput
+            label={`Column ${i + 1} code`}
+            value={c.code}
+            onChange={(e) => setColumn(c.id, { code: e.currentTarget.value })}
+            error={errors[`columns[${i}].code`]}
+            w={140}
+          />
+          <Select
+            label={`Column ${i + 1} attribute`}
+            data={attributeOptions}
+            value={c.attributeCode || null}
+            onChange={(value) => setColumn(c.id, { attributeCode: value ?? '' })}
+            error={errors[`columns[${i}].attributeCode`]}
+            placeholder="Choose…"
+            w={220}
+          />
+          <Select
+            label={`Column ${i + 1} type`}
+            data={COLUMN_TYPES}
+            value={c.type}
+            allowDeselect={false}
+            onChange={(value) => value && setColumn(c.id, { type: value })}
+            w={160}
+          />
+          <Button
+            variant="default"
+            onClick={() => change((f) => ({ ...f, columns: f.columns.filter((x) => x.id !== c.id) }))}
           >
-            Add a column
-          </button>
-        </div>
-      </fieldset>
-      <fieldset>
-        <legend>
-          Matrix rows (the first matching row by priority prices the unit; an empty cell matches any value)
-        </legend>
-        <div className="table-scroll">
-          <table className="matrix">
-            <thead>
-              <tr>
-                <th>Priority</th>
-                {form.columns.map((c, i) => (
-                  <th key={c.id}>
-                    {columnName(c, i)}
-                    {isRange(c.type) && <span className="muted"> (from, to)</span>}
-                  </th>
-                ))}
-                <th>Price</th>
-                <th>
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {form.rows.map((r, ri) => (
-                <tr key={r.id}>
-                  <td>
-                    <input
-                      className="narrow"
-                      inputMode="numeric"
-                      aria-label={`Row ${ri + 1} priority`}
-                      value={r.priority}
-                      onChange={(e) => setRow(r.id, { priority: e.target.value })}
-                    />
-                  </td>
-                  {form.columns.map((c, ci) => {
-                    const cell = r.cells[c.id] ?? emptyCell()
-                    const name = `Row ${ri + 1} ${columnName(c, ci)}`
-                    if (isRange(c.type))
-                      return (
-                        <td key={c.id} className="range">
-                          <input
+            Remove column {i + 1}
+          </Button>
+        </Group>
+      ))}
+      <Group>
+        <Button
+          variant="light"
+          onClick={() =>
+            change((f) => ({
+              ...f,
+              columns: [...f.columns, { id: newId(), code: '', attributeCode: '', type: 'String' }],
+            }))
+          }
+        >
+          Add a column
+        </Button>
+      </Group>
+      <Title order={4}>Rows</Title>
+      <Text size="sm" c="dimmed">
+        The first matching row by priority prices the unit; an empty cell matches any value.
+      </Text>
+      <Table.ScrollContainer minWidth={0} maw="100%">
+        <Table className="matrix-editor" verticalSpacing={4}>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Priority</Table.Th>
+              {form.columns.map((c, i) => (
+                <Table.Th key={c.id}>
+                  {columnName(c, i)}
+                  {isRange(c.type) && (
+                    <Text span c="dimmed">
+                      {' '}
+                      (from, to)
+                    </Text>
+                  )}
+                </Table.Th>
+              ))}
+              <Table.Th>Price ({form.currency})</Table.Th>
+              <Table.Th>
+                <span className="visually-hidden">Actions</span>
+              </Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {form.rows.map((r, ri) => (
+              <Table.Tr key={r.id}>
+                <Table.Td>
+                  <TextInput
+                    w={70}
+                    inputMode="numeric"
+                    aria-label={`Row ${ri + 1} priority`}
+                    value={r.priority}
+                    onChange={(e) => setRow(r.id, { priority: e.currentTarget.value })}
+                    error={errors[`rows[${ri}].priority`]}
+                  />
+                </Table.Td>
+                {form.columns.map((c, ci) => {
+                  const cell = r.cells[c.id] ?? emptyCell()
+                  const name = `Row ${ri + 1} ${columnName(c, ci)}`
+                  if (isRange(c.type))
+                    return (
+                      <Table.Td key={c.id}>
+                        <Group gap={4} wrap="nowrap">
+                          <TextInput
+                            w={100}
                             aria-label={`${name} from`}
                             placeholder="from"
                             value={cell.from}
-                            onChange={(e) => setCell(r, c.id, { from: e.target.value })}
+                            onChange={(e) => setCell(r, c.id, { from: e.currentTarget.value })}
                           />
-                          <input
+                          <TextInput
+                            w={100}
                             aria-label={`${name} to`}
                             placeholder="to"
                             value={cell.to}
-                            onChange={(e) => setCell(r, c.id, { to: e.target.value })}
+                            onChange={(e) => setCell(r, c.id, { to: e.currentTarget.value })}
                           />
-                        </td>
-                      )
-                    const values = allowed(c)
-                    return (
-                      <td key={c.id}>
-                        {values.length > 0 ? (
-                          <select
-                            aria-label={name}
-                            value={cell.value}
-                            onChange={(e) => setCell(r, c.id, { value: e.target.value })}
-                          >
-                            <option value="">(any)</option>
-                            {values.map((v) => (
-                              <option key={v}>{v}</option>
-                            ))}
-                          </select>
-                        ) : (
-                          <input
-                            aria-label={name}
-                            value={cell.value}
-                            onChange={(e) => setCell(r, c.id, { value: e.target.value })}
-                          />
-                        )}
-                      </td>
+                        </Group>
+                      </Table.Td>
                     )
-                  })}
-                  <td>
-                    <input
-                      className="price"
-                      inputMode="decimal"
-                      aria-label={`Row ${ri + 1} price`}
-                      value={r.price}
-                      onChange={(e) => setRow(r.id, { price: e.target.value })}
-                    />
-                  </td>
-                  <td>
-                    <button
-                      type="button"
-                      aria-label={`Remove row ${ri + 1}`}
-                      onClick={() => change((f) => ({ ...f, rows: f.rows.filter((x) => x.id !== r.id) }))}
-                    >
-                      Remove
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-        <div>
-          <button
-            type="button"
-            onClick={() =>
-              change((f) => ({
-                ...f,
-                rows: [
-                  ...f.rows,
-                  { id: newId(), priority: String(f.rows.length), price: '', description: '', cells: {} },
-                ],
-              }))
-            }
-          >
-            Add a row
-          </button>
-        </div>
-      </fieldset>
-    </>
+                  const values = allowed(c)
+                  return (
+                    <Table.Td key={c.id}>
+                      {values.length > 0 ? (
+                        <Select
+                          w={130}
+                          aria-label={name}
+                          data={values}
+                          value={cell.value || null}
+                          placeholder="any"
+                          clearable
+                          onChange={(value) => setCell(r, c.id, { value: value ?? '' })}
+                        />
+                      ) : (
+                        <TextInput
+                          w={130}
+                          aria-label={name}
+                          value={cell.value}
+                          placeholder="any"
+                          onChange={(e) => setCell(r, c.id, { value: e.currentTarget.value })}
+                        />
+                      )}
+                    </Table.Td>
+                  )
+                })}
+                <Table.Td>
+                  <TextInput
+                    w={130}
+                    inputMode="decimal"
+                    aria-label={`Row ${ri + 1} price`}
+                    value={r.price}
+                    onChange={(e) => setRow(r.id, { price: e.currentTarget.value })}
+                    error={errors[`rows[${ri}].price`]}
+                  />
+                </Table.Td>
+                <Table.Td>
+                  <ActionIcon
+                    variant="subtle"
+                    color="red"
+                    aria-label={`Remove row ${ri + 1}`}
+                    onClick={() => change((f) => ({ ...f, rows: f.rows.filter((x) => x.id !== r.id) }))}
+                  >
+                    ✕
+                  </ActionIcon>
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+      <Group>
+        <Button
+          variant="light"
+          onClick={() =>
+            change((f) => ({
+              ...f,
+              rows: [
+                ...f.rows,
+                { id: newId(), priority: String(f.rows.length), price: '', description: '', cells: {} },
+              ],
+            }))
+          }
+        >
+          Add a row
+        </Button>
+      </Group>
+    </Stack>
   )
 }
 
-type FormulaCheck = { state: 'checking' } | { state: 'valid' } | { state: 'invalid'; error: unknown }
-
-/** One charge's pricing: its versions on a timeline, the draft's editor, and publishing with a confirmation. */
-function ChargePricing({
-  charge,
-  attributes,
-  currencies,
-}: {
-  charge: Charge
-  attributes: Attribute[]
-  currencies: string[]
-}) {
-  const [versions, setVersions] = useState<Version[]>()
-  const [form, setForm] = useState<DraftForm>()
-  const [error, setError] = useState<unknown>()
-  const [message, setMessage] = useState<string>()
-  const [confirming, setConfirming] = useState(false)
-  const [formulaCheck, setFormulaCheck] = useState<FormulaCheck>()
-  const confirmButton = useRef<HTMLButtonElement>(null)
+/**
+ * One charge's pricing: its versions with their states and prices, the draft's editor (saved only when asked: the
+ * API checks prices and formulas then, and names the field it refuses), and publishing after a confirmation.
+ */
+export function ChargePricing({ charge }: { charge: Charge }) {
   const code = charge.code
   const path = { params: { path: { code } } }
+  const today = useTenantToday()
+  const attributes = useCatalogList('attributes').data?.data ?? []
+  const currencies = (useCatalogList('currencies').data?.data ?? []).map((c) => c.code)
+  const refresh = useCatalogRefresh()
+  const client = useQueryClient()
+  const pricing = useQuery({
+    queryKey: ['catalog', 'pricing', code],
+    queryFn: () => ok(api.GET('/api/v1/charges/{code}/pricing', path)),
+  })
+  const versions = pricing.data?.pricingVersions
+  const draft = versions?.find((v) => v.status === 'DRAFT')
+  const latest = versions?.filter((v) => v.status === 'PUBLISHED').sort((a, b) => b.version - a.version)[0]
 
-  const load = useCallback(
-    () =>
-      ok(api.GET('/api/v1/charges/{code}/pricing', { params: { path: { code } } })).then((answer) => {
-        const list = answer.pricingVersions
-        setVersions(list)
-        const draft = list.find((v) => v.status === 'DRAFT')
-        setForm(draft ? formOf(draft, draft.validFrom ?? today()) : undefined)
-      }, setError),
-    [code],
-  )
+  const [form, setForm] = useState<DraftForm>()
+  const [message, setMessage] = useState<string>()
+  const [confirming, setConfirming] = useState(false)
+  const confirmButton = useRef<HTMLButtonElement>(null)
+  // The saved draft fills the editor when it first arrives (never over what is being typed).
+  const loadedDraft = useRef<number>(undefined)
   useEffect(() => {
-    setMessage(undefined)
-    setError(undefined)
-    setConfirming(false)
-    void load()
-  }, [load])
+    if (draft && loadedDraft.current !== draft.version && !form) {
+      loadedDraft.current = draft.version
+      setForm(formOf(draft, draft.validFrom ?? ''))
+    }
+  }, [draft, form])
   useEffect(() => {
     if (confirming) confirmButton.current?.focus()
   }, [confirming])
-
-  const draft = versions?.find((v) => v.status === 'DRAFT')
-  const latest = versions?.filter((v) => v.status === 'PUBLISHED').sort((a, b) => b.version - a.version)[0]
-  const change = (f: (form: DraftForm) => DraftForm) => setForm((current) => (current ? f(current) : current))
-
-  // A formula is checked by the API as it is typed: the draft is saved a moment after the last key, and the answer
-  // (accepted, or the parse error with its position) shows under the field.
-  const formula = form?.model === 'FORMULA' ? form.formula : undefined
-  const formRef = useRef(form)
-  formRef.current = form
-  useEffect(() => {
-    if (formula === undefined || formula.trim() === '') return setFormulaCheck(undefined)
-    setFormulaCheck({ state: 'checking' })
-    const timer = setTimeout(() => {
-      const current = formRef.current
-      if (!current) return
-      ok(api.PUT('/api/v1/charges/{code}/pricing/draft', { ...path, body: bodyOf(current) })).then(
-        (answer) => {
-          setVersions(answer.pricingVersions)
-          setFormulaCheck({ state: 'valid' })
-        },
-        (e: unknown) => setFormulaCheck({ state: 'invalid', error: e }),
-      )
-    }, 600)
-    return () => clearTimeout(timer)
-    // Only the formula's text starts a check; the rest of the form is read when it runs.
-  }, [formula, code])
-
-  const save = () => {
-    if (!form) return
-    setError(undefined)
+  const change = (f: (form: DraftForm) => DraftForm) => {
     setMessage(undefined)
-    ok(api.PUT('/api/v1/charges/{code}/pricing/draft', { ...path, body: bodyOf(form) })).then((answer) => {
-      setVersions(answer.pricingVersions)
+    setForm((current) => (current ? f(current) : current))
+  }
+
+  const save = useMutation({
+    mutationFn: (body: DraftBody) => ok(api.PUT('/api/v1/charges/{code}/pricing/draft', { ...path, body })),
+    onSuccess: () => {
       setMessage('Draft saved.')
-    }, setError)
-  }
-  const discard = () => {
-    setError(undefined)
-    ok(api.DELETE('/api/v1/charges/{code}/pricing/draft', path)).then(() => {
+      void refresh()
+    },
+  })
+  const discard = useMutation({
+    mutationFn: () => ok(api.DELETE('/api/v1/charges/{code}/pricing/draft', path)),
+    // The versions are read again before the editor closes, so the discarded draft never fills it again.
+    onSuccess: async () => {
+      await client.invalidateQueries({ queryKey: ['catalog', 'pricing', code] })
+      void refresh()
+      setForm(undefined)
+      loadedDraft.current = undefined
       setMessage('Draft discarded.')
-      void load()
-    }, setError)
-  }
-  const publish = () => {
-    if (!form) return
-    setError(undefined)
-    setConfirming(false)
+    },
+  })
+  const publish = useMutation({
     // The draft as shown is saved first, so what is published is what the person confirmed.
-    ok(api.PUT('/api/v1/charges/{code}/pricing/draft', { ...path, body: bodyOf(form) }))
-      .then(() => ok(api.POST('/api/v1/charges/{code}/pricing/publish', { ...path, body: {} })))
-      .then((answer) => {
-        setMessage(`Published version ${answer.version} from ${answer.validFrom ?? 'the start'}.`)
-        return load()
-      }, setError)
+    mutationFn: async (body: DraftBody) => {
+      await ok(api.PUT('/api/v1/charges/{code}/pricing/draft', { ...path, body }))
+      return ok(api.POST('/api/v1/charges/{code}/pricing/publish', { ...path, body: {} }))
+    },
+    onSuccess: async (answer) => {
+      await client.invalidateQueries({ queryKey: ['catalog', 'pricing', code] })
+      void refresh()
+      setForm(undefined)
+      loadedDraft.current = undefined
+      setMessage(
+        `Published version ${answer.version}${answer.validFrom ? ` from ${answer.validFrom}` : ' from the start'}.`,
+      )
+    },
+    onSettled: () => setConfirming(false),
+  })
+  const error = save.error ?? publish.error ?? discard.error ?? pricing.error
+  const errors = fieldErrors(save.error ?? publish.error)
+  const busy = save.isPending || publish.isPending || discard.isPending
+
+  const start = () => {
+    setMessage(undefined)
+    save.reset()
+    publish.reset()
+    setForm(
+      latest
+        ? formOf(latest, today)
+        : {
+            model: 'FLAT',
+            currency: currencies[0] ?? 'EUR',
+            validFrom: today,
+            price: '',
+            formula: '',
+            columns: [],
+            rows: [],
+          },
+    )
   }
 
   return (
-    <section className="charge-pricing" aria-label={`Pricing of ${code}`}>
-      <h2>
-        {code}{' '}
-        <span className="muted">
-          · {charge.description} · {charge.type}
-        </span>
-      </h2>
-      {versions && <Timeline versions={versions} />}
-      <Notice message={message} />
-      <ErrorMessage error={error} />
+    <Stack gap="sm" renderRoot={(props) => <section {...props} />} aria-label={`Pricing of ${code}`}>
+      <Title order={3}>Prices</Title>
+      {versions && <Timeline versions={versions} today={today} />}
+      {message && (
+        <Text role="status" c="green.8" fw={500}>
+          {message}
+        </Text>
+      )}
       {versions && !form && (
-        <div className="toolbar">
-          <button
-            type="button"
-            className="primary"
-            onClick={() =>
-              setForm(
-                latest
-                  ? formOf(latest, today())
-                  : {
-                      model: 'FLAT',
-                      currency: currencies[0] ?? 'EUR',
-                      validFrom: today(),
-                      price: '',
-                      formula: '',
-                      columns: [],
-                      rows: [],
-                    },
-              )
-            }
-          >
-            {latest ? `New draft from version ${latest.version}` : 'New draft'}
-          </button>
-        </div>
+        <Group>
+          <Button onClick={start}>{latest ? `New draft from version ${latest.version}` : 'New draft'}</Button>
+        </Group>
       )}
       {form && (
-        <form className="draft" aria-label="Draft pricing version" onSubmit={(e) => e.preventDefault()}>
-          <h3>{draft ? `Draft version ${draft.version}` : 'New draft (not saved yet)'}</h3>
-          <div className="toolbar">
-            <label>
-              Pricing model
-              <select value={form.model} onChange={(e) => change((f) => ({ ...f, model: e.target.value as Model }))}>
-                <option value="FLAT">FLAT: one unit price</option>
-                <option value="MATRIX">MATRIX: a price per attribute values</option>
-                <option value="FORMULA">FORMULA: a price computed per order</option>
-              </select>
-            </label>
-            <label>
-              Currency
-              <select value={form.currency} onChange={(e) => change((f) => ({ ...f, currency: e.target.value }))}>
-                {[...new Set([form.currency, ...currencies])].map((c) => (
-                  <option key={c}>{c}</option>
-                ))}
-              </select>
-            </label>
-            <label>
-              Valid from
-              <input
+        <Paper
+          withBorder
+          p="md"
+          component="form"
+          aria-label="Draft pricing version"
+          onSubmit={(e) => e.preventDefault()}
+        >
+          <Stack gap="sm">
+            <Title order={4}>{draft ? `Draft version ${draft.version}` : 'New draft (not saved yet)'}</Title>
+            <FormError error={error} shows={(field) => DRAFT_FIELDS.test(field)} />
+            <Group gap="sm" align="flex-start" wrap="wrap">
+              <Select
+                label="Pricing model"
+                data={MODELS}
+                value={form.model}
+                allowDeselect={false}
+                onChange={(value) => value && change((f) => ({ ...f, model: value }))}
+                w={300}
+                maw="100%"
+              />
+              <Select
+                label="Currency"
+                data={[...new Set([form.currency, ...currencies])]}
+                value={form.currency}
+                allowDeselect={false}
+                onChange={(value) => value && change((f) => ({ ...f, currency: value }))}
+                error={errors.currency}
+                w={110}
+              />
+              <TextInput
+                label="Valid from"
                 type="date"
                 value={form.validFrom}
-                onChange={(e) => change((f) => ({ ...f, validFrom: e.target.value }))}
+                onChange={(e) => {
+                  const value = e.currentTarget.value
+                  change((f) => ({ ...f, validFrom: value }))
+                }}
+                error={errors.validFrom}
+                description={
+                  latest
+                    ? `After ${latest.validFrom ?? 'the start'} (version ${latest.version})`
+                    : 'Empty: from the start'
+                }
+                w={190}
               />
-            </label>
-          </div>
-          {form.model === 'FLAT' && (
-            <label className="price-field">
-              Unit price ({form.currency})
-              <input
+            </Group>
+            {form.model === 'FLAT' && (
+              <TextInput
+                label={`Unit price (${form.currency})`}
                 inputMode="decimal"
                 value={form.price}
-                onChange={(e) => change((f) => ({ ...f, price: e.target.value }))}
+                onChange={(e) => {
+                  const value = e.currentTarget.value
+                  change((f) => ({ ...f, price: value }))
+                }}
+                error={errors.price}
+                w={220}
               />
-            </label>
-          )}
-          {form.model === 'FORMULA' && (
-            <label>
-              Price formula
-              <textarea
-                rows={3}
+            )}
+            {form.model === 'FORMULA' && (
+              <Textarea
+                label="Price formula"
+                description="For example #{quantity > 100 ? 0.5 : 1}; the API checks it when the draft is saved."
+                autosize
+                minRows={2}
                 spellCheck={false}
                 value={form.formula}
-                onChange={(e) => change((f) => ({ ...f, formula: e.target.value }))}
-                aria-describedby="formula-check"
+                onChange={(e) => {
+                  const value = e.currentTarget.value
+                  change((f) => ({ ...f, formula: value }))
+                }}
+                error={errors.price_fx}
+                styles={{ input: { fontFamily: 'monospace' } }}
               />
-              <span id="formula-check" className="hint" aria-live="polite">
-                {formulaCheck?.state === 'checking' && 'Checking…'}
-                {formulaCheck?.state === 'valid' && (
-                  <span className="valid">The API accepts this formula (draft saved).</span>
-                )}
-                {!formulaCheck && 'For example #{quantity > 100 ? 0.5 : 1}: the API checks it as you type.'}
-              </span>
-              {formulaCheck?.state === 'invalid' && <ErrorMessage error={formulaCheck.error} />}
-            </label>
-          )}
-          {form.model === 'MATRIX' && <MatrixEditor form={form} attributes={attributes} change={change} />}
-          <div className="toolbar">
-            <button type="button" onClick={save}>
-              Save draft
-            </button>
-            <button type="button" className="primary" onClick={() => setConfirming(true)} disabled={confirming}>
-              Publish…
-            </button>
-            {draft && (
-              <button type="button" onClick={discard}>
-                Discard draft
-              </button>
             )}
-          </div>
-          {confirming && (
-            <div className="confirm" role="alertdialog" aria-labelledby="publish-question">
-              <p id="publish-question">
-                Publish this {form.model} pricing of {code} from {form.validFrom || 'the start'}?
-                {latest && ` Version ${latest.version} closes that day;`} orders rated from then use the new prices.
-              </p>
-              <div className="toolbar">
-                <button type="button" className="primary" ref={confirmButton} onClick={publish}>
-                  Publish now
-                </button>
-                <button type="button" onClick={() => setConfirming(false)}>
-                  Keep the draft
-                </button>
-              </div>
-            </div>
-          )}
-        </form>
+            {form.model === 'MATRIX' && (
+              <MatrixEditor form={form} attributes={attributes} change={change} errors={errors} />
+            )}
+            <Group gap="xs">
+              <Button
+                variant="default"
+                loading={save.isPending}
+                disabled={busy}
+                onClick={() => save.mutate(bodyOf(form))}
+              >
+                Save draft
+              </Button>
+              <Button onClick={() => setConfirming(true)} disabled={confirming || busy}>
+                Publish…
+              </Button>
+              {draft && (
+                <Button variant="subtle" color="red" disabled={busy} onClick={() => discard.mutate()}>
+                  Discard draft
+                </Button>
+              )}
+              {!draft && (
+                <Button variant="subtle" onClick={() => setForm(undefined)}>
+                  Cancel
+                </Button>
+              )}
+            </Group>
+            {confirming && (
+              <Paper withBorder p="sm" bg="yellow.0" role="alertdialog" aria-labelledby="publish-question">
+                <Text id="publish-question">
+                  Publish this {MODEL_WORDS[form.model]?.toLowerCase()} of {code} from {form.validFrom || 'the start'}?
+                  {latest && ` Version ${latest.version} closes that day;`} orders rated from then use the new prices.
+                </Text>
+                <Group gap="xs" mt="xs">
+                  <Button ref={confirmButton} loading={publish.isPending} onClick={() => publish.mutate(bodyOf(form))}>
+                    Publish now
+                  </Button>
+                  <Button variant="default" onClick={() => setConfirming(false)}>
+                    Keep the draft
+                  </Button>
+                </Group>
+              </Paper>
+            )}
+          </Stack>
+        </Paper>
       )}
-    </section>
-  )
-}
-
-/** Charges and their pricing versions: pick a charge, read its timeline, edit and publish its draft. */
-export function Pricing() {
-  const [charges, setCharges] = useState<Charge[]>([])
-  const [attributes, setAttributes] = useState<Attribute[]>([])
-  const [currencies, setCurrencies] = useState<string[]>([])
-  const [chosen, setChosen] = useState('')
-  const [error, setError] = useState<unknown>()
-
-  useEffect(() => {
-    Promise.all([
-      ok(api.GET('/api/v1/charges', { params: { query: { limit: 1000, sortBy: 'code' } } })),
-      ok(api.GET('/api/v1/attributes', { params: { query: { limit: 1000, sortBy: 'code' } } })),
-      ok(api.GET('/api/v1/tradingCurrencies', { params: { query: { limit: 1000, sortBy: 'code' } } })),
-    ]).then(([c, a, t]) => {
-      setCharges(c.data)
-      setAttributes(a.data)
-      setCurrencies(t.data.map((x) => x.code))
-    }, setError)
-  }, [])
-  const charge = charges.find((c) => c.code === chosen)
-
-  return (
-    <section aria-label="Charges and pricing">
-      <h2>Charges and pricing</h2>
-      <ErrorMessage error={error} />
-      <div className="toolbar">
-        <label>
-          Charge
-          <select value={chosen} onChange={(e) => setChosen(e.target.value)}>
-            <option value="">Choose a charge…</option>
-            {charges.map((c) => (
-              <option key={c.code} value={c.code}>
-                {c.code} · {c.description}
-              </option>
-            ))}
-          </select>
-        </label>
-      </div>
-      {charge && <ChargePricing key={charge.code} charge={charge} attributes={attributes} currencies={currencies} />}
-    </section>
+    </Stack>
   )
 }
