@@ -6,6 +6,8 @@ import { Prepaid } from './screens/Prepaid.tsx'
 import { Reports } from './screens/Reports.tsx'
 import { OrderPreview } from './screens/OrderPreview.tsx'
 import { Groups } from './screens/Groups.tsx'
+import { Orders } from './screens/Orders.tsx'
+import { Accounts } from './screens/Accounts.tsx'
 
 /** The sections of the navigation, in the order a billing team works through them. */
 export const SECTIONS = ['Catalog', 'Sales', 'Billing', 'Data', 'Settings'] as const
@@ -28,6 +30,8 @@ export interface ScreenRoute {
 export const SCREENS: readonly ScreenRoute[] = [
   { path: 'catalog', label: 'Catalog', section: 'Catalog', element: <Catalog /> },
   { path: 'order', label: 'Order preview', section: 'Sales', element: <OrderPreview /> },
+  { path: 'orders/*', label: 'Orders', section: 'Sales', element: <Orders /> },
+  { path: 'accounts/*', label: 'Accounts', section: 'Sales', element: <Accounts /> },
   { path: 'prepaid', label: 'Prepaid', section: 'Sales', element: <Prepaid /> },
   { path: 'workbench', label: 'Workbench', section: 'Data', element: <Workbench /> },
   { path: 'expert', label: 'Expert SQL', section: 'Data', element: <Expert /> },
