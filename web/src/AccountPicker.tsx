@@ -62,7 +62,7 @@ export function AccountPicker({
     if (value && !list.some((a) => a.code === value)) list.unshift({ code: value, name: '' })
     return list
   }, [found.data, picked, value])
-  const more = (found.data?.total ?? 0) > (found.data?.rows.length ?? 0)
+  const more = typed !== '' && (found.data?.total ?? 0) > (found.data?.rows.length ?? 0)
 
   return (
     <Select

@@ -245,7 +245,7 @@ export function OrderPreview() {
   // Only the offers an order accepts: the server says which (the catalog's statuses rule stays there).
   const offers = useQuery({
     queryKey: ['offers', 'orderable'],
-    queryFn: () => ok(api.GET('/v1/catalog/offers', { params: { query: { orderable: true, range: '0-199' } } })),
+    queryFn: () => ok(api.GET('/v1/catalog/offers', { params: { query: { orderable: true, range: '0-99' } } })),
   })
   const plans = useQuery({
     queryKey: ['discountPlans', 'all'],
