@@ -2,32 +2,16 @@ import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { screenshots, WIDTHS } from './browser.ts'
 import { useUiApp } from './ui-app.ts'
+import { field, pick, plain } from './pickers.ts'
 
 // Orders and accounts in Chromium on the demo data: an order previewed with its usage line and placed, the order
 // list and an order's page, an account found by typing, the hierarchy walked down to a user account's operations.
 const app = useUiApp()
 
-/** The input of a Mantine field by its label (its dropdown's list is labelled by it too). */
-const field = (page: Page, label: string) => page.locator('input').and(page.getByLabel(label, { exact: true }))
-
-/** Types into a searchable picker and chooses the option that shows up. */
-async function pick(page: Page, label: string, typed: string, option: RegExp | string): Promise<void> {
-  const input = field(page, label)
-  await input.click()
-  // A list of a few values is not searchable: it is chosen from as it opens.
-  if (typed !== '') await input.fill(typed)
-  await page.getByRole('option', { name: option }).click()
-}
-
-/** Text as a person reads it: money is written with a no-break space (`EUR 59.99`). */
-const plain = (text: string | null) => (text ?? '').replace(/\u00a0/g, ' ')
-
 /** At 390 px the page fits its width (no horizontal scrolling). */
 async function fitsAPhone(page: Page): Promise<void> {
   await page.setViewportSize(WIDTHS.phone)
-  await expect
-    .poll(() => page.evaluate('document.documentElement.scrollWidth') as Promise<number>)
-    .toBeLessThanOrEqual(390)
+  await expect.poll(() => page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390)
   await page.setViewportSize(WIDTHS.desktop)
 }
 
@@ -47,11 +31,12 @@ describe('orders', () => {
       .toBe('Choose a value for Region (PR_INTERNET) to see the rated lines.')
     await pick(page, 'Region', '', 'EU')
     const rated = page.getByRole('region', { name: 'Rated lines' })
+    const lines = rated.getByRole('table', { name: 'Lines of OF_INTERNET' })
     await expect
-      .poll(() => rated.locator('tr', { hasText: 'Internet access, monthly' }).textContent().then(plain))
+      .poll(() => lines.locator('tr', { hasText: 'Internet access, monthly' }).textContent().then(plain))
       .toBe('Internet access, monthlyRecurringEUR 59.99EUR 71.99')
     await expect
-      .poll(() => rated.locator('tr', { hasText: 'Data volume' }).textContent().then(plain))
+      .poll(() => lines.locator('tr', { hasText: 'Data volume' }).textContent().then(plain))
       .toBe('Data volume, per MBUsagewhen usedwhen used')
     // Totals even with the usage line: one-time 49.99, the first month 59.99, data per MB, tax, with tax.
     const totals = rated.getByTestId('totals')
@@ -76,7 +61,7 @@ describe('orders', () => {
     await expect
       .poll(() => placed.textContent().then(plain))
       .toMatch(/^Order (\S+) placed: VALIDATED; subscription \1-1 \(ACTIVE\)\.$/)
-    const code = /^Order (\S+) /.exec((await placed.textContent().then(plain))!)![1]!
+    const code = /^Order (\S+) /.exec(await placed.textContent().then(plain))![1]!
     const stored = await app.t.request('GET', `/api/v1/orders/${code}`)
     expect([stored.status, stored.body.status, stored.body.billingAccountCode]).toEqual([200, 'VALIDATED', 'BA_004'])
 
