@@ -8,48 +8,52 @@ import { pick } from './pickers.ts'
 const app = useUiApp()
 
 describe('the catalog', () => {
-  it('publishes a matrix price after confirmation; the timeline closes the old version; an order preview uses it', async () => {
-    const page = await app.loggedIn('catalog')
-    await page.getByRole('combobox', { name: 'Charge' }).selectOption('CH_INTERNET_MONTHLY')
-    const timeline = page.getByRole('list', { name: 'Pricing versions' })
-    await expect
-      .poll(() => timeline.textContent())
-      .toContain('PublishedVersion 1 · MATRIX · EUR2020-01-01 → open-ended')
-    await page.getByRole('button', { name: 'New draft from version 1' }).click()
-    // The rows of version 1, GOLD/EU first; the first row's price changes.
-    await expect.poll(() => page.getByLabel('Row 1 tier').inputValue()).toBe('GOLD')
-    await expect.poll(() => page.getByLabel('Row 1 region').inputValue()).toBe('EU')
-    await page.getByLabel('Row 1 price').fill('61.50')
-    await screenshots(page, 'catalog-matrix')
-    await page.getByRole('button', { name: 'Publish…' }).click()
-    const dialog = page.getByRole('alertdialog')
-    await expect.poll(() => dialog.textContent()).toContain('Version 1 closes that day')
-    await screenshots(page, 'catalog-publish-confirm')
-    // The confirmation has the focus: Enter publishes.
-    await page.keyboard.press('Enter')
-    await expect
-      .poll(() => page.getByRole('status').textContent())
-      .toMatch(/^Published version 2 from \d{4}-\d\d-\d\d\.$/)
-    await expect
-      .poll(() => timeline.locator('li').first().textContent())
-      .toMatch(/^ClosedVersion 1 · MATRIX · EUR2020-01-01 → \d{4}-\d\d-\d\d · 7 rows$/)
-    await expect
-      .poll(() => timeline.locator('li').nth(1).textContent())
-      .toMatch(/^PublishedVersion 2 · MATRIX · EUR\d{4}-\d\d-\d\d → open-ended · 7 rows$/)
-    await screenshots(page, 'catalog-published')
-    expect(app.ui.problems).toEqual([])
+  it(
+    'publishes a matrix price after confirmation; the timeline closes the old version; an order preview uses it',
+    { timeout: 90_000 },
+    async () => {
+      const page = await app.loggedIn('catalog')
+      await page.getByRole('combobox', { name: 'Charge' }).selectOption('CH_INTERNET_MONTHLY')
+      const timeline = page.getByRole('list', { name: 'Pricing versions' })
+      await expect
+        .poll(() => timeline.textContent())
+        .toContain('PublishedVersion 1 · MATRIX · EUR2020-01-01 → open-ended')
+      await page.getByRole('button', { name: 'New draft from version 1' }).click()
+      // The rows of version 1, GOLD/EU first; the first row's price changes.
+      await expect.poll(() => page.getByLabel('Row 1 tier').inputValue()).toBe('GOLD')
+      await expect.poll(() => page.getByLabel('Row 1 region').inputValue()).toBe('EU')
+      await page.getByLabel('Row 1 price').fill('61.50')
+      await screenshots(page, 'catalog-matrix')
+      await page.getByRole('button', { name: 'Publish…' }).click()
+      const dialog = page.getByRole('alertdialog')
+      await expect.poll(() => dialog.textContent()).toContain('Version 1 closes that day')
+      await screenshots(page, 'catalog-publish-confirm')
+      // The confirmation has the focus: Enter publishes.
+      await page.keyboard.press('Enter')
+      await expect
+        .poll(() => page.getByRole('status').textContent())
+        .toMatch(/^Published version 2 from \d{4}-\d\d-\d\d\.$/)
+      await expect
+        .poll(() => timeline.locator('li').first().textContent())
+        .toMatch(/^ClosedVersion 1 · MATRIX · EUR2020-01-01 → \d{4}-\d\d-\d\d · 7 rows$/)
+      await expect
+        .poll(() => timeline.locator('li').nth(1).textContent())
+        .toMatch(/^PublishedVersion 2 · MATRIX · EUR\d{4}-\d\d-\d\d → open-ended · 7 rows$/)
+      await screenshots(page, 'catalog-published')
+      expect(app.ui.problems).toEqual([])
 
-    await page.goto(`${app.base}/ui/order`)
-    await pick(page, 'Billing account', 'BA_001', /^BA_001/)
-    await pick(page, 'Offer', 'OF_INTERNET', /^OF_INTERNET ·/)
-    await pick(page, 'Service tier', '', 'GOLD')
-    await pick(page, 'Region', '', 'EU')
-    const monthly = page
-      .getByRole('region', { name: 'Rated lines' })
-      .locator('tr', { hasText: 'Internet access, monthly' })
-    await expect.poll(() => monthly.textContent()).toContain('61.5')
-    expect(app.ui.problems).toEqual([])
-  })
+      await page.goto(`${app.base}/ui/order`)
+      await pick(page, 'Billing account', 'BA_001', /^BA_001/)
+      await pick(page, 'Offer', 'OF_INTERNET', /^OF_INTERNET ·/)
+      await pick(page, 'Service tier', '', 'GOLD')
+      await pick(page, 'Region', '', 'EU')
+      const monthly = page
+        .getByRole('region', { name: 'Rated lines' })
+        .locator('tr', { hasText: 'Internet access, monthly' })
+      await expect.poll(() => monthly.textContent()).toContain('61.5')
+      expect(app.ui.problems).toEqual([])
+    },
+  )
 
   it('edits a FLAT price and checks a formula with the API as it is typed; discards the drafts', async () => {
     const page = await app.loggedIn('catalog')

@@ -45,7 +45,7 @@ describe('orders', () => {
       .poll(() => totals.locator('tr', { hasText: 'Recurring per month' }).textContent().then(plain))
       .toContain('EUR 59.99')
     await expect
-      .poll(() => totals.locator('tr', { hasText: 'Usage' }).textContent().then(plain))
+      .poll(() => totals.locator('tr', { hasText: 'Usage: ' }).textContent().then(plain))
       .toContain('EUR 0.01 per MB')
     await expect
       .poll(() => totals.locator('tr', { hasText: 'Tax' }).first().textContent().then(plain))
