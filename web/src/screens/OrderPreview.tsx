@@ -385,7 +385,7 @@ export function OrderPreview() {
     <Stack gap="md">
       <Title order={1}>Order preview</Title>
       <SimpleGrid cols={{ base: 1, md: 2 }} spacing="lg">
-        <Paper withBorder p="md" component="form" aria-label="Order" onSubmit={(e) => e.preventDefault()}>
+        <Paper withBorder p="md" miw={0} component="form" aria-label="Order" onSubmit={(e) => e.preventDefault()}>
           <Stack gap="sm">
             <AccountPicker kind="billingAccount" label="Billing account" value={billingCode} onChange={chooseBilling} />
             <AccountPicker
@@ -476,7 +476,7 @@ export function OrderPreview() {
             </Text>
           )}
           {shownPreview?.offers.map((o) => (
-            <Paper key={o.offerCode} withBorder p="md">
+            <Paper key={o.offerCode} withBorder p="md" miw={0} style={{ overflowX: 'auto' }}>
               <Title order={2} size="h3">
                 {o.offerCode}{' '}
                 <Text span c="dimmed" size="sm">
