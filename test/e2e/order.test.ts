@@ -30,6 +30,34 @@ const netOffer = (subscriptionCode: string, subscriptionDate: string, tier = 'GO
   ...extra,
 })
 
+/** The summary of `netOffer` GOLD/EU on 2026-01-15 (see the test 'sums every preview'). */
+const summary = {
+  oneTime: { amountWithoutTax: 49.99, amountTax: 10, amountWithTax: 59.99 },
+  recurring: [
+    {
+      periodStart: '2026-01-15',
+      periodEnd: '2026-02-01',
+      every: { unit: 'MONTH', length: 1 },
+      prorated: false,
+      amountWithoutTax: 69.89,
+      amountTax: 13.98,
+      amountWithTax: 83.87,
+    },
+  ],
+  usage: [
+    {
+      productCode: 'PR_NET',
+      chargeCode: 'CH_DATA',
+      label: 'CH_DATA charge',
+      unit: null,
+      unitPriceWithoutTax: 0.01,
+      unitPriceWithTax: 0.012,
+      pricingModel: 'FORMULA',
+    },
+  ],
+  known: { amountWithoutTax: 119.88, amountTax: 23.98, amountWithTax: 143.86 },
+}
+
 describe('order preview (§2.7, rule 7)', () => {
   it('rates FLAT and MATRIX lines, leaves USAGE lines null and then omits the totals', async () => {
     const body = await preview(orderOf([netOffer('SUB_A', '2026-01-15')]))
@@ -85,6 +113,7 @@ describe('order preview (§2.7, rule 7)', () => {
               servicePeriodEnd: epoch('2026-02-01'),
             },
           ],
+          summary,
         },
       ],
       chargeItems: [
@@ -125,7 +154,17 @@ describe('order preview (§2.7, rule 7)', () => {
           pricingVersion: 1,
         },
       ],
+      summary,
     })
+  })
+
+  it('sums every preview, with a usage line too: one-time, recurring per first period, usage per unit, tax', async () => {
+    const body = await preview(orderOf([netOffer('SUB_S', '2026-01-15')]))
+    // Summed to the cent by hand: one-time 49.99 + 20 % = 59.99 (tax 9.998 → 10.00); the first period
+    // 15 Jan → 1 Feb of the monthly MATRIX 59.99 (71.99 with tax) and support 9.90 (11.88): 69.89, tax 13.98, 83.87;
+    // known at order time 119.88 + 23.98 = 143.86; the data formula's first MB 0.01, 0.012 with tax.
+    expect([body.summary, body.offers[0].summary]).toEqual([summary, summary])
+    expect([body.totalWithTax, body.offers[0].totalWithTax]).toEqual([undefined, undefined])
   })
 
   it('applies order, offer and product discounts in cascade as tagged negative lines; totals are net', async () => {
@@ -184,6 +223,24 @@ describe('order preview (§2.7, rule 7)', () => {
     const totals = { totalOneTime: 69.44, totalRecurring: 12.24, totalTax: 16.34, totalWithTax: 98.02 }
     expect(body.offers[0]).toMatchObject(totals)
     expect(body).toMatchObject(totals)
+    // The summary says the same, the prorated first period (15 Jan → 1 Feb) of CH_PRORATA apart, taxes split:
+    // one-time 122.40 − 12.24 − 6 − 20.83 = 83.33 with tax; recurring 20.40 − 2.04 − 3.67 = 14.69 with tax.
+    expect(body.summary).toEqual({
+      oneTime: { amountWithoutTax: 69.44, amountTax: 13.89, amountWithTax: 83.33 },
+      recurring: [
+        {
+          periodStart: '2026-01-15',
+          periodEnd: '2026-02-01',
+          every: { unit: 'MONTH', length: 1 },
+          prorated: true,
+          amountWithoutTax: 12.24,
+          amountTax: 2.45,
+          amountWithTax: 14.69,
+        },
+      ],
+      usage: [],
+      known: { amountWithoutTax: 81.68, amountTax: 16.34, amountWithTax: 98.02 },
+    })
     expect(
       (body.chargeItems as Record<string, unknown>[]).map((c) => [
         c.chargeCode,

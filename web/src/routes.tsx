@@ -9,6 +9,8 @@ import { Prepaid } from './screens/Prepaid.tsx'
 import { Reports } from './screens/Reports.tsx'
 import { OrderPreview } from './screens/OrderPreview.tsx'
 import { Groups } from './screens/Groups.tsx'
+import { Orders } from './screens/Orders.tsx'
+import { Accounts } from './screens/Accounts.tsx'
 
 /** The sections of the navigation, in the order a billing team works through them. */
 export const SECTIONS = ['Catalog', 'Sales', 'Billing', 'Data', 'Settings'] as const
@@ -34,6 +36,8 @@ export const SCREENS: readonly ScreenRoute[] = [
   { path: 'catalog/products/*', label: 'Products', section: 'Catalog', element: <Products /> },
   { path: 'catalog/offers/*', label: 'Offers', section: 'Catalog', element: <Offers /> },
   { path: 'order', label: 'Order preview', section: 'Sales', element: <OrderPreview /> },
+  { path: 'orders/*', label: 'Orders', section: 'Sales', element: <Orders /> },
+  { path: 'accounts/*', label: 'Accounts', section: 'Sales', element: <Accounts /> },
   { path: 'prepaid', label: 'Prepaid', section: 'Sales', element: <Prepaid /> },
   { path: 'workbench', label: 'Workbench', section: 'Data', element: <Workbench /> },
   { path: 'expert', label: 'Expert SQL', section: 'Data', element: <Expert /> },

@@ -24897,6 +24897,97 @@ export interface operations {
                                 /** @description epoch milliseconds (exclusive) */
                                 servicePeriodEnd?: number;
                             }[];
+                            /** @description Always present, usage lines or not: one-time amounts, recurring amounts per first service period, usage lines priced per unit, and `known`: the amounts known at order time (one-time and first periods), net of discounts, without tax, tax and with tax. */
+                            summary: {
+                                oneTime: {
+                                    /**
+                                     * Format: decimal
+                                     * @description a decimal number, written exactly
+                                     */
+                                    amountWithoutTax: number;
+                                    /**
+                                     * Format: decimal
+                                     * @description a decimal number, written exactly
+                                     */
+                                    amountTax: number;
+                                    /**
+                                     * Format: decimal
+                                     * @description a decimal number, written exactly
+                                     */
+                                    amountWithTax: number;
+                                };
+                                recurring: {
+                                    /**
+                                     * Format: date
+                                     * @description first service period start (inclusive)
+                                     */
+                                    periodStart: string;
+                                    /**
+                                     * Format: date
+                                     * @description first service period end (exclusive)
+                                     */
+                                    periodEnd: string;
+                                    /** @description the calendar's period, null for a calendar of listed days */
+                                    every: {
+                                        /** @description `DAY` or `MONTH` */
+                                        unit: string;
+                                        length: number;
+                                    } | null;
+                                    /** @description the first period is a share of a calendar period */
+                                    prorated: boolean;
+                                    /**
+                                     * Format: decimal
+                                     * @description a decimal number, written exactly
+                                     */
+                                    amountWithoutTax: number;
+                                    /**
+                                     * Format: decimal
+                                     * @description a decimal number, written exactly
+                                     */
+                                    amountTax: number;
+                                    /**
+                                     * Format: decimal
+                                     * @description a decimal number, written exactly
+                                     */
+                                    amountWithTax: number;
+                                }[];
+                                usage: {
+                                    productCode: string | null;
+                                    chargeCode: string;
+                                    label: string;
+                                    /** @description the unit of measure rated */
+                                    unit: string | null;
+                                    /**
+                                     * Format: decimal
+                                     * @description the price of one unit, before discounts; null when only a usage event can price it
+                                     */
+                                    unitPriceWithoutTax: number | null;
+                                    /**
+                                     * Format: decimal
+                                     * @description a decimal number, written exactly
+                                     */
+                                    unitPriceWithTax: number | null;
+                                    /** @description FLAT, MATRIX or FORMULA (a formula may vary with the volume) */
+                                    pricingModel: string | null;
+                                }[];
+                                known: {
+                                    /**
+                                     * Format: decimal
+                                     * @description a decimal number, written exactly
+                                     */
+                                    amountWithoutTax: number;
+                                    /**
+                                     * Format: decimal
+                                     * @description a decimal number, written exactly
+                                     */
+                                    amountTax: number;
+                                    /**
+                                     * Format: decimal
+                                     * @description a decimal number, written exactly
+                                     */
+                                    amountWithTax: number;
+                                };
+                            };
                             /**
                              * Format: decimal
                              * @description a decimal number, written exactly
@@ -24935,6 +25026,97 @@ export interface operations {
                             unitPrice: number | null;
                             pricingVersion: number | null;
                         }[];
+                        /** @description Always present, usage lines or not: one-time amounts, recurring amounts per first service period, usage lines priced per unit, and `known`: the amounts known at order time (one-time and first periods), net of discounts, without tax, tax and with tax. */
+                        summary: {
+                            oneTime: {
+                                /**
+                                 * Format: decimal
+                                 * @description a decimal number, written exactly
+                                 */
+                                amountWithoutTax: number;
+                                /**
+                                 * Format: decimal
+                                 * @description a decimal number, written exactly
+                                 */
+                                amountTax: number;
+                                /**
+                                 * Format: decimal
+                                 * @description a decimal number, written exactly
+                                 */
+                                amountWithTax: number;
+                            };
+                            recurring: {
+                                /**
+                                 * Format: date
+                                 * @description first service period start (inclusive)
+                                 */
+                                periodStart: string;
+                                /**
+                                 * Format: date
+                                 * @description first service period end (exclusive)
+                                 */
+                                periodEnd: string;
+                                /** @description the calendar's period, null for a calendar of listed days */
+                                every: {
+                                    /** @description `DAY` or `MONTH` */
+                                    unit: string;
+                                    length: number;
+                                } | null;
+                                /** @description the first period is a share of a calendar period */
+                                prorated: boolean;
+                                /**
+                                 * Format: decimal
+                                 * @description a decimal number, written exactly
+                                 */
+                                amountWithoutTax: number;
+                                /**
+                                 * Format: decimal
+                                 * @description a decimal number, written exactly
+                                 */
+                                amountTax: number;
+                                /**
+                                 * Format: decimal
+                                 * @description a decimal number, written exactly
+                                 */
+                                amountWithTax: number;
+                            }[];
+                            usage: {
+                                productCode: string | null;
+                                chargeCode: string;
+                                label: string;
+                                /** @description the unit of measure rated */
+                                unit: string | null;
+                                /**
+                                 * Format: decimal
+                                 * @description the price of one unit, before discounts; null when only a usage event can price it
+                                 */
+                                unitPriceWithoutTax: number | null;
+                                /**
+                                 * Format: decimal
+                                 * @description a decimal number, written exactly
+                                 */
+                                unitPriceWithTax: number | null;
+                                /** @description FLAT, MATRIX or FORMULA (a formula may vary with the volume) */
+                                pricingModel: string | null;
+                            }[];
+                            known: {
+                                /**
+                                 * Format: decimal
+                                 * @description a decimal number, written exactly
+                                 */
+                                amountWithoutTax: number;
+                                /**
+                                 * Format: decimal
+                                 * @description a decimal number, written exactly
+                                 */
+                                amountTax: number;
+                                /**
+                                 * Format: decimal
+                                 * @description a decimal number, written exactly
+                                 */
+                                amountWithTax: number;
+                            };
+                        };
                         /**
                          * Format: decimal
                          * @description a decimal number, written exactly
@@ -25222,6 +25404,8 @@ export interface operations {
                 category?: string;
                 /** @description comma-separated seller codes (any) */
                 seller?: string;
+                /** @description true: only offers in a status an order accepts (ready or live); false: only the others */
+                orderable?: boolean;
                 /** @description comma-separated keys among code, name, description, status, valid_from, valid_to; - descends */
                 sort?: string;
                 /** @description comma-separated fields to return (code always) */
@@ -25787,6 +25971,8 @@ export interface operations {
                 category?: string;
                 /** @description comma-separated seller codes (any) */
                 seller?: string;
+                /** @description true: only offers in a status an order accepts (ready or live); false: only the others */
+                orderable?: boolean;
             };
             header?: never;
             path?: never;

@@ -23,6 +23,7 @@ import {
   productVersions,
   serviceChargeTemplates,
   serviceTemplates,
+  unitsOfMeasure,
 } from '../../kernel/db/schema/index.ts'
 import type { CalendarShape } from '../accounts/index.ts'
 import type { CHARGE_TYPES } from './charge.model.ts'
@@ -250,6 +251,8 @@ export interface ChargeRow {
   accountingArticleId: number
   subscriptionProrata: boolean
   calendar: CalendarShape | null
+  /** The code of the unit a usage charge is rated in (`MB`), if it names one. */
+  ratingUnit: string | null
 }
 
 export async function chargesById(db: Db, ids: readonly number[]): Promise<Map<number, ChargeRow>> {
@@ -271,9 +274,11 @@ export async function chargesById(db: Db, ids: readonly number[]): Promise<Map<n
       periodLength: calendars.periodLength,
       referenceDate: calendars.referenceDate,
       days: calendars.days,
+      ratingUnit: unitsOfMeasure.code,
     })
     .from(chargeTemplates)
     .leftJoin(calendars, eq(calendars.id, chargeTemplates.calendarId))
+    .leftJoin(unitsOfMeasure, eq(unitsOfMeasure.id, chargeTemplates.ratingUnitOfMeasureId))
     .where(inArray(chargeTemplates.id, [...new Set(ids)]))
   for (const row of found) {
     const { calendarType, periodUnit, periodLength, referenceDate, days, ...charge } = row

@@ -2,6 +2,7 @@ import { validationError, type ErrorDetail } from '../../kernel/errors.ts'
 import {
   isOfferStatus,
   OFFER_STATUSES,
+  ORDERABLE_STATUSES,
   PORTAL_STATUS,
   type OfferDialect,
   type OfferStatus,
@@ -437,10 +438,20 @@ export function parseFilters(filters: Readonly<Record<string, unknown>> | undefi
 
 /**
  * The list's query filters as conditions: `status` (comma-separated words, any of them), `category` and `seller`
- * (comma-separated codes: offers in any of those categories, sold by any of those sellers).
+ * (comma-separated codes: offers in any of those categories, sold by any of those sellers), `orderable` (the statuses
+ * an order accepts, or the others).
  */
-export function listConditions(query: { status?: string; category?: string; seller?: string }): Condition[] {
+export function listConditions(query: {
+  status?: string
+  category?: string
+  seller?: string
+  orderable?: boolean
+}): Condition[] {
   const conditions: Condition[] = []
+  // The statuses an order accepts are the catalog's rule (ORDERABLE_STATUSES), asked for rather than restated.
+  if (query.orderable !== undefined) {
+    conditions.push({ kind: 'status', statuses: ORDERABLE_STATUSES, negate: !query.orderable })
+  }
   const items = (text: string | undefined) =>
     commaList(text)
       ?.map((i) => i.trim())

@@ -112,6 +112,11 @@ const listFilters = {
   status: Type.Optional(Type.String({ maxLength: 200, description: `comma-separated status words (any of them)` })),
   category: Type.Optional(Type.String({ maxLength: 2000, description: 'comma-separated category codes (any)' })),
   seller: Type.Optional(Type.String({ maxLength: 2000, description: 'comma-separated seller codes (any)' })),
+  orderable: Type.Optional(
+    Type.Boolean({
+      description: 'true: only offers in a status an order accepts (ready or live); false: only the others',
+    }),
+  ),
 }
 const projection = {
   fields: Type.Optional(

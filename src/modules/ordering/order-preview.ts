@@ -1,7 +1,7 @@
 import type { Decimal } from 'decimal.js'
 import { decimalJson, type DecimalJson } from '../../kernel/decimal-json.ts'
 import { money } from '../../kernel/money.ts'
-import type { DiscountLine } from '../rating/index.ts'
+import { rateCharge, type DiscountLine } from '../rating/index.ts'
 import { startOfDay } from '../../kernel/time-zone.ts'
 import type { OrderLine, OrderRating } from './order-rating.ts'
 
@@ -25,10 +25,52 @@ interface Totals {
   totalWithTax: DecimalJson
 }
 
+/** Amounts of a group of lines: without tax (net of discounts), their tax, with tax. */
+export interface Amounts {
+  amountWithoutTax: DecimalJson
+  amountTax: DecimalJson
+  amountWithTax: DecimalJson
+}
+
+/** The recurring lines billed for one first service period (yyyy-MM-dd, end exclusive), their discounts included. */
+export type RecurringTotal = {
+  periodStart: string
+  periodEnd: string
+  /** The calendar's period (`1 MONTH`), null for a calendar of listed days. */
+  every: { unit: string; length: number } | null
+  /** True when a line's first period is a share of a calendar period (prorated). */
+  prorated: boolean
+} & Amounts
+
+/** A usage line's price for one unit of what it rates, before discounts: null when only a usage event can price it. */
+export interface UsagePrice {
+  productCode: string | null
+  chargeCode: string
+  label: string
+  /** The unit of measure rated (`MB`), if the charge names one. */
+  unit: string | null
+  unitPriceWithoutTax: DecimalJson | null
+  unitPriceWithTax: DecimalJson | null
+  /** FLAT, MATRIX or FORMULA: a formula's price may vary with the volume rated (the unit price is that of one unit). */
+  pricingModel: string | null
+}
+
+/**
+ * What the order costs, in every preview (with usage lines too): one-time lines, recurring lines per first period,
+ * usage lines as unit prices, and the sum of the amounts known at order time (one-time and first periods).
+ */
+export interface Summary {
+  oneTime: Amounts
+  recurring: RecurringTotal[]
+  usage: UsagePrice[]
+  known: Amounts
+}
+
 export type PreviewOffer = {
   subscriptionCode: string | null
   offerCode: string
   lines: PreviewLine[]
+  summary: Summary
 } & Partial<Totals>
 
 export interface ChargeItem {
@@ -41,7 +83,133 @@ export interface ChargeItem {
   pricingVersion: number | null
 }
 
-export type OrderPreview = { currency: string; offers: PreviewOffer[]; chargeItems: ChargeItem[] } & Partial<Totals>
+export type OrderPreview = {
+  currency: string
+  offers: PreviewOffer[]
+  chargeItems: ChargeItem[]
+  summary: Summary
+} & Partial<Totals>
+
+class Triple {
+  withoutTax: Decimal = money(0)
+  tax: Decimal = money(0)
+  withTax: Decimal = money(0)
+
+  add(withoutTax: Decimal, tax: Decimal, withTax: Decimal): void {
+    this.withoutTax = this.withoutTax.plus(withoutTax)
+    this.tax = this.tax.plus(tax)
+    this.withTax = this.withTax.plus(withTax)
+  }
+
+  wire(): Amounts {
+    return {
+      amountWithoutTax: decimalJson(this.withoutTax),
+      amountTax: decimalJson(this.tax),
+      amountWithTax: decimalJson(this.withTax),
+    }
+  }
+}
+
+interface RecurringGroup {
+  readonly periodStart: string
+  readonly periodEnd: string
+  readonly every: RecurringTotal['every']
+  prorated: boolean
+  readonly sums: Triple
+}
+
+/** The summary's sums, for an offer or for the whole order. */
+class Summing {
+  readonly oneTime = new Triple()
+  readonly known = new Triple()
+  readonly recurring = new Map<string, RecurringGroup>()
+  readonly usage: UsagePrice[] = []
+
+  add(line: OrderLine, withoutTax: Decimal, tax: Decimal, withTax: Decimal): void {
+    this.known.add(withoutTax, tax, withTax)
+    const period = line.resolved.period
+    if (line.billing !== 'RECURRING' || !period) return this.oneTime.add(withoutTax, tax, withTax)
+    const calendar = line.resolved.charge.calendar
+    const every =
+      calendar?.calendarType === 'PERIOD' && calendar.periodUnit
+        ? { unit: calendar.periodUnit, length: calendar.periodLength ?? 1 }
+        : null
+    const key = `${period.start}/${period.end}/${every ? `${every.length} ${every.unit}` : ''}`
+    const group = this.recurring.get(key) ?? {
+      periodStart: period.start,
+      periodEnd: period.end,
+      every,
+      prorated: false,
+      sums: new Triple(),
+    }
+    group.prorated ||= period.prorata !== undefined
+    group.sums.add(withoutTax, tax, withTax)
+    this.recurring.set(key, group)
+  }
+
+  merge(other: Summing): void {
+    this.oneTime.add(other.oneTime.withoutTax, other.oneTime.tax, other.oneTime.withTax)
+    this.known.add(other.known.withoutTax, other.known.tax, other.known.withTax)
+    for (const [key, group] of other.recurring) {
+      const mine = this.recurring.get(key) ?? { ...group, sums: new Triple() }
+      mine.prorated ||= group.prorated
+      mine.sums.add(group.sums.withoutTax, group.sums.tax, group.sums.withTax)
+      this.recurring.set(key, mine)
+    }
+    this.usage.push(...other.usage)
+  }
+
+  wire(): Summary {
+    return {
+      oneTime: this.oneTime.wire(),
+      recurring: [...this.recurring.values()].map(({ sums, ...group }) => ({ ...group, ...sums.wire() })),
+      usage: this.usage,
+      known: this.known.wire(),
+    }
+  }
+}
+
+/**
+ * A usage line's price for one unit, rated as a usage of 1 unit would be (the order's attribute values, tax and
+ * `pricesIncludeTax`): null when the price needs what only a usage event carries (a matrix row matching none, a
+ * formula failing) or the charge has no price that day.
+ */
+function usagePrice(line: OrderLine, rating: OrderRating): UsagePrice {
+  const { resolved } = line
+  const productCode = line.product?.product.code ?? null
+  let unit: { withoutTax: Decimal; withTax: Decimal } | null = null
+  if (resolved.pricing) {
+    try {
+      const rated = rateCharge({
+        charge: { code: resolved.charge.code, type: resolved.charge.type },
+        pricing: resolved.pricing,
+        quantity: money(1),
+        attributes: resolved.attributes,
+        unitPriceOverride: resolved.unitPriceOverride,
+        tax: resolved.tax,
+        minorUnits: rating.order.currency.minorUnits,
+        pricesIncludeTax: rating.order.pricesIncludeTax,
+        context: {
+          subscription: { code: line.offer.subscriptionCode ?? '', date: line.offer.subscriptionDate },
+          offer: { code: line.offer.offer.code },
+          ...(productCode ? { product: { code: productCode } } : {}),
+        },
+      })
+      unit = { withoutTax: rated.unitAmountWithoutTax, withTax: rated.unitAmountWithTax }
+    } catch {
+      unit = null
+    }
+  }
+  return {
+    productCode,
+    chargeCode: resolved.charge.code,
+    label: resolved.charge.description ?? resolved.charge.code,
+    unit: resolved.charge.ratingUnit,
+    unitPriceWithoutTax: unit ? decimalJson(unit.withoutTax) : null,
+    unitPriceWithTax: unit ? decimalJson(unit.withTax) : null,
+    pricingModel: resolved.pricing?.definition.model ?? null,
+  }
+}
 
 class Sums {
   oneTime: Decimal = money(0)
@@ -77,7 +245,9 @@ class Sums {
  * The preview of a rated order, rated by the same engine as placement (so a preview equals what placing it writes):
  * per offer, each billed line followed by its discounts (negative, tagged with their plan); recurring lines carry their first
  * service period in epoch milliseconds (tenant time zone); usage lines have null amounts, and an offer with one has
- * no totals, nor has the order. Totals are net of discounts; a discount counts in the total of the line it discounts.
+ * no totals, nor has the order (the spec's rule 7); the `summary` of every offer and of the order is always there: one-time
+ * amounts, recurring amounts per first service period, usage lines as unit prices, the sum of the amounts known at
+ * order time. Totals are net of discounts; a discount counts in the total of the line it discounts.
  * Every amount, quantity and unit price is written from its decimal text.
  */
 export function previewOf(rating: OrderRating): OrderPreview {
@@ -89,9 +259,11 @@ export function previewOf(rating: OrderRating): OrderPreview {
     discountsOf.set(discount.lineKey, list)
   }
   const orderSums = new Sums()
+  const orderSummary = new Summing()
   let orderComplete = true
   const offers: PreviewOffer[] = order.offers.map((offer) => {
     const sums = new Sums()
+    const summary = new Summing()
     let complete = true
     const lines: PreviewLine[] = []
     for (const line of rating.lines.filter((l) => l.offer === offer && l.billing !== 'LATER')) {
@@ -104,8 +276,13 @@ export function previewOf(rating: OrderRating): OrderPreview {
           }
         : {}
       const rated = line.rated
-      if (!rated) complete = false
-      else sums.add(line, rated.amountWithoutTax, rated.amountTax, rated.amountWithTax)
+      if (!rated) {
+        complete = false
+        summary.usage.push(usagePrice(line, rating))
+      } else {
+        sums.add(line, rated.amountWithoutTax, rated.amountTax, rated.amountWithTax)
+        summary.add(line, rated.amountWithoutTax, rated.amountTax, rated.amountWithTax)
+      }
       lines.push({
         productCode: line.product?.product.code ?? null,
         chargeCode: charge.code,
@@ -119,6 +296,7 @@ export function previewOf(rating: OrderRating): OrderPreview {
       })
       for (const discount of discountsOf.get(line.key) ?? []) {
         sums.add(line, discount.amountWithoutTax, discount.amountTax, discount.amountWithTax)
+        summary.add(line, discount.amountWithoutTax, discount.amountTax, discount.amountWithTax)
         lines.push({
           productCode: line.product?.product.code ?? null,
           chargeCode: charge.code,
@@ -134,10 +312,12 @@ export function previewOf(rating: OrderRating): OrderPreview {
     }
     if (complete) orderSums.merge(sums)
     else orderComplete = false
+    orderSummary.merge(summary)
     return {
       subscriptionCode: offer.subscriptionCode,
       offerCode: offer.offer.code,
       lines,
+      summary: summary.wire(),
       ...(complete ? sums.wire() : {}),
     }
   })
@@ -154,6 +334,7 @@ export function previewOf(rating: OrderRating): OrderPreview {
     currency: order.currency.code,
     offers,
     chargeItems,
+    summary: orderSummary.wire(),
     ...(orderComplete ? orderSums.wire() : {}),
   }
 }

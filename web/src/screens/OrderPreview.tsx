@@ -1,29 +1,33 @@
-import { useEffect, useMemo, useState } from 'react'
+import { useMemo, useState } from 'react'
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { Link } from 'react-router'
 import {
-  attribute,
-  billingAccounts,
-  customerAccounts,
-  customers,
-  offerTemplates,
-  previewOrder,
-  productVersions,
-  userAccounts,
-  type Amount,
-  type Attribute,
-  type Listed,
-  type OrderInput,
-  type Preview,
-} from '../api.ts'
-import { api, ok } from '../client.ts'
-import { ErrorMessage, Notice } from '../components.tsx'
+  Alert,
+  Button,
+  Checkbox,
+  Fieldset,
+  Group,
+  Paper,
+  Select,
+  SimpleGrid,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core'
+import { useDebouncedValue } from '@mantine/hooks'
+import type { paths } from '../../../clients/typescript/src/index.ts'
+import { api, ok, type Schemas } from '../client.ts'
+import { ErrorMessage } from '../components.tsx'
+import { AccountPicker } from '../AccountPicker.tsx'
+import { money } from '../format.ts'
+import { queryRecords, scalar, text } from '../query-api.ts'
 
-interface Parties {
-  billing: Listed[]
-  users: Listed[]
-  customerAccounts: Listed[]
-  customers: Listed[]
-  offers: Listed[]
-}
+type OrderInput = NonNullable<paths['/api/v1/orders/preview']['post']['requestBody']>['content']['application/json']
+type Attribute = Schemas['Attribute']
+type Preview = Awaited<ReturnType<typeof previewOrder>>
+
 interface ProductForm {
   code: string
   quantity: string
@@ -34,11 +38,43 @@ interface ProductForm {
   plans: string[]
   picked: string[]
 }
+
+/** Charge types as a billing team says them. */
+export function chargeTypeWords(type: string): string {
+  switch (type) {
+    case 'ONE_SHOT_SUBSCRIPTION':
+      return 'One-time, at subscription'
+    case 'ONE_SHOT_TERMINATION':
+      return 'One-time, at termination'
+    case 'ONE_SHOT_OTHER':
+      return 'One-time'
+    case 'RECURRING':
+      return 'Recurring'
+    case 'USAGE':
+      return 'Usage'
+    default:
+      return type
+  }
+}
+
+/** An amount of the API (a JSON number written from its decimal text, or a decimal string) as money. */
+export const amount = (value: unknown, currency: string | undefined): string =>
+  value === null || value === undefined ? '–' : money(scalar(value), currency)
+
+const periodWords = (every: { unit: string; length: number } | null): string => {
+  if (!every) return 'per period'
+  const unit = every.unit === 'MONTH' ? 'month' : every.unit === 'DAY' ? 'day' : every.unit.toLowerCase()
+  return every.length === 1 ? `per ${unit}` : `per ${every.length} ${unit}s`
+}
+
+async function previewOrder(order: OrderInput) {
+  return ok(api.POST('/api/v1/orders/preview', { body: order }))
+}
+
 /** A plan applies only ACTIVE or IN_USE (the API refuses the others): only those are offered. */
 const USABLE = new Set(['ACTIVE', 'IN_USE'])
 type Plans = Map<string, { description: string | null; automatic: boolean }>
 
-/** Checkboxes of the usable plans among `codes`; an automatic plan applies without being picked. */
 function PlanPicker({
   legend,
   codes,
@@ -55,44 +91,35 @@ function PlanPicker({
   const usable = codes.filter((c) => plans.has(c))
   if (usable.length === 0) return null
   return (
-    <fieldset className="plans">
-      <legend>{legend}</legend>
-      {usable.map((code) => {
-        const plan = plans.get(code)!
-        return (
-          <label key={code} className="check plain">
-            <input
-              type="checkbox"
+    <Fieldset legend={legend} variant="unstyled">
+      <Stack gap={6}>
+        {usable.map((code) => {
+          const plan = plans.get(code)!
+          return (
+            <Checkbox
+              key={code}
+              label={`${plan.description ?? code}${plan.automatic ? ' (applied automatically)' : ''}`}
+              aria-label={plan.description ?? code}
               checked={picked.includes(code)}
               disabled={plan.automatic}
-              onChange={(e) => onChange(e.target.checked ? [...picked, code] : picked.filter((c) => c !== code))}
+              onChange={(e) => onChange(e.currentTarget.checked ? [...picked, code] : picked.filter((c) => c !== code))}
             />
-            {plan.description ?? code}
-            {plan.automatic && <span className="hint"> (applied automatically)</span>}
-          </label>
-        )
-      })}
-    </fieldset>
+          )
+        })}
+      </Stack>
+    </Fieldset>
   )
 }
 
-const components = (offer: Listed | undefined) =>
-  (
-    (offer?.offerComponents as
-      | { productCode: string; defaultQuantity?: number; minQuantity?: number | null; maxQuantity?: number | null }[]
-      | undefined) ?? []
-  ).map((c) => ({
-    code: c.productCode,
-    quantity: String(c.defaultQuantity ?? 1),
-    range:
-      c.minQuantity != null || c.maxQuantity != null ? `${c.minQuantity ?? 0} to ${c.maxQuantity ?? 'any number'}` : '',
-  }))
-
 /** The attributes of a product's latest published version, with their allowed values. */
 async function attributesOf(productCode: string): Promise<Attribute[]> {
-  const versions = await productVersions(productCode)
-  const published = versions.filter((v) => v.status === 'PUBLISHED').sort((a, b) => b.version - a.version)[0]
-  return Promise.all((published?.attributes ?? []).map(attribute))
+  const versions = await ok(api.GET('/api/v1/products/{code}/versions', { params: { path: { code: productCode } } }))
+  const published = versions.versions.filter((v) => v.status === 'PUBLISHED').sort((a, b) => b.version - a.version)[0]
+  return Promise.all(
+    (published?.attributes ?? []).map((code) =>
+      ok(api.GET('/api/v1/attributes/{code}', { params: { path: { code } } })),
+    ),
+  )
 }
 
 /** What the screen reads of a placed order (the answer's schema is open). */
@@ -108,113 +135,210 @@ interface Placed {
  */
 function PlaceOrder({ order }: { order: OrderInput }) {
   const [validate, setValidate] = useState(true)
-  const [placed, setPlaced] = useState<{ for: OrderInput; message: string }>()
-  const [error, setError] = useState<unknown>()
-  const [busy, setBusy] = useState(false)
-  const done = placed?.for === order
-
-  const place = () => {
-    setBusy(true)
-    setError(undefined)
-    ok(api.POST('/api/v1/orders', { params: { query: { autoValidate: validate } }, body: order }))
-      .then((answer) => {
-        const o = answer as unknown as Placed
-        const subscriptions = (o.orderOffers ?? [])
-          .flatMap((x) => (x.subscription ? [`${x.subscription.code} (${x.subscription.status})`] : []))
-          .join(', ')
-        setPlaced({
-          for: order,
-          message: `Order ${o.code} placed: ${o.status}${subscriptions ? `; subscription ${subscriptions}` : ''}.`,
-        })
-      }, setError)
-      .finally(() => setBusy(false))
-  }
+  const queryClient = useQueryClient()
+  const place = useMutation({
+    mutationFn: (o: OrderInput) =>
+      ok(api.POST('/api/v1/orders', { params: { query: { autoValidate: validate } }, body: o })).then(
+        (answer) => answer as unknown as Placed,
+      ),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['orders'] }),
+  })
+  const done = place.isSuccess && place.variables === order
+  const placed = done ? place.data : undefined
+  const subscriptions = (placed?.orderOffers ?? [])
+    .flatMap((x) => (x.subscription ? [`${x.subscription.code} (${x.subscription.status})`] : []))
+    .join(', ')
 
   return (
-    <section className="place-order" aria-label="Place the order">
-      <label className="check plain">
-        <input type="checkbox" checked={validate} onChange={(e) => setValidate(e.target.checked)} />
-        Validate at once (subscriptions active, one-shot charges billed); otherwise a draft order
-      </label>
-      <button type="button" className="primary" onClick={place} disabled={busy || done}>
-        {busy ? 'Placing…' : 'Place the order'}
-      </button>
-      {done && <Notice message={placed.message} />}
-      <ErrorMessage error={error} />
-    </section>
+    <Stack component="section" aria-label="Place the order" gap="xs">
+      <Checkbox
+        checked={validate}
+        onChange={(e) => setValidate(e.currentTarget.checked)}
+        label="Validate at once (subscriptions active, one-shot charges billed); otherwise a draft order"
+      />
+      <Group>
+        <Button onClick={() => place.mutate(order)} loading={place.isPending} disabled={done}>
+          Place the order
+        </Button>
+      </Group>
+      {placed && (
+        <Alert color="green" role="status">
+          Order <Link to={`/orders/${encodeURIComponent(placed.code)}`}>{placed.code}</Link> placed: {placed.status}
+          {subscriptions ? `; subscription ${subscriptions}` : ''}.
+        </Alert>
+      )}
+      {place.error && place.variables === order && <ErrorMessage error={place.error} />}
+    </Stack>
   )
 }
 
-const shown = (amount: Amount | null | undefined) => (amount === null || amount === undefined ? '—' : String(amount))
+/** The preview's summary: one-time, recurring per period, usage per unit, tax and the total with tax. */
+function Summary({ summary, currency }: { summary: Preview['summary']; currency: string }) {
+  return (
+    <Table data-testid="totals" aria-label="Totals" withRowBorders={false} verticalSpacing={4}>
+      <Table.Tbody>
+        <Table.Tr>
+          <Table.Th scope="row">One-time</Table.Th>
+          <Table.Td ta="right">{amount(summary.oneTime.amountWithoutTax, currency)}</Table.Td>
+        </Table.Tr>
+        {summary.recurring.map((r) => (
+          <Table.Tr key={`${r.periodStart}/${r.periodEnd}`}>
+            <Table.Th scope="row">
+              Recurring {periodWords(r.every)}
+              <Text size="xs" c="dimmed">
+                first period {r.periodStart} to {r.periodEnd}
+                {r.prorated ? ', prorated' : ''}
+              </Text>
+            </Table.Th>
+            <Table.Td ta="right">{amount(r.amountWithoutTax, currency)}</Table.Td>
+          </Table.Tr>
+        ))}
+        {summary.usage.map((u) => (
+          <Table.Tr key={`${u.productCode}/${u.chargeCode}`}>
+            <Table.Th scope="row">
+              Usage: {u.label}
+              {u.pricingModel === 'FORMULA' && (
+                <Text size="xs" c="dimmed">
+                  first unit; the price formula may vary with the volume
+                </Text>
+              )}
+            </Table.Th>
+            <Table.Td ta="right">
+              {u.unitPriceWithoutTax === null
+                ? 'priced when used'
+                : `${amount(u.unitPriceWithoutTax, currency)} per ${u.unit ?? 'unit'}`}
+            </Table.Td>
+          </Table.Tr>
+        ))}
+        <Table.Tr>
+          <Table.Th scope="row">Tax</Table.Th>
+          <Table.Td ta="right">{amount(summary.known.amountTax, currency)}</Table.Td>
+        </Table.Tr>
+        <Table.Tr>
+          <Table.Th scope="row">
+            Total with tax
+            {summary.usage.length > 0 && (
+              <Text size="xs" c="dimmed">
+                usage billed on top, as it is used
+              </Text>
+            )}
+          </Table.Th>
+          <Table.Td ta="right" fw={700}>
+            {amount(summary.known.amountWithTax, currency)}
+          </Table.Td>
+        </Table.Tr>
+      </Table.Tbody>
+    </Table>
+  )
+}
 
 /** An order as it would be rated: the form on the left, the API's preview (lines and totals) beside it. */
 export function OrderPreview() {
-  const [parties, setParties] = useState<Parties>()
-  const [error, setError] = useState<unknown>()
   const [billingCode, setBillingCode] = useState('')
   const [userCode, setUserCode] = useState('')
   const [offerCode, setOfferCode] = useState('')
   const [products, setProducts] = useState<ProductForm[]>([])
-  const [preview, setPreview] = useState<Preview>()
-  const [plans, setPlans] = useState<Plans>(new Map())
   const [offerPlans, setOfferPlans] = useState<string[]>([])
+  const [formError, setFormError] = useState<unknown>()
+  const queryClient = useQueryClient()
 
-  useEffect(() => {
-    Promise.all([billingAccounts(), userAccounts(), customerAccounts(), customers(), offerTemplates()]).then(
-      ([billing, users, cas, custs, offers]) =>
-        setParties({ billing, users, customerAccounts: cas, customers: custs, offers }),
-      setError,
-    )
-    ok(api.GET('/api/v1/discountPlans', { params: { query: { limit: 1000, sortBy: 'code' } } })).then(
-      (page) =>
-        setPlans(
-          new Map(
-            page.data
-              .filter((p) => USABLE.has(p.status))
-              .map((p) => [p.code, { description: p.description, automatic: p.automaticApplication }]),
-          ),
-        ),
-      setError,
-    )
-  }, [])
-
-  const usersOfBilling = useMemo(
-    () => parties?.users.filter((u) => u.billingAccount === billingCode) ?? [],
-    [parties, billingCode],
-  )
-  const sellerCode = useMemo(() => {
-    const ba = parties?.billing.find((b) => b.code === billingCode)
-    const ca = parties?.customerAccounts.find((c) => c.code === ba?.customerAccount)
-    return (parties?.customers.find((c) => c.code === ca?.customer)?.seller as string | undefined) ?? ''
-  }, [parties, billingCode])
+  // Only the offers an order accepts: the server says which (the catalog's statuses rule stays there).
+  const offers = useQuery({
+    queryKey: ['offers', 'orderable'],
+    queryFn: () => ok(api.GET('/v1/catalog/offers', { params: { query: { orderable: true, range: '0-99' } } })),
+  })
+  const plans = useQuery({
+    queryKey: ['discountPlans', 'all'],
+    queryFn: () => ok(api.GET('/api/v1/discountPlans', { params: { query: { limit: 1000, sortBy: 'code' } } })),
+    select: (page): Plans =>
+      new Map(
+        page.data
+          .filter((p) => USABLE.has(p.status))
+          .map((p) => [p.code, { description: p.description, automatic: p.automaticApplication }]),
+      ),
+  })
+  const offer = useQuery({
+    queryKey: ['offerTemplate', offerCode],
+    queryFn: () => ok(api.GET('/api/v1/offerTemplates/{code}', { params: { path: { code: offerCode } } })),
+    enabled: offerCode !== '',
+  })
+  // The seller of the billing account, as the Query API reads it through the customer.
+  const seller = useQuery({
+    queryKey: ['sellerOf', billingCode],
+    queryFn: () =>
+      queryRecords('billingAccount', {
+        filters: { code: billingCode },
+        fields: ['code', 'customerAccount.customer.seller.code', 'tradingCurrency.code'],
+        limit: 1,
+      }).then((page) => text(page.rows[0], 'customerAccount.customer.seller.code')),
+    enabled: billingCode !== '',
+  })
+  const sellerCode = seller.data ?? ''
 
   const chooseBilling = (code: string) => {
     setBillingCode(code)
-    setUserCode(parties?.users.find((u) => u.billingAccount === code)?.code ?? '')
+    setUserCode('')
+    if (!code) return
+    // The first user account of the billing account, chosen for the user (changeable).
+    queryClient
+      .query({
+        queryKey: ['accountSearch', 'userAccount', { billingAccount: code }, ''],
+        queryFn: () =>
+          queryRecords('userAccount', {
+            filters: { billingAccount: code },
+            fields: ['code', 'name', 'description'],
+            limit: 20,
+            sortBy: 'code',
+          }),
+      })
+      .then((page) => setUserCode((current) => current || text(page.rows[0], 'code')), setFormError)
   }
   const chooseOffer = (code: string) => {
     setOfferCode(code)
-    const offer = parties?.offers.find((o) => o.code === code)
-    const chosen = components(offer)
     setOfferPlans([])
-    setProducts(chosen.map((p) => ({ ...p, attributes: [], values: {}, plans: [], picked: [] })))
-    const linked = (code: string) =>
-      ok(api.GET('/api/v1/products/{code}/discountPlans', { params: { path: { code } } })).then((l) => l.discountPlans)
-    Promise.all(chosen.map((p) => Promise.all([attributesOf(p.code), linked(p.code)]))).then(
-      (lists) =>
+    setProducts([])
+    if (!code) return
+    setFormError(undefined)
+    queryClient
+      .query({
+        queryKey: ['offerTemplate', code],
+        queryFn: () => ok(api.GET('/api/v1/offerTemplates/{code}', { params: { path: { code } } })),
+      })
+      .then(async (template) => {
+        const chosen = template.offerComponents.map((c) => ({
+          code: c.productCode,
+          quantity: String(c.defaultQuantity ?? 1),
+          range:
+            c.minQuantity != null || c.maxQuantity != null
+              ? `${c.minQuantity ?? 0} to ${c.maxQuantity ?? 'any number'}`
+              : '',
+        }))
+        const lists = await Promise.all(
+          chosen.map((p) =>
+            Promise.all([
+              attributesOf(p.code),
+              ok(api.GET('/api/v1/products/{code}/discountPlans', { params: { path: { code: p.code } } })).then(
+                (l) => l.discountPlans,
+              ),
+            ]),
+          ),
+        )
         setProducts(
           chosen.map((p, i) => ({ ...p, attributes: lists[i]![0], values: {}, plans: lists[i]![1], picked: [] })),
-        ),
-      setError,
-    )
+        )
+      }, setFormError)
+      .catch(setFormError)
   }
   const changeProduct = (index: number, change: Partial<ProductForm>) =>
     setProducts((list) => list.map((p, i) => (i === index ? { ...p, ...change } : p)))
 
+  // Attributes still without a value, named: the preview waits for them (a price matrix needs every one).
+  const missing = products.flatMap((p) =>
+    p.attributes.filter((a) => (p.values[a.code] ?? '') === '').map((a) => `${a.description ?? a.code} (${p.code})`),
+  )
+
   const order: OrderInput | undefined = useMemo(() => {
     if (!billingCode || !userCode || !offerCode || !sellerCode || products.length === 0) return undefined
-    // Previewed once every attribute of the products has a value: before, the API can only refuse the order (a
-    // price matrix matches no row without them), and the form would ask for a refusal at each step of filling it in.
     if (products.some((p) => p.attributes.some((a) => (p.values[a.code] ?? '') === ''))) return undefined
     return {
       sellerCode,
@@ -226,14 +350,14 @@ export function OrderPreview() {
           ...(offerPlans.length > 0 ? { discountPlanCodes: offerPlans } : {}),
           orderProducts: products.map((p) => ({
             productCode: p.code,
-            quantity: p.quantity,
+            quantity: p.quantity as unknown as number,
             ...(p.picked.length > 0 ? { discountPlanCodes: p.picked } : {}),
             orderAttributes: Object.entries(p.values)
               .filter(([, v]) => v !== '')
               .map(([attributeCode, value]) => {
                 const kind = p.attributes.find((a) => a.code === attributeCode)?.attributeType ?? ''
-                return /NUMERIC|INTEGER|DOUBLE/.test(kind)
-                  ? { attributeCode, doubleValue: value }
+                return /NUMERIC|INTEGER/.test(kind)
+                  ? { attributeCode, doubleValue: value as unknown as number }
                   : { attributeCode, stringValue: value }
               }),
           })),
@@ -242,172 +366,163 @@ export function OrderPreview() {
     }
   }, [billingCode, userCode, offerCode, sellerCode, products, offerPlans])
 
-  // The preview follows the form: asked again a moment after the last change.
-  useEffect(() => {
-    if (!order) return setPreview(undefined)
-    const timer = setTimeout(() => {
-      setError(undefined)
-      previewOrder(order).then(setPreview, (e: unknown) => {
-        setPreview(undefined)
-        setError(e)
-      })
-    }, 250)
-    return () => clearTimeout(timer)
-  }, [order])
-
-  if (!parties)
-    return (
-      <div className="screen">
-        <h1>Order preview</h1>
-        <ErrorMessage error={error} />
-        {!error && <p>Loading accounts and offers…</p>}
-      </div>
-    )
+  // The preview follows the form a moment after its last change; each form has its own key, so an answer to an
+  // older form never replaces the newer one's.
+  const [asked] = useDebouncedValue(order, 250)
+  const preview = useQuery({
+    queryKey: ['orderPreview', asked],
+    queryFn: () => previewOrder(asked!),
+    enabled: asked !== undefined,
+    placeholderData: (previous, previousQuery) =>
+      order !== undefined && previousQuery?.state.error === null ? previous : undefined,
+    staleTime: 0,
+  })
+  const shownPreview = order ? preview.data : undefined
+  const currency = shownPreview?.currency
+  const error = formError ?? offers.error ?? (order ? preview.error : undefined)
 
   return (
-    <div className="screen">
-      <h1>Order preview</h1>
-      <div className="columns">
-        <form className="order-form" aria-label="Order" onSubmit={(e) => e.preventDefault()}>
-          <label>
-            Billing account
-            <select value={billingCode} onChange={(e) => chooseBilling(e.target.value)}>
-              <option value="">Choose…</option>
-              {parties.billing.map((b) => (
-                <option key={b.code} value={b.code}>
-                  {b.code} · {b.name ?? b.description}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label>
-            User account
-            <select value={userCode} onChange={(e) => setUserCode(e.target.value)} disabled={!billingCode}>
-              <option value="">Choose…</option>
-              {usersOfBilling.map((u) => (
-                <option key={u.code} value={u.code}>
-                  {u.code}
-                </option>
-              ))}
-            </select>
-          </label>
-          {sellerCode && <p className="muted">Seller {sellerCode}</p>}
-          <label>
-            Offer
-            <select value={offerCode} onChange={(e) => chooseOffer(e.target.value)}>
-              <option value="">Choose…</option>
-              {parties.offers.map((o) => (
-                <option key={o.code} value={o.code}>
-                  {o.code} · {o.name ?? o.description}
-                </option>
-              ))}
-            </select>
-          </label>
-          <PlanPicker
-            legend="Offer discount plans"
-            codes={(parties.offers.find((o) => o.code === offerCode)?.discountPlans as string[] | undefined) ?? []}
-            plans={plans}
-            picked={offerPlans}
-            onChange={setOfferPlans}
-          />
-          {products.map((p, index) => (
-            <fieldset key={p.code}>
-              <legend>Product {p.code}</legend>
-              <label>
-                <span>Quantity{p.range && <span className="hint"> ({p.range})</span>}</span>
-                <input
-                  inputMode="decimal"
-                  value={p.quantity}
-                  onChange={(e) => changeProduct(index, { quantity: e.target.value })}
-                />
-              </label>
-              {p.attributes.map((a) => (
-                <label key={a.code}>
-                  {a.description ?? a.code}
-                  {a.allowedValues && a.allowedValues.length > 0 ? (
-                    <select
-                      value={p.values[a.code] ?? ''}
-                      onChange={(e) => changeProduct(index, { values: { ...p.values, [a.code]: e.target.value } })}
-                    >
-                      <option value="">(none)</option>
-                      {a.allowedValues.map((v) => (
-                        <option key={v}>{v}</option>
-                      ))}
-                    </select>
-                  ) : (
-                    <input
-                      value={p.values[a.code] ?? ''}
-                      onChange={(e) => changeProduct(index, { values: { ...p.values, [a.code]: e.target.value } })}
-                    />
+    <Stack gap="md">
+      <Title order={1}>Order preview</Title>
+      <SimpleGrid cols={{ base: 1, md: 2 }} spacing="lg">
+        <Paper withBorder p="md" miw={0} component="form" aria-label="Order" onSubmit={(e) => e.preventDefault()}>
+          <Stack gap="sm">
+            <AccountPicker kind="billingAccount" label="Billing account" value={billingCode} onChange={chooseBilling} />
+            <AccountPicker
+              kind="userAccount"
+              label="User account"
+              value={userCode}
+              onChange={(code) => setUserCode(code)}
+              within={billingCode ? { billingAccount: billingCode } : undefined}
+              disabled={!billingCode}
+            />
+            {sellerCode && (
+              <Text size="sm" c="dimmed">
+                Seller {sellerCode}
+              </Text>
+            )}
+            <Select
+              label="Offer"
+              placeholder={offers.isPending ? 'Loading offers…' : 'Choose an offer'}
+              searchable
+              value={offerCode || null}
+              onChange={(code) => chooseOffer(code ?? '')}
+              data={(offers.data ?? []).map((o) => ({
+                value: o.code,
+                label: `${o.code} · ${o.name ?? o.description ?? ''}`,
+              }))}
+              nothingFoundMessage="No orderable offer matches"
+            />
+            <PlanPicker
+              legend="Offer discount plans"
+              codes={offer.data?.discountPlans ?? []}
+              plans={plans.data ?? new Map()}
+              picked={offerPlans}
+              onChange={setOfferPlans}
+            />
+            {products.map((p, index) => (
+              <Fieldset key={p.code} legend={`Product ${p.code}`}>
+                <Stack gap="xs">
+                  <TextInput
+                    label="Quantity"
+                    description={p.range ? `from ${p.range}` : undefined}
+                    inputMode="decimal"
+                    value={p.quantity}
+                    onChange={(e) => changeProduct(index, { quantity: e.currentTarget.value })}
+                  />
+                  {p.attributes.map((a) =>
+                    a.allowedValues.length > 0 ? (
+                      <Select
+                        key={a.code}
+                        label={a.description ?? a.code}
+                        placeholder="Choose a value"
+                        clearable
+                        value={p.values[a.code] || null}
+                        data={a.allowedValues}
+                        onChange={(v) => changeProduct(index, { values: { ...p.values, [a.code]: v ?? '' } })}
+                      />
+                    ) : (
+                      <TextInput
+                        key={a.code}
+                        label={a.description ?? a.code}
+                        value={p.values[a.code] ?? ''}
+                        onChange={(e) =>
+                          changeProduct(index, { values: { ...p.values, [a.code]: e.currentTarget.value } })
+                        }
+                      />
+                    ),
                   )}
-                </label>
-              ))}
-              <PlanPicker
-                legend={`Discount plans of ${p.code}`}
-                codes={p.plans}
-                plans={plans}
-                picked={p.picked}
-                onChange={(picked) => changeProduct(index, { picked })}
-              />
-            </fieldset>
-          ))}
-        </form>
-        <section className="preview" aria-label="Rated lines" aria-live="polite">
+                  <PlanPicker
+                    legend={`Discount plans of ${p.code}`}
+                    codes={p.plans}
+                    plans={plans.data ?? new Map()}
+                    picked={p.picked}
+                    onChange={(picked) => changeProduct(index, { picked })}
+                  />
+                </Stack>
+              </Fieldset>
+            ))}
+          </Stack>
+        </Paper>
+        <Stack component="section" aria-label="Rated lines" aria-live="polite" gap="sm" miw={0}>
           <ErrorMessage error={error} />
-          {!preview && !error && (
-            <p className="muted">Choose a billing account, an offer and its attribute values to see the rated lines.</p>
+          {!order && !error && (
+            <Text c="dimmed" data-testid="preview-waits">
+              {!billingCode || !offerCode
+                ? 'Choose a billing account and an offer to see the rated lines.'
+                : missing.length > 0
+                  ? `Choose a value for ${missing.join(', ')} to see the rated lines.`
+                  : 'Loading the offer…'}
+            </Text>
           )}
-          {preview?.offers.map((o) => (
-            <div key={o.offerCode}>
-              <h2>
-                {o.offerCode} <span className="muted">({preview.currency})</span>
-              </h2>
-              <div className="table-scroll">
-                <table className="list">
-                  <thead>
-                    <tr>
-                      <th>Charge</th>
-                      <th>Type</th>
-                      <th className="number">Without tax</th>
-                      <th className="number">With tax</th>
-                    </tr>
-                  </thead>
-                  <tbody>
+          {shownPreview?.offers.map((o) => (
+            <Paper key={o.offerCode} withBorder p="md" miw={0} style={{ overflowX: 'auto' }}>
+              <Title order={2} size="h3">
+                {o.offerCode}{' '}
+                <Text span c="dimmed" size="sm">
+                  ({shownPreview.currency})
+                </Text>
+              </Title>
+              <Table.ScrollContainer minWidth={0}>
+                <Table aria-label={`Lines of ${o.offerCode}`} verticalSpacing={4}>
+                  <Table.Thead>
+                    <Table.Tr>
+                      <Table.Th>Charge</Table.Th>
+                      <Table.Th>Type</Table.Th>
+                      <Table.Th ta="right">Without tax</Table.Th>
+                      <Table.Th ta="right">With tax</Table.Th>
+                    </Table.Tr>
+                  </Table.Thead>
+                  <Table.Tbody>
                     {o.lines.map((l, i) => (
-                      <tr key={i} className={l.discountPlanCode ? 'discount' : undefined}>
-                        <td>
+                      <Table.Tr key={i} className={l.discountPlanCode ? 'discount' : undefined}>
+                        <Table.Td>
                           {l.label || l.chargeCode}
-                          {l.discountPlanCode && <span className="hint"> · discount {l.discountPlanCode}</span>}
-                        </td>
-                        <td>{l.chargeType}</td>
-                        <td className="number">{shown(l.amountWithoutTax)}</td>
-                        <td className="number">{shown(l.amountWithTax)}</td>
-                      </tr>
+                          {l.discountPlanCode && (
+                            <Text span size="xs" c="dimmed">
+                              {' '}
+                              · discount {l.discountPlanCode}
+                            </Text>
+                          )}
+                        </Table.Td>
+                        <Table.Td>{chargeTypeWords(l.chargeType)}</Table.Td>
+                        <Table.Td ta="right">
+                          {l.amountWithoutTax === null ? 'when used' : amount(l.amountWithoutTax, currency)}
+                        </Table.Td>
+                        <Table.Td ta="right">
+                          {l.amountWithTax === null ? 'when used' : amount(l.amountWithTax, currency)}
+                        </Table.Td>
+                      </Table.Tr>
                     ))}
-                  </tbody>
-                </table>
-              </div>
-              {o.totalWithTax === undefined ? (
-                <p className="muted">
-                  No totals: a line of this offer is priced when it is used (usage), so the API gives none.
-                </p>
-              ) : (
-                <dl className="totals" data-testid="totals">
-                  <dt>One-time</dt>
-                  <dd>{shown(o.totalOneTime)}</dd>
-                  <dt>Recurring</dt>
-                  <dd>{shown(o.totalRecurring)}</dd>
-                  <dt>Tax</dt>
-                  <dd>{shown(o.totalTax)}</dd>
-                  <dt>Total with tax</dt>
-                  <dd>{shown(o.totalWithTax)}</dd>
-                </dl>
-              )}
-            </div>
+                  </Table.Tbody>
+                </Table>
+              </Table.ScrollContainer>
+              <Summary summary={o.summary} currency={shownPreview.currency} />
+            </Paper>
           ))}
-          {preview && order && <PlaceOrder order={order} />}
-        </section>
-      </div>
-    </div>
+          {shownPreview && order && <PlaceOrder order={order} />}
+        </Stack>
+      </SimpleGrid>
+    </Stack>
   )
 }
