@@ -5514,6 +5514,8 @@ export interface components {
                 creator: string | null;
                 updater: string | null;
             };
+            /** @description what its state allows: validate, cancel, move (…/validate, …/cancel, …/move) and credit (…/creditNotes); absent from a preview */
+            allowedActions?: ("validate" | "cancel" | "move" | "credit")[];
             lines: {
                 id: number | null;
                 billRun?: number | null;
@@ -27426,6 +27428,8 @@ export interface operations {
                             originBillRunId: number | null;
                             /** @description the message of a step that failed (it is retried) */
                             lastError: string | null;
+                            /** @description what POST …/advance and …/cancel accept in the present state (empty when nothing does) */
+                            allowedActions: ("advance" | "cancel")[];
                             auditable: {
                                 /** @description ISO-8601 instant, UTC */
                                 created: string | null;
@@ -27602,6 +27606,8 @@ export interface operations {
                         originBillRunId: number | null;
                         /** @description the message of a step that failed (it is retried) */
                         lastError: string | null;
+                        /** @description what POST …/advance and …/cancel accept in the present state (empty when nothing does) */
+                        allowedActions: ("advance" | "cancel")[];
                         auditable: {
                             /** @description ISO-8601 instant, UTC */
                             created: string | null;
@@ -27773,6 +27779,8 @@ export interface operations {
                         originBillRunId: number | null;
                         /** @description the message of a step that failed (it is retried) */
                         lastError: string | null;
+                        /** @description what POST …/advance and …/cancel accept in the present state (empty when nothing does) */
+                        allowedActions: ("advance" | "cancel")[];
                         auditable: {
                             /** @description ISO-8601 instant, UTC */
                             created: string | null;
@@ -27926,6 +27934,8 @@ export interface operations {
                         originBillRunId: number | null;
                         /** @description the message of a step that failed (it is retried) */
                         lastError: string | null;
+                        /** @description what POST …/advance and …/cancel accept in the present state (empty when nothing does) */
+                        allowedActions: ("advance" | "cancel")[];
                         auditable: {
                             /** @description ISO-8601 instant, UTC */
                             created: string | null;
@@ -28113,6 +28123,8 @@ export interface operations {
                         originBillRunId: number | null;
                         /** @description the message of a step that failed (it is retried) */
                         lastError: string | null;
+                        /** @description what POST …/advance and …/cancel accept in the present state (empty when nothing does) */
+                        allowedActions: ("advance" | "cancel")[];
                         auditable: {
                             /** @description ISO-8601 instant, UTC */
                             created: string | null;
@@ -30896,6 +30908,8 @@ export interface operations {
                             originBillRunId: number | null;
                             /** @description the message of a step that failed (it is retried) */
                             lastError: string | null;
+                            /** @description what POST …/advance and …/cancel accept in the present state (empty when nothing does) */
+                            allowedActions: ("advance" | "cancel")[];
                             auditable: {
                                 /** @description ISO-8601 instant, UTC */
                                 created: string | null;
