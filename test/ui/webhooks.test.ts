@@ -32,12 +32,12 @@ describe('the webhooks screen', () => {
 
     const endpoint = page.getByRole('article', { name: `Endpoint ${receiver.base}/ui-hooks` })
     await expect.poll(() => endpoint.textContent()).toContain('No deliveries yet')
-    // The receiver's first answer is a 500: the delivery waits to be tried again, and is sent again at once.
-    receiver.scripts.set('/ui-hooks', [{ status: 500 }])
+    // The receiver's first answer is a 503 asking for an hour: the delivery waits, and is sent again at once by hand.
+    receiver.scripts.set('/ui-hooks', [{ status: 503, headers: { 'retry-after': '3600' } }])
     await endpoint.getByRole('button', { name: 'Send a test event' }).click()
     await expect.poll(() => endpoint.getByRole('status').textContent()).toMatch(/^Test event evt_\S+ sent\.$/)
     const delivery = endpoint.getByTestId('delivery').first()
-    await expect.poll(() => delivery.textContent(), { timeout: 20_000 }).toContain('500: ok from the receiver')
+    await expect.poll(() => delivery.textContent(), { timeout: 20_000 }).toContain('503')
     expect(await delivery.textContent()).toContain('Retrying')
     await screenshots(page, 'webhooks-retrying')
     await delivery.getByRole('button', { name: 'Send webhook.test again now' }).click()

@@ -189,6 +189,11 @@ function Deliveries({ endpoint }: { endpoint: Endpoint }) {
                   </Table.Td>
                   <Table.Td>
                     <StatusBadge status={d.status} />
+                    {d.status === 'RETRYING' && d.nextAttemptAt && (
+                      <Text size="xs" c="dimmed">
+                        next try {moment(d.nextAttemptAt)}
+                      </Text>
+                    )}
                   </Table.Td>
                   <Table.Td ta="right">{d.attempts}</Table.Td>
                   <Table.Td className="answer">
