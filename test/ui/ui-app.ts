@@ -20,9 +20,9 @@ export interface UiApp {
  * The web UI in a real Chromium against a real app on the demo data, listening on a port: one per test file. The
  * browser registers first (it builds the UI before the app starts), and closes before the app does.
  */
-export function useUiApp(): UiApp {
+export function useUiApp(options: Parameters<typeof useTestApp>[0] = {}): UiApp {
   const ui = useBrowser()
-  const t = useTestApp()
+  const t = useTestApp(options)
   let base = ''
   // After hooks run last-registered first: the browser closes, and its connections with it, before the app does.
   afterAll(async () => {

@@ -11,6 +11,9 @@ import { OrderPreview } from './screens/OrderPreview.tsx'
 import { Groups } from './screens/Groups.tsx'
 import { Orders } from './screens/Orders.tsx'
 import { Accounts } from './screens/Accounts.tsx'
+import { BillRuns } from './screens/billing/BillRuns.tsx'
+import { Invoices } from './screens/billing/Invoices.tsx'
+import { Webhooks } from './screens/settings/Webhooks.tsx'
 
 /** The sections of the navigation, in the order a billing team works through them. */
 export const SECTIONS = ['Catalog', 'Sales', 'Billing', 'Data', 'Settings'] as const
@@ -42,7 +45,10 @@ export const SCREENS: readonly ScreenRoute[] = [
   { path: 'workbench', label: 'Workbench', section: 'Data', element: <Workbench /> },
   { path: 'expert', label: 'Expert SQL', section: 'Data', element: <Expert /> },
   { path: 'reports', label: 'Reports', section: 'Data', element: <Reports /> },
+  { path: 'billing/runs/*', label: 'Bill runs', section: 'Billing', element: <BillRuns /> },
+  { path: 'billing/invoices/*', label: 'Invoices', section: 'Billing', element: <Invoices /> },
   { path: 'groups', label: 'Groups', section: 'Settings', element: <Groups /> },
+  { path: 'settings/webhooks', label: 'Webhooks', section: 'Settings', element: <Webhooks /> },
 ]
 
 /** The landing screen, where /ui/ leads. */

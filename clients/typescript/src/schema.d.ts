@@ -5514,6 +5514,8 @@ export interface components {
                 creator: string | null;
                 updater: string | null;
             };
+            /** @description what its state allows: validate, cancel, move (…/validate, …/cancel, …/move) and credit (…/creditNotes); absent from a preview */
+            allowedActions?: ("validate" | "cancel" | "move" | "credit")[];
             lines: {
                 id: number | null;
                 billRun?: number | null;
@@ -27612,6 +27614,8 @@ export interface operations {
                             originBillRunId: number | null;
                             /** @description the message of a step that failed (it is retried) */
                             lastError: string | null;
+                            /** @description what POST …/advance and …/cancel accept in the present state (empty when nothing does) */
+                            allowedActions: ("advance" | "cancel")[];
                             auditable: {
                                 /** @description ISO-8601 instant, UTC */
                                 created: string | null;
@@ -27788,6 +27792,8 @@ export interface operations {
                         originBillRunId: number | null;
                         /** @description the message of a step that failed (it is retried) */
                         lastError: string | null;
+                        /** @description what POST …/advance and …/cancel accept in the present state (empty when nothing does) */
+                        allowedActions: ("advance" | "cancel")[];
                         auditable: {
                             /** @description ISO-8601 instant, UTC */
                             created: string | null;
@@ -27959,6 +27965,8 @@ export interface operations {
                         originBillRunId: number | null;
                         /** @description the message of a step that failed (it is retried) */
                         lastError: string | null;
+                        /** @description what POST …/advance and …/cancel accept in the present state (empty when nothing does) */
+                        allowedActions: ("advance" | "cancel")[];
                         auditable: {
                             /** @description ISO-8601 instant, UTC */
                             created: string | null;
@@ -28112,6 +28120,8 @@ export interface operations {
                         originBillRunId: number | null;
                         /** @description the message of a step that failed (it is retried) */
                         lastError: string | null;
+                        /** @description what POST …/advance and …/cancel accept in the present state (empty when nothing does) */
+                        allowedActions: ("advance" | "cancel")[];
                         auditable: {
                             /** @description ISO-8601 instant, UTC */
                             created: string | null;
@@ -28299,6 +28309,8 @@ export interface operations {
                         originBillRunId: number | null;
                         /** @description the message of a step that failed (it is retried) */
                         lastError: string | null;
+                        /** @description what POST …/advance and …/cancel accept in the present state (empty when nothing does) */
+                        allowedActions: ("advance" | "cancel")[];
                         auditable: {
                             /** @description ISO-8601 instant, UTC */
                             created: string | null;
@@ -31082,6 +31094,8 @@ export interface operations {
                             originBillRunId: number | null;
                             /** @description the message of a step that failed (it is retried) */
                             lastError: string | null;
+                            /** @description what POST …/advance and …/cancel accept in the present state (empty when nothing does) */
+                            allowedActions: ("advance" | "cancel")[];
                             auditable: {
                                 /** @description ISO-8601 instant, UTC */
                                 created: string | null;

@@ -24,6 +24,8 @@ export async function installSecurityHeaders(app: FastifyInstance, options: { ht
         fontSrc: ["'self'", 'data:'],
         connectSrc: ["'self'"],
         objectSrc: ["'none'"],
+        // The web UI shows an invoice's PDF in a frame from a blob: URL its own script made of the fetched file.
+        frameSrc: ["'self'", 'blob:'],
         formAction: ["'self'"],
         frameAncestors: ["'none'"],
         ...(options.https ? { upgradeInsecureRequests: [] } : {}),

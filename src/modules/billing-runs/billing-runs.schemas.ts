@@ -201,6 +201,11 @@ export const billRunView = everyField({
   nextBillRunId: { type: ['integer', 'null'], description: 'where MOVE put invoices' },
   originBillRunId: { type: ['integer', 'null'], description: 'the run whose invoices were moved here' },
   lastError: { type: ['string', 'null'], description: 'the message of a step that failed (it is retried)' },
+  allowedActions: {
+    type: 'array',
+    items: { type: 'string', enum: ['advance', 'cancel'] },
+    description: 'what POST …/advance and …/cancel accept in the present state (empty when nothing does)',
+  },
   auditable,
 })
 

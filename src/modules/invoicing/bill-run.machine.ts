@@ -105,3 +105,50 @@ export const invoiceMachine = stateMachine<InvoiceStatus, InvoiceTrigger>({
         : `Invoice is ${state}: ${trigger} is not allowed` +
           (allowed.length > 0 ? ` (it allows ${allowed.join(', ')})` : ''),
 })
+
+/** What a person may do to a run: the buttons a screen shows, and the only calls that will not be refused. */
+export type BillRunAction = 'advance' | 'cancel'
+
+/** What `allowedBillRunActions` reads of a run: as its v1 resource shows it. */
+export interface BillRunActionState {
+  readonly status: BillRunStatus
+  readonly step: BillRunStep | null
+  readonly suspectAutoAction: AutoAction | null
+  readonly rejectAutoAction: AutoAction | null
+  /** Invoices by status (a status without invoice absent). */
+  readonly invoices: Readonly<Record<string, number>>
+}
+
+/**
+ * The actions `advance` and `cancel` accept in a run's present state, in the words of their refusals in the bill run
+ * service: `advance` while no step runs, on a MANUAL run's lines (INVOICE_LINES_CREATED) or on drafts waiting to be
+ * validated (DRAFT_INVOICES, unless only suspect invoices left to a person remain); `cancel` from every state the
+ * machine's `cancelled` leaves, not while it is being cancelled and never once an invoice of the run is validated.
+ */
+export function allowedBillRunActions(run: BillRunActionState): BillRunAction[] {
+  const allowed: BillRunAction[] = []
+  const count = (status: InvoiceStatus) => run.invoices[status] ?? 0
+  if (run.step === null) {
+    if (run.status === 'INVOICE_LINES_CREATED') allowed.push('advance')
+    if (run.status === 'DRAFT_INVOICES') {
+      const validatable =
+        count('DRAFT') > 0 ||
+        (autoActionOf(run.suspectAutoAction) === 'AUTOMATIC_VALIDATION' && count('SUSPECT') > 0) ||
+        (autoActionOf(run.rejectAutoAction) === 'AUTOMATIC_VALIDATION' && count('REJECTED') > 0)
+      // Nothing to validate and no suspect invoice left: advance closes the run as VALIDATED.
+      if (validatable || count('SUSPECT') === 0) allowed.push('advance')
+    }
+  }
+  if (CANCELLABLE.includes(run.status) && run.step !== 'CANCELLING' && count('VALIDATED') === 0) allowed.push('cancel')
+  return allowed
+}
+
+/** What a person may do to an invoice: validate, cancel or move a draft; credit a validated invoice. */
+export type InvoiceAction = InvoiceTrigger
+
+/** The invoice machine's moves from its status; `credit` only for an INVOICE (a credit note is not credited). */
+export function allowedInvoiceActions(invoice: { status: InvoiceStatus; invoiceType: string }): InvoiceAction[] {
+  return invoiceMachine
+    .triggersFrom(invoice.status)
+    .filter((action) => action !== 'credit' || invoice.invoiceType === 'INVOICE')
+}

@@ -2,7 +2,13 @@ import { sql, type SQL } from 'drizzle-orm'
 import { one, rows, type Db } from '../../kernel/db/database.ts'
 import { instantText, textArray } from '../../kernel/model/json.ts'
 import { parseDatabaseJson } from '../../kernel/decimal-json.ts'
-import type { AutoAction, BillRunStatus, BillRunStep, ProcessType } from './bill-run.machine.ts'
+import {
+  allowedBillRunActions,
+  type AutoAction,
+  type BillRunStatus,
+  type BillRunStep,
+  type ProcessType,
+} from './bill-run.machine.ts'
 import type { Aggregation } from './invoice-lines.repository.ts'
 import type { NewBillRun } from '../billing-runs/index.ts'
 
@@ -323,7 +329,23 @@ export async function findBillRuns(
     db,
     sql`select (${billRunJson})::text as j from ${billRunFrom} where ${billRunWhere(filter)}${tail}`,
   )
-  return found.map((row) => parseDatabaseJson(row.j) as BillRunView)
+  return found.map((row) => withActions(parseDatabaseJson(row.j) as BillRunView))
+}
+
+/** A run with the actions its state allows (asked of the machine, so a screen shows only what will be accepted). */
+function withActions(run: BillRunView): BillRunView {
+  const { progress, counts } = run as unknown as {
+    progress: { step: BillRunStep | null }
+    counts: { invoices: Record<string, number> }
+  }
+  const allowedActions = allowedBillRunActions({
+    status: run.status,
+    step: progress.step,
+    suspectAutoAction: run.suspectAutoAction as AutoAction | null,
+    rejectAutoAction: run.rejectAutoAction as AutoAction | null,
+    invoices: counts.invoices,
+  })
+  return { ...run, allowedActions }
 }
 
 export async function countBillRuns(db: Db, filter: BillRunFilter): Promise<number> {

@@ -98,7 +98,7 @@ export function createCreditNoteService(deps: { db: Db; clock: Clock; outbox: Ou
         }
         await reportInvoices(tx, deps.outbox, 'credit_note.created', [noteId])
         const [view] = await views.findInvoices(tx, { id: noteId }, caller.sellerCodes, { withLines: true })
-        return view
+        return views.withInvoiceActions(view)
       })
     },
   }

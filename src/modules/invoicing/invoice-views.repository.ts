@@ -5,6 +5,7 @@ import { instantText, textArray } from '../../kernel/model/json.ts'
 import { registry } from '../../kernel/model/index.ts'
 import { sellerRestriction, type SellerCodes } from '../../kernel/model/row-security.ts'
 import type { Page } from '../../kernel/http/pagination.ts'
+import { allowedInvoiceActions, type InvoiceStatus } from './bill-run.machine.ts'
 
 const iso = instantText
 const day = (column: SQL) => sql`to_char(${column}, 'YYYY-MM-DD')`
@@ -110,6 +111,12 @@ export async function findInvoices(
       where ${invoiceWhere(filter, sellerCodes)}${tail}`,
   )
   return found.map((r) => parseDatabaseJson(r.j))
+}
+
+/** A stored invoice with the actions its state allows (the invoice machine's), for a person's screen. */
+export function withInvoiceActions(invoice: unknown): unknown {
+  const { status, invoiceType } = invoice as { status: InvoiceStatus; invoiceType: string }
+  return { ...(invoice as object), allowedActions: allowedInvoiceActions({ status, invoiceType }) }
 }
 
 export async function countInvoices(db: Db, filter: InvoiceFilter, sellerCodes: SellerCodes): Promise<number> {

@@ -59,7 +59,7 @@ export function createInvoiceService(deps: { db: Db; clock: Clock; chain: BillRu
   async function view(tx: Db, id: number, caller: Caller): Promise<unknown> {
     const found = (await views.findInvoices(tx, { id }, caller.sellerCodes, { withLines: true }))[0]
     if (!found) throw notFound(id)
-    return found
+    return views.withInvoiceActions(found)
   }
 
   /**

@@ -222,6 +222,13 @@ export const invoiceView = Type.Unsafe<unknown>({
   required: [...invoiceRequired, 'lines', 'creditNotes'],
   properties: {
     ...invoiceProperties,
+    allowedActions: {
+      type: 'array',
+      items: { type: 'string', enum: ['validate', 'cancel', 'move', 'credit'] },
+      description:
+        'what its state allows: validate, cancel, move (…/validate, …/cancel, …/move) and credit (…/creditNotes); ' +
+        'absent from a preview',
+    },
     lines: { type: 'array', items: invoiceLineView },
     creditNotes: {
       type: 'array',
