@@ -39,6 +39,7 @@ import { installAuthentication } from './kernel/http/authenticate.ts'
 import type { AuthConfig, TrustProxy } from './kernel/config.ts'
 import { createQueryModule } from './modules/query/index.ts'
 import { createReportingModule } from './modules/reporting/index.ts'
+import { createOverviewModule } from './modules/overview/index.ts'
 import { queryApiRunner } from './modules/reporting/query-runner.ts'
 import { createWorkbenchModule, deleteScheduleOf } from './modules/workbench/index.ts'
 import { createPrepaidModule, type ReservationExpiryTimer } from './modules/prepaid/index.ts'
@@ -239,6 +240,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await reporting.service.syncSystemQueries()
   reporting.routes(server)
   workbench.routes(server, reporting.service)
+  createOverviewModule({ db: deps.database.db, clock: deps.clock, engine: query.engine }).routes(server)
 
   deps.extraRoutes?.(server)
   await server.ready()
