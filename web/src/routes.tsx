@@ -1,14 +1,31 @@
-import type { ReactElement } from 'react'
-import { Workbench } from './screens/Workbench.tsx'
-import { Expert } from './screens/Expert.tsx'
+import { lazy, Suspense, type ComponentType, type ReactElement } from 'react'
+import { Loader } from '@mantine/core'
 import { Catalog } from './screens/Catalog.tsx'
-import { Prepaid } from './screens/Prepaid.tsx'
-import { Reports } from './screens/Reports.tsx'
 import { OrderPreview } from './screens/OrderPreview.tsx'
-import { Groups } from './screens/Groups.tsx'
+
+/**
+ * A screen loaded when first opened (its own chunk): the charts (recharts) and the editors (CodeMirror) are most of
+ * the bundle, and the first page needs neither until it is shown.
+ */
+function lazyScreen(load: () => Promise<ComponentType>): ComponentType {
+  const Screen = lazy(async () => ({ default: await load() }))
+  return function LazyScreen() {
+    return (
+      <Suspense fallback={<Loader size="sm" aria-label="Loading the screen" />}>
+        <Screen />
+      </Suspense>
+    )
+  }
+}
+const Overview = lazyScreen(async () => (await import('./screens/Overview.tsx')).Overview)
+const Workbench = lazyScreen(async () => (await import('./screens/Workbench.tsx')).Workbench)
+const Expert = lazyScreen(async () => (await import('./screens/Expert.tsx')).Expert)
+const Reports = lazyScreen(async () => (await import('./screens/Reports.tsx')).Reports)
+const Prepaid = lazyScreen(async () => (await import('./screens/Prepaid.tsx')).Prepaid)
+const Groups = lazyScreen(async () => (await import('./screens/Groups.tsx')).Groups)
 
 /** The sections of the navigation, in the order a billing team works through them. */
-export const SECTIONS = ['Catalog', 'Sales', 'Billing', 'Data', 'Settings'] as const
+export const SECTIONS = ['Overview', 'Catalog', 'Sales', 'Billing', 'Data', 'Settings'] as const
 export type Section = (typeof SECTIONS)[number]
 
 export interface ScreenRoute {
@@ -26,6 +43,7 @@ export interface ScreenRoute {
  * pages of its own (a list and a record's page) declares `path/*` and routes inside itself.
  */
 export const SCREENS: readonly ScreenRoute[] = [
+  { path: 'overview', label: 'Overview', section: 'Overview', element: <Overview /> },
   { path: 'catalog', label: 'Catalog', section: 'Catalog', element: <Catalog /> },
   { path: 'order', label: 'Order preview', section: 'Sales', element: <OrderPreview /> },
   { path: 'prepaid', label: 'Prepaid', section: 'Sales', element: <Prepaid /> },
@@ -36,4 +54,4 @@ export const SCREENS: readonly ScreenRoute[] = [
 ]
 
 /** The landing screen, where /ui/ leads. */
-export const HOME = 'workbench'
+export const HOME = 'overview'
