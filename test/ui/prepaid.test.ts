@@ -11,7 +11,7 @@ const app = useUiApp()
 const read = async (locator: Locator) => ((await locator.textContent()) ?? '').replace(/\u00a0/g, ' ')
 
 async function chooseAccount(page: Page, code: string) {
-  await page.getByLabel('User account').fill(code)
+  await page.getByLabel('User account').first().fill(code)
   await page.getByRole('option', { name: new RegExp(`^${code}\\b`) }).click()
 }
 

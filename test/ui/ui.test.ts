@@ -233,7 +233,7 @@ describe('the web UI', () => {
     // Saving closes the completion list; the query reopens after a reload, and can be deleted.
     expect(await page.locator('.cm-tooltip-autocomplete').count()).toBe(0)
     await page.reload()
-    await page.getByLabel('Saved queries').click()
+    await page.getByLabel('Saved queries').first().click()
     await page.getByRole('option', { name: 'UI_BILLING' }).click()
     await expect.poll(() => page.locator('.cm-content').textContent()).toBe('select b.code from BillingAccount b')
     page.once('dialog', (dialog) => void dialog.accept())
@@ -249,7 +249,7 @@ describe('the web UI', () => {
     await expect.poll(() => row.textContent()).toContain('VISUAL')
     await expect.poll(() => row.textContent()).toContain('PUBLIC')
     await page.getByRole('button', { name: 'Run SYS_CUSTOMERS_BY_SELLER' }).click()
-    await expect.poll(() => page.getByTestId('row-count').textContent()).toMatch(/^[1-9]\d* rows?$/)
+    await expect.poll(() => page.getByTestId('row-count').last().textContent()).toMatch(/^[1-9]\d* rows?$/)
     await screenshots(page, 'reports')
     expect(ui.problems).toEqual([])
   })
@@ -357,7 +357,7 @@ describe('the web UI', () => {
 
     // Membership: the administrator joins the new group, then leaves it.
     const desk = custom.locator('details', { hasText: 'Order Desk' })
-    await desk.getByLabel('User to add').click()
+    await desk.getByLabel('User to add').first().click()
     await page.getByRole('option', { name: 'admin', exact: true }).click()
     await desk.getByRole('button', { name: 'Add member' }).click()
     await expect.poll(() => page.getByRole('status').textContent()).toBe('Added admin to Order Desk.')

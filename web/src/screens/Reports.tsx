@@ -1,7 +1,7 @@
 import { useState } from 'react'
 import { Link } from 'react-router'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { Anchor, Badge, Button, Group, Paper, Title } from '@mantine/core'
+import { Anchor, Button, Group, Paper, Title } from '@mantine/core'
 import { api, ok, type Got } from '../client.ts'
 import { DataTable, ErrorMessage, Grid, notify, type Column, type Row } from '../components.tsx'
 import { ReportBuilder } from './ReportBuilder.tsx'
@@ -31,15 +31,6 @@ const COLUMNS: Column<SavedQuery>[] = [
     key: 'tags',
     header: 'Tags',
     text: (q) => (q.tags ?? []).join(', '),
-    render: (q) => (
-      <Group gap={4}>
-        {(q.tags ?? []).map((t) => (
-          <Badge key={t} variant="light" color="gray" size="sm" tt="none">
-            {t}
-          </Badge>
-        ))}
-      </Group>
-    ),
   },
 ]
 
