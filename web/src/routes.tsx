@@ -7,7 +7,12 @@ import { OrderPreview } from './screens/OrderPreview.tsx'
  * A screen loaded when first opened (its own chunk): the charts (recharts) and the editors (CodeMirror) are most of
  * the bundle, and the first page needs neither until it is shown.
  */
+const loaders: (() => Promise<unknown>)[] = []
+// Once the first screen is up, the others are fetched in the background: a screen opened later shows at once.
+setTimeout(() => loaders.forEach((load) => void load().catch(() => undefined)), 1500)
+
 function lazyScreen(load: () => Promise<ComponentType>): ComponentType {
+  loaders.push(load)
   const Screen = lazy(async () => ({ default: await load() }))
   return function LazyScreen() {
     return (
