@@ -38,6 +38,7 @@ import { installAuthentication } from './kernel/http/authenticate.ts'
 import type { AuthConfig, TrustProxy } from './kernel/config.ts'
 import { createQueryModule } from './modules/query/index.ts'
 import { createReportingModule, queryApiRunner } from './modules/reporting/index.ts'
+import { createOverviewModule } from './modules/overview/index.ts'
 import { createWorkbenchModule, deleteScheduleOf } from './modules/workbench/index.ts'
 import { createPrepaidModule, type ReservationExpiryTimer } from './modules/prepaid/index.ts'
 
@@ -237,6 +238,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await reporting.service.syncSystemQueries()
   reporting.routes(server)
   workbench.routes(server, reporting.service)
+  createOverviewModule({ db: deps.database.db, clock: deps.clock, engine: query.engine }).routes(server)
 
   deps.extraRoutes?.(server)
   await server.ready()

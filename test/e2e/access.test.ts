@@ -238,7 +238,7 @@ describe('roles and groups', () => {
 
   it('keeps one of two concurrent creations of the same group', async () => {
     const results = await Promise.all(
-      [1, 2].map(() => t.request('POST', '/api/v1/groups', { name: 'Twins', roles: [] })),
+      [1, 2].map(() => t.request('POST', '/api/v1/groups', { name: 'Twins', roles: ['api.users.view'] })),
     )
     expect(results.map((r) => r.status).sort()).toEqual([201, 409])
   })
@@ -256,12 +256,27 @@ describe('roles and groups', () => {
       roles: ['catalog.charges.view'],
     })
     expect(created.status).toBe(201)
-    expect((await t.request('POST', '/api/v1/groups', { name: 'Integrations' })).status).toBe(409)
+    expect(
+      (await t.request('POST', '/api/v1/groups', { name: 'Integrations', roles: ['catalog.charges.view'] })).status,
+    ).toBe(409)
     const renamed = await t.request('PUT', '/api/v1/groups/Integrations', {
       name: 'Pipelines',
       roles: ['catalog.charges.view', 'catalog.charges.manage'],
     })
     expect(renamed.body).toMatchObject({ name: 'Pipelines', roles: ['catalog.charges.manage', 'catalog.charges.view'] })
+    // A group grants something: none, or no roles at all, is refused naming the field (created or changed).
+    for (const [method, url, body] of [
+      ['POST', '/api/v1/groups', { name: 'Empty' }],
+      ['POST', '/api/v1/groups', { name: 'Empty', roles: [] }],
+      ['PUT', '/api/v1/groups/Pipelines', { roles: [] }],
+    ] as const) {
+      const refused = await t.request(method, url, body)
+      expect([refused.status, refused.body.details]).toEqual([
+        400,
+        [{ field: 'roles', message: 'a group needs at least one role' }],
+      ])
+    }
+    expect((await t.request('GET', '/api/v1/groups/Pipelines')).body.roles).toHaveLength(2)
     expect((await t.request('DELETE', '/api/v1/groups/Pipelines')).status).toBe(204)
     expect((await t.request('GET', '/api/v1/groups/Pipelines')).status).toBe(404)
   })

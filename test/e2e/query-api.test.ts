@@ -575,6 +575,17 @@ describe('entities and field mapping', () => {
         .map((e) => e.name)
         .sort((a, b) => a.localeCompare(b)),
     )
+    // The report builder's list: the platform's own records (clients, audits, settings) left out, reference data kept.
+    const reportable = await get('/api/v1/query/entities?withoutPlatformEntities=true')
+    expect(reportable.body.entities).toEqual(
+      [
+        ...queryable.filter((e) => !e.platform).map((e) => e.name),
+        ...queryable.filter((e) => !e.platform).flatMap((e) => Object.keys(e.inheritance?.subclasses ?? {})),
+      ].sort((a, b) => a.localeCompare(b)),
+    )
+    expect(reportable.body.entities).toEqual(expect.arrayContaining(['Customer', 'Tax', 'WalletOperation']))
+    for (const internal of ['OauthClient', 'QueryAudit', 'TenantSetting'])
+      expect(reportable.body.entities).not.toContain(internal)
     const full = await get('/api/v1/query/entities?withFullName=true&onlyBusinessEntities=true')
     expect(full.body.entities).toContainEqual({
       name: 'BillingAccount',

@@ -62,7 +62,7 @@ describe('the report query builder', () => {
     const row = page.locator('tr', { hasText: 'UI_CUSTOMERS_PER_SELLER' })
     await expect.poll(() => row.textContent()).toContain('Customers 001 to 009 per seller')
     await page.getByRole('button', { name: 'Run UI_CUSTOMERS_PER_SELLER' }).click()
-    await expect.poll(() => page.getByTestId('row-count').textContent()).toBe('1 row')
+    await expect.poll(() => page.getByTestId('row-count').last().textContent()).toBe('1 row')
 
     // Reopened in the builder, every part comes back as it was saved.
     await page.getByRole('button', { name: 'Edit UI_CUSTOMERS_PER_SELLER' }).click()

@@ -4,7 +4,13 @@ import { keymap } from '@codemirror/view'
 import { Compartment, Prec } from '@codemirror/state'
 import { sql, type SQLNamespace } from '@codemirror/lang-sql'
 import { closeCompletion, type CompletionContext, type CompletionResult } from '@codemirror/autocomplete'
-import { ApiError, describeEntity, schemaEntities, type EntityDescription } from './api.ts'
+import { ApiError } from './api.ts'
+import { api, ok, type Got } from './client.ts'
+
+type EntityDescription = Got<'/api/v1/workbench/schema/entities/{entity}'>
+const describeEntity = (entity: string): Promise<EntityDescription> =>
+  ok(api.GET('/api/v1/workbench/schema/entities/{entity}', { params: { path: { entity } } }))
+const schemaEntities = async (): Promise<string[]> => (await ok(api.GET('/api/v1/workbench/schema/entities'))).entities
 
 /** The schema endpoints, asked once per entity for the life of the page. */
 const described = new Map<string, Promise<EntityDescription>>()
@@ -89,6 +95,7 @@ export function HqlEditor({
   mark,
   schemaCompletion = true,
   sqlSchema,
+  closeSignal,
 }: {
   value: string
   onChange: (text: string) => void
@@ -100,6 +107,8 @@ export function HqlEditor({
   schemaCompletion?: boolean
   /** Native SQL: the tables and their columns to complete (table names, then columns after `table.` or an alias). */
   sqlSchema?: SQLNamespace
+  /** Changed (a counter) when the screen wants an open completion list closed: after Save, for instance. */
+  closeSignal?: number
 }) {
   const host = useRef<HTMLDivElement>(null)
   const view = useRef<EditorView>(undefined)
@@ -151,6 +160,10 @@ export function HqlEditor({
     if (editor && editor.state.doc.toString() !== value)
       editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: value } })
   }, [value])
+
+  useEffect(() => {
+    if (view.current && closeSignal !== undefined) closeCompletion(view.current)
+  }, [closeSignal])
 
   useEffect(() => {
     const editor = view.current

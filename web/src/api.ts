@@ -1,7 +1,8 @@
 /**
- * Every call the web UI makes to Obol, in one place: the portal session (login, logout, the bearer token it hands
- * out) and the public API called with that token. Screens import functions from here and never call fetch, so this
- * module alone changes when the typed client generated from the OpenAPI document (clients/typescript) replaces it.
+ * The portal session (login, logout, the bearer token it hands out, a group created with the session's CSRF token)
+ * and the ApiError every refusal becomes. Calls to the public API go through the generated client (client.ts), which
+ * sends them through `authorizedFetch`. The order preview's helpers below are the last hand-written calls: they go
+ * when that screen moves to the client.
  */
 
 export interface ApiErrorBody {
@@ -162,86 +163,6 @@ export interface Me {
 }
 export const me = (): Promise<Me> => get<Me>('/api/v1/auth/session')
 
-// --- workbench (Deep)
-
-export type Row = Record<string, unknown>
-export interface DeepResult {
-  rows: Row[]
-  truncated: boolean
-}
-
-export async function runDeep(text: string, parameters: Record<string, string> = {}): Promise<DeepResult> {
-  const answer = await call<Row[]>('GET', `/api/rest/query?${query({ ...parameters, query: text })}`)
-  return { rows: answer.body, truncated: answer.headers.get('x-result-truncated') === 'true' }
-}
-
-export interface Field {
-  name: string
-  type: string
-  nullable: boolean
-  relation: { kind: 'manyToOne' | 'oneToMany'; target: string } | null
-}
-export interface EntityDescription {
-  name: string
-  fullName: string
-  fields: Field[]
-}
-export const schemaEntities = async (): Promise<string[]> =>
-  (await get<{ entities: string[] }>('/api/v1/workbench/schema/entities')).entities
-export const describeEntity = (entity: string): Promise<EntityDescription> =>
-  get<EntityDescription>(`/api/v1/workbench/schema/entities/${encodeURIComponent(entity)}`)
-
-export interface SavedQuery {
-  code: string
-  description: string | null
-  targetEntity: string | null
-  visibility: 'PUBLIC' | 'PROTECTED' | 'PRIVATE'
-  tags: string[]
-  queryType: 'VISUAL' | 'HQL' | 'NATIVE_SQL'
-  queryText?: string
-  advancedQuery?: Record<string, unknown> | null
-  system: boolean
-}
-/** The saved queries of one type the caller may see: the first 1,000 by code (the list's largest page). */
-export const workbenchQueries = async (queryType: 'HQL' | 'NATIVE_SQL'): Promise<SavedQuery[]> =>
-  (await get<{ total: number; data: SavedQuery[] }>(`/api/v1/workbench/queries?${query({ queryType, limit: 1000 })}`))
-    .data
-export const workbenchQuery = (code: string): Promise<SavedQuery> =>
-  get<SavedQuery>(`/api/v1/workbench/queries/${encodeURIComponent(code)}`)
-export async function saveWorkbenchQuery(
-  input: { code: string; queryText: string; queryType: 'HQL' | 'NATIVE_SQL'; visibility: string; description?: string },
-  exists: boolean,
-): Promise<SavedQuery> {
-  const path = exists ? `/api/v1/workbench/queries/${encodeURIComponent(input.code)}` : '/api/v1/workbench/queries'
-  return (await call<SavedQuery>(exists ? 'PUT' : 'POST', path, input)).body
-}
-
-// --- saved report queries
-
-/** Every saved report query the caller may see (VISUAL, HQL, NATIVE_SQL), through the Query API. */
-export const reportQueries = async (): Promise<SavedQuery[]> =>
-  (
-    await get<{ data: SavedQuery[] }>(
-      `/api/v1/query/reportQuery?${query({ fields: 'code,description,queryType,visibility,targetEntity,tags,system', sortBy: 'code', limit: 500 })}`,
-    )
-  ).data
-export async function runReportQuery(code: string): Promise<Row[]> {
-  const answer = await call<unknown>('POST', `/api/v1/reportQueries/${encodeURIComponent(code)}/executions`, {})
-  return rowsOf(answer.body)
-}
-
-/** The rows of an execution, whichever envelope the API wraps them in. */
-function rowsOf(body: unknown): Row[] {
-  if (Array.isArray(body)) return body as Row[]
-  if (body && typeof body === 'object') {
-    for (const key of ['data', 'rows', 'result', 'results']) {
-      const value = (body as Record<string, unknown>)[key]
-      if (Array.isArray(value)) return value as Row[]
-    }
-  }
-  return []
-}
-
 // --- accounts and catalog, for the order preview
 
 export interface Listed {
@@ -320,28 +241,8 @@ export const previewOrder = async (order: OrderInput): Promise<Preview> =>
 
 // --- groups
 
-export interface Group {
-  name: string
-  description?: string | null
-  builtIn?: boolean
-  system?: boolean
-  roles: string[]
-  members?: unknown[]
-  [key: string]: unknown
-}
-export const groups = async (): Promise<Group[]> => {
-  const answer = await get<Group[] | { data: Group[] }>('/api/v1/groups')
-  return Array.isArray(answer) ? answer : answer.data
-}
-
-export interface Role {
-  name: string
-  description: string
-}
-export const roles = async (): Promise<Role[]> => (await get<{ data: Role[] }>('/api/v1/roles?limit=1000')).data
-
 /** Creates a custom group through the portal (session cookie and CSRF header, role api.groups.manage). */
-export async function createGroup(input: { name: string; description?: string; roles: string[] }): Promise<Group> {
+export async function createGroup(input: { name: string; description?: string; roles: string[] }): Promise<unknown> {
   const session = storedSession()
   if (!session) throw expired()
   const response = await fetch('/api/portal/groups', {
@@ -351,5 +252,5 @@ export async function createGroup(input: { name: string; description?: string; r
   })
   if (response.status === 401) throw expired()
   if (!response.ok) throw await failure(response)
-  return (await response.json()) as Group
+  return (await response.json()) as unknown
 }

@@ -1,22 +1,44 @@
-import type { ReactElement } from 'react'
-import { Workbench } from './screens/Workbench.tsx'
-import { Expert } from './screens/Expert.tsx'
+import { lazy, Suspense, type ComponentType, type ReactElement } from 'react'
+import { Loader } from '@mantine/core'
 import { Catalog } from './screens/Catalog.tsx'
-import { Charges } from './screens/Charges.tsx'
-import { Products } from './screens/Products.tsx'
-import { Offers } from './screens/Offers.tsx'
-import { Prepaid } from './screens/Prepaid.tsx'
-import { Reports } from './screens/Reports.tsx'
 import { OrderPreview } from './screens/OrderPreview.tsx'
-import { Groups } from './screens/Groups.tsx'
-import { Orders } from './screens/Orders.tsx'
-import { Accounts } from './screens/Accounts.tsx'
-import { BillRuns } from './screens/billing/BillRuns.tsx'
-import { Invoices } from './screens/billing/Invoices.tsx'
-import { Webhooks } from './screens/settings/Webhooks.tsx'
+
+/**
+ * A screen loaded when first opened (its own chunk): the charts (recharts) and the editors (CodeMirror) are most of
+ * the bundle, and the first page needs neither until it is shown.
+ */
+const loaders: (() => Promise<unknown>)[] = []
+// Once the first screen is up, the others are fetched in the background: a screen opened later shows at once.
+setTimeout(() => loaders.forEach((load) => void load().catch(() => undefined)), 1500)
+
+function lazyScreen(load: () => Promise<ComponentType>): ComponentType {
+  loaders.push(load)
+  const Screen = lazy(async () => ({ default: await load() }))
+  return function LazyScreen() {
+    return (
+      <Suspense fallback={<Loader size="sm" aria-label="Loading the screen" />}>
+        <Screen />
+      </Suspense>
+    )
+  }
+}
+const Overview = lazyScreen(async () => (await import('./screens/Overview.tsx')).Overview)
+const Workbench = lazyScreen(async () => (await import('./screens/Workbench.tsx')).Workbench)
+const Expert = lazyScreen(async () => (await import('./screens/Expert.tsx')).Expert)
+const Reports = lazyScreen(async () => (await import('./screens/Reports.tsx')).Reports)
+const Prepaid = lazyScreen(async () => (await import('./screens/Prepaid.tsx')).Prepaid)
+const Groups = lazyScreen(async () => (await import('./screens/Groups.tsx')).Groups)
+const Webhooks = lazyScreen(async () => (await import('./screens/settings/Webhooks.tsx')).Webhooks)
+const Invoices = lazyScreen(async () => (await import('./screens/billing/Invoices.tsx')).Invoices)
+const BillRuns = lazyScreen(async () => (await import('./screens/billing/BillRuns.tsx')).BillRuns)
+const Accounts = lazyScreen(async () => (await import('./screens/Accounts.tsx')).Accounts)
+const Orders = lazyScreen(async () => (await import('./screens/Orders.tsx')).Orders)
+const Offers = lazyScreen(async () => (await import('./screens/Offers.tsx')).Offers)
+const Products = lazyScreen(async () => (await import('./screens/Products.tsx')).Products)
+const Charges = lazyScreen(async () => (await import('./screens/Charges.tsx')).Charges)
 
 /** The sections of the navigation, in the order a billing team works through them. */
-export const SECTIONS = ['Catalog', 'Sales', 'Billing', 'Data', 'Settings'] as const
+export const SECTIONS = ['Overview', 'Catalog', 'Sales', 'Billing', 'Data', 'Settings'] as const
 export type Section = (typeof SECTIONS)[number]
 
 export interface ScreenRoute {
@@ -34,6 +56,7 @@ export interface ScreenRoute {
  * pages of its own (a list and a record's page) declares `path/*` and routes inside itself.
  */
 export const SCREENS: readonly ScreenRoute[] = [
+  { path: 'overview', label: 'Overview', section: 'Overview', element: <Overview /> },
   { path: 'catalog', label: 'Catalog', section: 'Catalog', element: <Catalog />, nav: false },
   { path: 'catalog/charges/*', label: 'Charges', section: 'Catalog', element: <Charges /> },
   { path: 'catalog/products/*', label: 'Products', section: 'Catalog', element: <Products /> },
@@ -52,4 +75,4 @@ export const SCREENS: readonly ScreenRoute[] = [
 ]
 
 /** The landing screen, where /ui/ leads. */
-export const HOME = 'workbench'
+export const HOME = 'overview'

@@ -3866,6 +3866,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The landing figures: wallet operations rated today and this month (the tenant's calendar) and per day over 30 days, open reservations and what they hold, the next bill runs; each part null without its view role (billing.wallets.view, billing.billingRuns.view), and only the caller's sellers
+         * @description Required role: any of `billing.wallets.view`, `billing.billingRuns.view`.
+         */
+        get: operations["getOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/realms/{realm}/protocol/openid-connect/token": {
         parameters: {
             query?: never;
@@ -6159,6 +6179,46 @@ export interface components {
                     status: string | null;
                 };
             }[];
+        };
+        /** Overview */
+        Overview: {
+            /**
+             * Format: date
+             * @description today in the tenant's time zone
+             */
+            today: string;
+            timeZone: string;
+            walletOperations: {
+                today: {
+                    currency: string;
+                    count: number;
+                    /** @description a decimal, exact */
+                    amountWithTax: string;
+                }[];
+                thisMonth: {
+                    currency: string;
+                    count: number;
+                    /** @description a decimal, exact */
+                    amountWithTax: string;
+                }[];
+                perDay: {
+                    /** Format: date */
+                    day: string;
+                    count: number;
+                }[];
+            } | null;
+            openReservations: {
+                currency: string;
+                count: number;
+                /** @description a decimal, exact */
+                amountWithTax: string;
+            }[] | null;
+            nextBillRuns: {
+                code: string;
+                name: string;
+                /** Format: date-time */
+                nextFireDate: string;
+            }[] | null;
         };
         /** PortalSession */
         PortalSession: {
@@ -36228,6 +36288,71 @@ export interface operations {
             };
         };
     };
+    getOverview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Overview"];
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     requestToken: {
         parameters: {
             query?: never;
@@ -36674,6 +36799,8 @@ export interface operations {
                 onlyBusinessEntities?: boolean;
                 onlyHugeEntities?: boolean;
                 withFullName?: boolean;
+                /** @description leave out the platform's own records (clients, sessions, audits, settings, jobs, saved queries): the entities a report is written on */
+                withoutPlatformEntities?: boolean;
             };
             header?: never;
             path?: never;
@@ -37817,6 +37944,8 @@ export interface operations {
                 onlyBusinessEntities?: boolean;
                 onlyHugeEntities?: boolean;
                 withFullName?: boolean;
+                /** @description leave out the platform's own records (clients, sessions, audits, settings, jobs, saved queries): the entities a report is written on */
+                withoutPlatformEntities?: boolean;
             };
             header?: never;
             path?: never;
@@ -37891,6 +38020,8 @@ export interface operations {
                 onlyBusinessEntities?: boolean;
                 onlyHugeEntities?: boolean;
                 withFullName?: boolean;
+                /** @description leave out the platform's own records (clients, sessions, audits, settings, jobs, saved queries): the entities a report is written on */
+                withoutPlatformEntities?: boolean;
             };
             header?: never;
             path?: never;
@@ -39281,6 +39412,8 @@ export interface operations {
                 onlyBusinessEntities?: boolean;
                 onlyHugeEntities?: boolean;
                 withFullName?: boolean;
+                /** @description leave out the platform's own records (clients, sessions, audits, settings, jobs, saved queries): the entities a report is written on */
+                withoutPlatformEntities?: boolean;
             };
             header?: never;
             path?: never;
@@ -39355,6 +39488,8 @@ export interface operations {
                 onlyBusinessEntities?: boolean;
                 onlyHugeEntities?: boolean;
                 withFullName?: boolean;
+                /** @description leave out the platform's own records (clients, sessions, audits, settings, jobs, saved queries): the entities a report is written on */
+                withoutPlatformEntities?: boolean;
             };
             header?: never;
             path?: never;

@@ -116,6 +116,10 @@ export const TAGS: readonly { name: string; description: string }[] = [
     description: 'Read any registry entity with filters, projections, sorting and aggregates; rows the caller may see.',
   },
   { name: 'Report queries', description: 'Saved report queries, their executions, schedules and exported files.' },
+  {
+    name: 'Overview',
+    description: "The landing screen's figures: operations rated today and this month, reservations, next bill runs.",
+  },
   { name: 'Query workbench', description: 'Deep (HQL) queries, the schema editors complete from, saved queries.' },
   {
     name: 'Opencell generic API v2',

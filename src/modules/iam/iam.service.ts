@@ -43,8 +43,11 @@ export function createIamService(deps: { db: Db }) {
   }
 
   /** Every role and seller named must exist; all unknown ones are named in one answer. */
-  async function checkInput(tx: Db, input: GroupInput): Promise<void> {
+  async function checkInput(tx: Db, input: GroupInput, creating = false): Promise<void> {
     const problems: ErrorDetail[] = []
+    // A group grants roles: one with none would be a name that does nothing (a custom group must keep one).
+    if ((creating && input.roles === undefined) || input.roles?.length === 0)
+      problems.push({ field: 'roles', message: 'a group needs at least one role' })
     if (input.roles) {
       const known = await repo.knownRoles(tx, input.roles)
       const unknown = input.roles.filter((r) => !known.has(r))
@@ -115,7 +118,7 @@ export function createIamService(deps: { db: Db }) {
     async createGroup(input: Required<Pick<GroupInput, 'name'>> & GroupInput, actor: string): Promise<GroupView> {
       return uniquely(`Group ${input.name} already exists`, () =>
         db.transaction(async (tx) => {
-          await checkInput(tx, input)
+          await checkInput(tx, input, true)
           const id = await repo.insertGroup(tx, input, actor)
           await repo.setGroupRoles(tx, id, input.roles ?? [])
           return getGroup(input.name, tx)

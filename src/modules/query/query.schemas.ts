@@ -103,6 +103,13 @@ export const entitiesQuerystring = Type.Object(
     onlyBusinessEntities: Type.Optional(Type.Boolean({ default: false })),
     onlyHugeEntities: Type.Optional(Type.Boolean({ default: false })),
     withFullName: Type.Optional(Type.Boolean({ default: false })),
+    withoutPlatformEntities: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description:
+          "leave out the platform's own records (clients, sessions, audits, settings, jobs, saved queries): the entities a report is written on",
+      }),
+    ),
   },
   { additionalProperties: false },
 )

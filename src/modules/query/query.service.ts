@@ -59,6 +59,8 @@ export interface EntityListOptions {
   readonly onlyBusinessEntities?: boolean
   readonly onlyHugeEntities?: boolean
   readonly withFullName?: boolean
+  /** Leaves out the platform's own records (OauthClient, QueryAudit, TenantSetting…): what a report is written on. */
+  readonly withoutPlatformEntities?: boolean
 }
 
 export interface FieldMapping {
@@ -508,6 +510,7 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
         if (!canRead(principal, entity)) continue
         if (options.onlyBusinessEntities && !entity.business) continue
         if (options.onlyHugeEntities && !entity.huge) continue
+        if (options.withoutPlatformEntities && entity.platform) continue
         found.push({ name: entity.name, fullName: entity.fullName })
         for (const sub of Object.keys(entity.inheritance?.subclasses ?? {})) {
           found.push({ name: sub, fullName: entityFullName(entity.package, sub) })

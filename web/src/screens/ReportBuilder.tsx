@@ -1,7 +1,14 @@
 import { useEffect, useMemo, useState, type SyntheticEvent } from 'react'
-import { describeEntity, schemaEntities, type Row, type SavedQuery } from '../api.ts'
-import { api, ok } from '../client.ts'
-import { ErrorMessage, Grid, Notice } from '../components.tsx'
+import { api, ok, type Got } from '../client.ts'
+import { ErrorMessage, Grid, Notice, type Row } from '../components.tsx'
+
+type SavedQuery = Got<'/api/v1/reportQueries/{code}'>
+const describeEntity = (entity: string) =>
+  ok(api.GET('/api/v1/workbench/schema/entities/{entity}', { params: { path: { entity } } }))
+/** The entities a report is written on: the platform's own records (clients, audits, settings) left out. */
+const reportEntities = async (): Promise<string[]> =>
+  (await ok(api.GET('/api/v1/query/entities', { params: { query: { withoutPlatformEntities: true } } })))
+    .entities as string[]
 
 /** Aggregations the Query API reads in genericFields: `COUNT(id)`, `SUM(amount)`… */
 const FUNCTIONS = ['', 'COUNT', 'SUM', 'AVG', 'MIN', 'MAX'] as const
@@ -193,7 +200,7 @@ export function ReportBuilder({
   const set = (patch: Partial<Builder>) => setB((current) => ({ ...current, ...patch }))
   const query = useMemo(() => advancedQueryOf(b), [b])
 
-  useEffect(() => void schemaEntities().then(setEntities, setError), [])
+  useEffect(() => void reportEntities().then(setEntities, setError), [])
   useEffect(() => {
     setPaths([])
     if (b.entity) pathsOf(b.entity).then(setPaths, setError)
@@ -215,7 +222,14 @@ export function ReportBuilder({
         params: { path: { entity: b.entity } },
         body: { ...query, limit: 100 },
       }),
-    ).then((answer) => setRows((answer as { data?: Row[] }).data ?? []), setError)
+    ).then(
+      (answer) => setRows((answer as { data?: Row[] }).data ?? []),
+      (e: unknown) => {
+        // An old preview never stays under a new error.
+        setRows(undefined)
+        setError(e)
+      },
+    )
   }
   const save = (event: SyntheticEvent) => {
     event.preventDefault()
@@ -330,6 +344,7 @@ export function ReportBuilder({
                   onChange={(path) => change('filters', f.id, { path })}
                 />
                 <select
+                  className="condition"
                   aria-label={`Filter ${i + 1} condition`}
                   value={f.operator}
                   onChange={(e) => change('filters', f.id, { operator: e.target.value as Operator })}

@@ -1,53 +1,86 @@
 import { useCallback, useMemo, useState } from 'react'
-import { runDeep, type DeepResult } from '../api.ts'
-import { ErrorMessage, Grid, Notice } from '../components.tsx'
+import { useMutation } from '@tanstack/react-query'
+import { Button, Group, Paper, Text, Title } from '@mantine/core'
+import { api, ok } from '../client.ts'
+import { ErrorMessage, Grid, Notice, type Row } from '../components.tsx'
 import { errorMark, HqlEditor } from '../HqlEditor.tsx'
 import { SavedQueries } from '../SavedQueries.tsx'
 
 const FIRST_QUERY = 'select c.code, c.name, c.seller.code as seller from Customer c order by c.code'
 
+interface DeepResult {
+  rows: Row[]
+  truncated: boolean
+}
+
+/** Runs a Deep (HQL) query: its rows, and whether the server's row cap cut them (a header of the answer). */
+async function runDeep(text: string): Promise<DeepResult> {
+  const pending = api.GET('/api/rest/query', { params: { query: { query: text } } })
+  const { response } = await pending
+  const rows = await ok(pending)
+  return { rows: rows as unknown as Row[], truncated: response.headers.get('x-result-truncated') === 'true' }
+}
+
 /** Deep mode: an HQL editor, its result grid, and saved workbench queries to reopen. */
 export function Workbench() {
   const [text, setText] = useState(FIRST_QUERY)
-  const [result, setResult] = useState<DeepResult>()
   const [error, setError] = useState<unknown>()
-  const [running, setRunning] = useState(false)
   const [message, setMessage] = useState<string>()
+  const [closeSignal, setCloseSignal] = useState(0)
+  const run = useMutation({ mutationFn: runDeep })
+  // An old result never stays under a new error: the result shown is the last run's, and only if it answered.
+  const result = run.isSuccess ? run.data : undefined
+  const shownError = error ?? run.error ?? undefined
 
   // An error at a line and column puts the cursor there.
-  const mark = useMemo(() => errorMark(error), [error])
+  const mark = useMemo(() => errorMark(shownError), [shownError])
 
-  const run = useCallback(() => {
-    setRunning(true)
+  const start = useCallback(() => {
     setError(undefined)
     setMessage(undefined)
-    runDeep(text)
-      .then(setResult, (e: unknown) => {
-        setResult(undefined)
-        setError(e)
-      })
-      .finally(() => setRunning(false))
-  }, [text])
+    run.mutate(text)
+  }, [text, run])
 
-  const opened = useCallback((queryText: string) => {
-    setText(queryText)
-    setResult(undefined)
-  }, [])
+  const opened = useCallback(
+    (queryText: string) => {
+      setText(queryText)
+      run.reset()
+    },
+    [run],
+  )
 
   return (
-    <div className="screen workbench">
-      <h1>Query workbench · Deep (HQL)</h1>
-      <SavedQueries queryType="HQL" text={text} onOpen={opened} onMessage={setMessage} onError={setError} />
-      <HqlEditor label="HQL query" value={text} onChange={setText} onRun={run} mark={mark} />
-      <div className="toolbar">
-        <button type="button" className="primary" onClick={run} disabled={running}>
-          {running ? 'Running…' : 'Run'}
-        </button>
-        <span className="hint">Ctrl+Enter runs · Ctrl+Space completes entities, and fields after a dot</span>
-      </div>
+    <Paper withBorder p="md" className="screen workbench">
+      <Title order={1} size="h3" mb="xs">
+        Query workbench · Deep (HQL)
+      </Title>
+      <SavedQueries
+        queryType="HQL"
+        text={text}
+        onOpen={opened}
+        onMessage={setMessage}
+        onError={setError}
+        onSaved={() => setCloseSignal((n) => n + 1)}
+      />
+      <HqlEditor
+        label="HQL query"
+        value={text}
+        onChange={setText}
+        onRun={start}
+        mark={mark}
+        closeSignal={closeSignal}
+      />
+      <Group gap="sm" my="xs" wrap="wrap">
+        <Button onClick={start} loading={run.isPending} loaderProps={{ type: 'dots' }}>
+          Run
+        </Button>
+        <Text size="sm" c="dimmed">
+          Ctrl+Enter runs · Ctrl+Space completes entities, and fields after a dot
+        </Text>
+      </Group>
       <Notice message={message} />
-      <ErrorMessage error={error} />
+      <ErrorMessage error={shownError} />
       {result && <Grid rows={result.rows} truncated={result.truncated} />}
-    </div>
+    </Paper>
   )
 }
