@@ -1,4 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm'
+import { withTransaction } from '../db/transaction.ts'
 import type { Db } from '../db/database.ts'
 import { AppError, type ErrorDetail, validationError } from '../errors.ts'
 import { pgErrorOf } from '../db/database-errors.ts'
@@ -201,7 +202,7 @@ export function createResourceService(deps: { resource: Resource; db: Db; defaul
     async create(body: Record<string, unknown>, actor: Actor, sellerCodes?: SellerCodes): Promise<repo.WireRecord> {
       const scope = scopeOf(sellerCodes)
       try {
-        return await db.transaction(async (tx) => {
+        return await withTransaction(db, async (tx) => {
           const values = await toColumns(tx, body, undefined, scope)
           values.set('creator', sql`${actor.username}`)
           const id = await repo.insert(tx, def, values)
@@ -225,7 +226,7 @@ export function createResourceService(deps: { resource: Resource; db: Db; defaul
     ): Promise<repo.WireRecord> {
       const scope = scopeOf(sellerCodes)
       try {
-        return await db.transaction(async (tx) => {
+        return await withTransaction(db, async (tx) => {
           const id = await repo.lockIdOfCode(tx, def, code, scope)
           if (id === undefined) throw notFound(code)
           const values = await toColumns(tx, body, id, scope)
@@ -243,7 +244,7 @@ export function createResourceService(deps: { resource: Resource; db: Db; defaul
     async delete(code: string, sellerCodes?: SellerCodes): Promise<void> {
       const scope = scopeOf(sellerCodes)
       try {
-        await db.transaction(async (tx) => {
+        await withTransaction(db, async (tx) => {
           const id = await repo.lockIdOfCode(tx, def, code, scope)
           if (id === undefined) throw notFound(code)
           await repo.remove(tx, def, id)

@@ -1,4 +1,5 @@
 import type { Db } from '../../kernel/db/database.ts'
+import { withTransaction } from '../../kernel/db/transaction.ts'
 import { pgErrorOf } from '../../kernel/db/database-errors.ts'
 import { AppError, validationError } from '../../kernel/errors.ts'
 import type { Actor } from '../../kernel/resources/resource.service.ts'
@@ -63,7 +64,7 @@ export function createBillingRunScheduleService(deps: { db: Db; log: WarningLog;
     async create(body: ScheduleBody, actor: Actor): Promise<repo.ScheduleView> {
       const code = body.name?.trim() ?? ''
       try {
-        return await db.transaction(async (tx) => {
+        return await withTransaction(db, async (tx) => {
           const state = scheduleFromCreate(body, await ruleContext(tx))
           const cycleIds = await resolveCycles(tx, state.billingCycleCodes)
           if (await repo.findSchedule(tx, state.code)) throw scheduleExists(state.code)
@@ -89,8 +90,8 @@ export function createBillingRunScheduleService(deps: { db: Db; log: WarningLog;
     async list(query: { offset?: number; limit?: number }) {
       const limit = query.limit === undefined ? undefined : Math.min(query.limit, MAX_LIMIT)
       const offset = query.offset ?? 0
-      const page = await db.transaction((tx) => repo.listSchedules(tx, { offset, limit }), {
-        isolationLevel: 'repeatable read',
+      const page = await withTransaction(db, (tx) => repo.listSchedules(tx, { offset, limit }), {
+        isolation: 'repeatable read',
         accessMode: 'read only',
       })
       return { total: page.total, offset, ...(limit === undefined ? {} : { limit }), data: page.data }
@@ -99,7 +100,7 @@ export function createBillingRunScheduleService(deps: { db: Db; log: WarningLog;
     /** Partial: only the fields sent change; the next firing is recomputed from now. COMPLETED → 409. */
     async update(code: string, body: ScheduleBody, actor: Actor): Promise<repo.ScheduleView> {
       try {
-        return await db.transaction(async (tx) => {
+        return await withTransaction(db, async (tx) => {
           const current = await repo.lockSchedule(tx, code)
           if (!current) throw notFound(code)
           // A client may send the whole schedule back: its name is accepted when it is the code.
@@ -125,7 +126,7 @@ export function createBillingRunScheduleService(deps: { db: Db; log: WarningLog;
 
     /** ACTIVE → PAUSED (no firing until resumed); PAUSED stays PAUSED; COMPLETED → 409. */
     async pause(code: string, actor: Actor): Promise<repo.ScheduleView> {
-      return db.transaction(async (tx) => {
+      return withTransaction(db, async (tx) => {
         const current = await repo.lockSchedule(tx, code)
         if (!current) throw notFound(code)
         if (current.status === 'COMPLETED') {
@@ -142,7 +143,7 @@ export function createBillingRunScheduleService(deps: { db: Db; log: WarningLog;
      * schedule whose end has passed while paused becomes COMPLETED, and the resume is refused (409).
      */
     async resume(code: string, actor: Actor): Promise<repo.ScheduleView> {
-      const outcome = await db.transaction(async (tx) => {
+      const outcome = await withTransaction(db, async (tx) => {
         const current = await repo.lockSchedule(tx, code)
         if (!current) throw notFound(code)
         if (current.status === 'COMPLETED') {
@@ -183,7 +184,7 @@ export function createBillingRunScheduleService(deps: { db: Db; log: WarningLog;
      * change; the firing counts as the last one.
      */
     async runNow(code: string, actor: Actor): Promise<{ schedule: repo.ScheduleView; billingRuns: unknown[] }> {
-      return db.transaction(async (tx) => {
+      return withTransaction(db, async (tx) => {
         const current = await repo.lockSchedule(tx, code)
         if (!current) throw notFound(code)
         const { now, timeZone } = await ruleContext(tx)
@@ -208,7 +209,7 @@ export function createBillingRunScheduleService(deps: { db: Db; log: WarningLog;
      * is computed from now, so firings missed while no instance ran collapse into this one.
      */
     async fireDue(id: number, due: string, firedBy: string): Promise<boolean> {
-      return db.transaction(async (tx) => {
+      return withTransaction(db, async (tx) => {
         const schedule = await repo.claimDueSchedule(tx, id, due)
         if (!schedule) return false
         const { now, timeZone } = await ruleContext(tx)

@@ -119,13 +119,14 @@ export function createBillRunService(deps: {
         ...(query.status === undefined ? {} : { status: query.status }),
       }
       // One snapshot for the page and its total: timers insert bill runs concurrently.
-      return db.transaction(
+      return withTransaction(
+        db,
         async (tx) => ({
           total: await runs.countBillRuns(tx, filter),
           ...page,
           data: await runs.findBillRuns(tx, filter, page),
         }),
-        { isolationLevel: 'repeatable read', accessMode: 'read only' },
+        { isolation: 'repeatable read', accessMode: 'read only' },
       )
     },
 

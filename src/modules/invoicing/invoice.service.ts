@@ -108,13 +108,14 @@ export function createInvoiceService(deps: { db: Db; clock: Clock; chain: BillRu
         ...(query.search === undefined ? {} : { search: query.search }),
       }
       // One snapshot for the page and its total: runs create invoices concurrently.
-      return db.transaction(
+      return withTransaction(
+        db,
         async (tx) => ({
           total: await views.countInvoices(tx, filter, caller.sellerCodes),
           ...page,
           data: await views.findInvoices(tx, filter, caller.sellerCodes, { page }),
         }),
-        { isolationLevel: 'repeatable read', accessMode: 'read only' },
+        { isolation: 'repeatable read', accessMode: 'read only' },
       )
     },
 
@@ -161,7 +162,7 @@ export function createInvoiceService(deps: { db: Db; clock: Clock; chain: BillRu
       const account = await views.visibleBillingAccount(db, code, caller.sellerCodes)
       if (!account) throw new AppError('ENTITY_NOT_FOUND', `Billing account ${code} not found`)
       try {
-        await db.transaction(async (tx) => {
+        await withTransaction(db, async (tx) => {
           const { timeZone } = await readTenantSettings(tx)
           const dates = parseDates(body, ['lastTransactionDate', 'invoiceDate'] as const, timeZone)
           const cycle = await runs.cycleOf(tx, account.billingCycleId)

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { isRetryable, withTransaction } from '../../kernel/db/transaction.ts'
 import type { Clock } from '../../kernel/clock.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import { decimalJson } from '../../kernel/decimal-json.ts'
@@ -331,15 +332,15 @@ export function createOrderService(deps: { db: Db; clock: Clock; catalogCache?: 
     throw new InvariantError('discount plan uses not counted although every plan was usable')
   }
 
-  /** Runs a placement transaction, once more when it turned out to be outdated. */
-  async function placing<T>(work: () => Promise<T>): Promise<T> {
+  /**
+   * Runs a placement transaction (`withTransaction`): again when PostgreSQL chose it as a deadlock or serialization
+   * victim, or when it turned out to be outdated; still outdated on its last attempt, INVALID_STATE.
+   */
+  async function placing<T>(work: (tx: Db) => Promise<T>): Promise<T> {
     try {
-      return await work()
-    } catch (error) {
-      if (!(error instanceof PlacementOutdated)) throw error
-    }
-    try {
-      return await work()
+      return await withTransaction(deps.db, work, {
+        retryOn: (error) => error instanceof PlacementOutdated || isRetryable(error),
+      })
     } catch (error) {
       if (!(error instanceof PlacementOutdated)) throw error
       throw new AppError('INVALID_STATE', 'The discount plans of the order changed while it was placed: try again')
@@ -379,158 +380,151 @@ export function createOrderService(deps: { db: Db; clock: Clock; catalogCache?: 
           subscriptionCode: o.subscriptionCode ?? `${code}-${i + 1}`,
         })),
       }
-      return placing(() =>
-        deps.db.transaction(async (tx) => {
-          const rating = await rate(tx, input, caller)
-          const resolved = rating.order
-          // The request as kept: subscription dates fixed now, so a later validation rates the same days.
-          const offerAt = new Map(resolved.offers.map((o) => [o.position, o]))
-          const request: OrderInput = {
-            ...input,
-            orderOffers: input.orderOffers.map((o, i) => ({
-              ...o,
-              subscriptionDate: entryOf(offerAt, i, 'resolved offer').subscriptionDate,
-            })),
-          }
-          // Every offer was given a subscription code above.
-          const subscriptionCodeOf = (offer: ResolvedOffer) =>
-            present(offer.subscriptionCode, `subscription code of offer ${offer.position}`)
-          const inserted = await repo.insertOrder(tx, {
-            code,
-            description: input.description ?? null,
-            externalReference: input.externalReference ?? null,
-            orderType: input.orderType ?? 'NEW',
-            status: 'DRAFT',
+      return placing(async (tx) => {
+        const rating = await rate(tx, input, caller)
+        const resolved = rating.order
+        // The request as kept: subscription dates fixed now, so a later validation rates the same days.
+        const offerAt = new Map(resolved.offers.map((o) => [o.position, o]))
+        const request: OrderInput = {
+          ...input,
+          orderOffers: input.orderOffers.map((o, i) => ({
+            ...o,
+            subscriptionDate: entryOf(offerAt, i, 'resolved offer').subscriptionDate,
+          })),
+        }
+        // Every offer was given a subscription code above.
+        const subscriptionCodeOf = (offer: ResolvedOffer) =>
+          present(offer.subscriptionCode, `subscription code of offer ${offer.position}`)
+        const inserted = await repo.insertOrder(tx, {
+          code,
+          description: input.description ?? null,
+          externalReference: input.externalReference ?? null,
+          orderType: input.orderType ?? 'NEW',
+          status: 'DRAFT',
+          sellerId: resolved.seller.id,
+          billingAccountId: resolved.billingAccount.id,
+          userAccountId: resolved.userAccount.id,
+          request,
+          creator: caller.username,
+        })
+        const orderId = inserted.id
+        const subscriptionIds = await repo.insertSubscriptions(
+          tx,
+          resolved.offers.map((offer) => ({
+            code: subscriptionCodeOf(offer),
+            status: 'CREATED',
+            subscriptionDate: offer.subscriptionDate,
+            offerTemplateId: offer.offer.id,
             sellerId: resolved.seller.id,
-            billingAccountId: resolved.billingAccount.id,
             userAccountId: resolved.userAccount.id,
-            request,
+            orderId,
             creator: caller.username,
-          })
-          const orderId = inserted.id
-          const subscriptionIds = await repo.insertSubscriptions(
-            tx,
-            resolved.offers.map((offer) => ({
+          })),
+        )
+        const subscriptionOf = pairIds(resolved.offers, subscriptionIds, 'subscriptions')
+        // Each order offer is written with the subscription it creates.
+        const offerIds = await repo.insertOrderOffers(
+          tx,
+          resolved.offers.map((offer) => ({
+            orderId,
+            position: offer.position,
+            subscriptionCode: subscriptionCodeOf(offer),
+            orderLineType: offer.orderLineType,
+            offerTemplateId: offer.offer.id,
+            subscriptionDate: offer.subscriptionDate,
+            subscriptionId: entryOf(subscriptionOf, offer, 'subscription'),
+          })),
+        )
+        const orderOfferOf = pairIds(resolved.offers, offerIds, 'order offers')
+        const productEntries = resolved.offers.flatMap((offer) =>
+          offer.products.map((product) => ({ offer, offerId: entryOf(orderOfferOf, offer, 'order offer'), product })),
+        )
+        const productIds = await repo.insertOrderProducts(
+          tx,
+          productEntries.map(({ offerId, product }) => ({
+            orderOfferId: offerId,
+            position: product.position,
+            productId: product.product.id,
+            productVersionId: product.version.id,
+            quantity: product.quantity.toFixed(),
+            attributes: { ...product.attributes },
+            chargeOverrides: product.chargeOverrides.map((o) => ({
+              chargeCode: o.chargeCode,
+              unitPrice: o.unitPrice.toFixed(),
+            })),
+          })),
+        )
+        const orderProductOf = pairIds(
+          productEntries.map((e) => e.product),
+          productIds,
+          'order products',
+        )
+        await repo.insertOrderDiscountPlans(
+          tx,
+          resolved.plans
+            .filter((p) => !p.automatic)
+            .map((p) => ({
+              orderId,
+              orderOfferId: p.offer === null ? null : entryOf(orderOfferOf, p.offer, 'order offer'),
+              orderProductId: p.product === null ? null : (orderProductOf.get(p.product) ?? null),
+              discountPlanId: p.plan.id,
+              level: p.level,
+              position: p.position,
+            })),
+        )
+        // The order row is this transaction's own (no other sees it before the commit): no lock to take.
+        const links: OrderLinks = {
+          subscriptionAt: new Map(resolved.offers.map((o) => [o.position, entryOf(subscriptionOf, o, 'subscription')])),
+          orderProducts: new Map(
+            productEntries.map(({ offer, product }) => [
+              repo.orderProductKey(offer.position, product.position),
+              entryOf(orderProductOf, product, 'order product'),
+            ]),
+          ),
+        }
+        const order = autoValidate ? await place(tx, inserted, rating, caller, links) : inserted
+        const view = await orderWire(tx, order)
+        if (autoValidate) await countPlanUses(tx, rating, caller)
+        const sellerId = resolved.seller.id
+        await outbox.emit(tx, {
+          type: 'order.created',
+          aggregate: { type: 'order', id: orderId },
+          object: view,
+          sellerId,
+        })
+        await outbox.emitMany(
+          tx,
+          'subscription.created',
+          'subscription',
+          resolved.offers.map((offer) => ({
+            aggregate: { id: entryOf(subscriptionOf, offer, 'subscription') },
+            object: {
               code: subscriptionCodeOf(offer),
-              status: 'CREATED',
+              status: autoValidate ? 'ACTIVE' : 'CREATED',
               subscriptionDate: offer.subscriptionDate,
-              offerTemplateId: offer.offer.id,
-              sellerId: resolved.seller.id,
-              userAccountId: resolved.userAccount.id,
-              orderId,
-              creator: caller.username,
-            })),
-          )
-          const subscriptionOf = pairIds(resolved.offers, subscriptionIds, 'subscriptions')
-          // Each order offer is written with the subscription it creates.
-          const offerIds = await repo.insertOrderOffers(
-            tx,
-            resolved.offers.map((offer) => ({
-              orderId,
-              position: offer.position,
-              subscriptionCode: subscriptionCodeOf(offer),
-              orderLineType: offer.orderLineType,
-              offerTemplateId: offer.offer.id,
-              subscriptionDate: offer.subscriptionDate,
-              subscriptionId: entryOf(subscriptionOf, offer, 'subscription'),
-            })),
-          )
-          const orderOfferOf = pairIds(resolved.offers, offerIds, 'order offers')
-          const productEntries = resolved.offers.flatMap((offer) =>
-            offer.products.map((product) => ({ offer, offerId: entryOf(orderOfferOf, offer, 'order offer'), product })),
-          )
-          const productIds = await repo.insertOrderProducts(
-            tx,
-            productEntries.map(({ offerId, product }) => ({
-              orderOfferId: offerId,
-              position: product.position,
-              productId: product.product.id,
-              productVersionId: product.version.id,
-              quantity: product.quantity.toFixed(),
-              attributes: { ...product.attributes },
-              chargeOverrides: product.chargeOverrides.map((o) => ({
-                chargeCode: o.chargeCode,
-                unitPrice: o.unitPrice.toFixed(),
-              })),
-            })),
-          )
-          const orderProductOf = pairIds(
-            productEntries.map((e) => e.product),
-            productIds,
-            'order products',
-          )
-          await repo.insertOrderDiscountPlans(
-            tx,
-            resolved.plans
-              .filter((p) => !p.automatic)
-              .map((p) => ({
-                orderId,
-                orderOfferId: p.offer === null ? null : entryOf(orderOfferOf, p.offer, 'order offer'),
-                orderProductId: p.product === null ? null : (orderProductOf.get(p.product) ?? null),
-                discountPlanId: p.plan.id,
-                level: p.level,
-                position: p.position,
-              })),
-          )
-          // The order row is this transaction's own (no other sees it before the commit): no lock to take.
-          const links: OrderLinks = {
-            subscriptionAt: new Map(
-              resolved.offers.map((o) => [o.position, entryOf(subscriptionOf, o, 'subscription')]),
-            ),
-            orderProducts: new Map(
-              productEntries.map(({ offer, product }) => [
-                repo.orderProductKey(offer.position, product.position),
-                entryOf(orderProductOf, product, 'order product'),
-              ]),
-            ),
-          }
-          const order = autoValidate ? await place(tx, inserted, rating, caller, links) : inserted
-          const view = await orderWire(tx, order)
-          if (autoValidate) await countPlanUses(tx, rating, caller)
-          const sellerId = resolved.seller.id
-          await outbox.emit(tx, {
-            type: 'order.created',
-            aggregate: { type: 'order', id: orderId },
-            object: view,
+              offer: offer.offer.code,
+              order: code,
+              userAccount: input.userAccountCode,
+            },
             sellerId,
-          })
-          await outbox.emitMany(
-            tx,
-            'subscription.created',
-            'subscription',
-            resolved.offers.map((offer) => ({
-              aggregate: { id: entryOf(subscriptionOf, offer, 'subscription') },
-              object: {
-                code: subscriptionCodeOf(offer),
-                status: autoValidate ? 'ACTIVE' : 'CREATED',
-                subscriptionDate: offer.subscriptionDate,
-                offer: offer.offer.code,
-                order: code,
-                userAccount: input.userAccountCode,
-              },
-              sellerId,
-            })),
-          )
-          if (autoValidate) await orderValidated(tx, orderId, view, sellerId)
-          return view
-        }),
-      )
+          })),
+        )
+        if (autoValidate) await orderValidated(tx, orderId, view, sellerId)
+        return view
+      })
     },
 
     /** DRAFT → VALIDATED: re-checks and rates the stored request with its whole discount selection, then bills. */
     async validate(code: string, caller: Caller): Promise<OrderView> {
-      return placing(() =>
-        deps.db.transaction(async (tx) => {
-          const order = await visibleOrder(tx, code, caller, true)
-          if (order.status !== 'DRAFT')
-            throw new AppError('INVALID_STATE', `Order ${code} is ${order.status}, not DRAFT`)
-          const rating = await rate(tx, order.request as unknown as OrderInput, caller)
-          const view = await orderWire(tx, await place(tx, order, rating, caller))
-          await countPlanUses(tx, rating, caller)
-          await orderValidated(tx, order.id, view, rating.order.seller.id)
-          return view
-        }),
-      )
+      return placing(async (tx) => {
+        const order = await visibleOrder(tx, code, caller, true)
+        if (order.status !== 'DRAFT') throw new AppError('INVALID_STATE', `Order ${code} is ${order.status}, not DRAFT`)
+        const rating = await rate(tx, order.request as unknown as OrderInput, caller)
+        const view = await orderWire(tx, await place(tx, order, rating, caller))
+        await countPlanUses(tx, rating, caller)
+        await orderValidated(tx, order.id, view, rating.order.seller.id)
+        return view
+      })
     },
 
     async get(code: string, caller: Caller): Promise<OrderView> {

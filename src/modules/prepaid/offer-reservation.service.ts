@@ -1,4 +1,5 @@
 import type { Decimal } from 'decimal.js'
+import { withTransaction } from '../../kernel/db/transaction.ts'
 import type { Clock } from '../../kernel/clock.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import type { Outbox } from '../../kernel/events/index.ts'
@@ -10,7 +11,7 @@ import { periodContaining } from '../accounts/index.ts'
 import { createOrderService, dayIn, type OrderInput } from '../ordering/index.ts'
 import * as repo from './prepaid.repository.ts'
 import { insufficientBalance } from './reservation.model.ts'
-import { inTransaction, type Caller, type ReservationService } from './reservation.service.ts'
+import { type Caller, type ReservationService } from './reservation.service.ts'
 
 export interface OfferReservationInput {
   readonly sellerCode: string
@@ -82,7 +83,7 @@ export function createOfferReservationService(deps: {
   return {
     async reserve(input: OfferReservationInput, caller: Caller) {
       const settings = await readTenantSettings(db)
-      return inTransaction(db, async (tx) => {
+      return withTransaction(db, async (tx) => {
         // Another seller's account reads as an unknown one (row-level security): same answer, nothing locked.
         const account = await repo.lockUserAccount(tx, input.userAccountCode, caller.sellerCodes)
         if (!account) throw new AppError('ENTITY_NOT_FOUND', `User account ${input.userAccountCode} not found`)

@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm'
 import type { Clock } from '../../kernel/clock.ts'
 import type { Outbox } from '../../kernel/events/index.ts'
 import { one, type Db } from '../../kernel/db/database.ts'
-import { pgErrorOf } from '../../kernel/db/database-errors.ts'
+import { unlessVictim, withTransaction } from '../../kernel/db/transaction.ts'
 import { AppError, validationError } from '../../kernel/errors.ts'
 import { formatDecimal, money } from '../../kernel/money.ts'
 import { sellerCodeVisible, type SellerCodes } from '../../kernel/model/row-security.ts'
@@ -57,34 +57,6 @@ export interface ReserveAnswer {
   readonly reservationId: number
   readonly availableQuantity: Decimal
   readonly amountWithTax: Decimal
-}
-
-/** PostgreSQL deadlock and serialization failures: the transaction is rolled back whole and may run again. */
-const RETRYABLE = new Set(['40P01', '40001'])
-
-/** Runs a transaction, again (up to 3 times) when PostgreSQL chose it as a deadlock or serialization victim. */
-export async function inTransaction<T>(db: Db, work: (tx: Db) => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await db.transaction(work)
-    } catch (error) {
-      if (attempt >= 3 || !RETRYABLE.has(pgErrorOf(error)?.code ?? '')) throw error
-    }
-  }
-}
-
-/**
- * A one-statement write, or `whenVictim` when PostgreSQL chose it as a deadlock or serialization victim: the
- * statement was rolled back whole, and the caller then goes on as when its checks failed (read again, or the locked
- * transaction, which retries).
- */
-async function unlessVictim<T>(write: Promise<T>, whenVictim: T): Promise<T> {
-  try {
-    return await write
-  } catch (error) {
-    if (RETRYABLE.has(pgErrorOf(error)?.code ?? '')) return whenVictim
-    throw error
-  }
 }
 
 const notFound = (id: number) => new AppError('ENTITY_NOT_FOUND', `Reservation ${id} not found`)
@@ -324,7 +296,7 @@ export function createReservationService(deps: { db: Db; clock: Clock; catalogCa
     type: 'USAGE' | 'OFFER',
     work: (tx: Db, r: repo.ReservationRow) => Promise<string>,
   ): Promise<string> {
-    const outcome = await inTransaction(db, async (tx) => {
+    const outcome = await withTransaction(db, async (tx) => {
       const r = await repo.lockReservation(tx, id, (d) => dayIn(d, timeZone))
       // Usage and offer reservations have their own routes: one of the other kind is not found on these.
       if (!r || r.type !== type || !(await sellerVisible(tx, r.sellerId, caller.sellerCodes))) throw notFound(id)
@@ -430,7 +402,7 @@ export function createReservationService(deps: { db: Db; clock: Clock; catalogCa
    */
   async function reserveLocked(line: UsageLine, caller: Caller, now: Date): Promise<ReserveAnswer> {
     const settings = await cachedTenantSettings(db)
-    return inTransaction(db, async (tx) => {
+    return withTransaction(db, async (tx) => {
       // The subscription, the usage charge, its counter and the period open on the day: one statement.
       const { context, sub, charge, counter } = usableContext(
         await repo.usageContext(tx, {
@@ -814,7 +786,7 @@ export function createReservationService(deps: { db: Db; clock: Clock; catalogCa
       const { timeZone } = await cachedTenantSettings(db)
       let expired = 0
       for (;;) {
-        const claimed = await inTransaction(db, async (tx) => {
+        const claimed = await withTransaction(db, async (tx) => {
           const due = await repo.claimDue(tx, clock.now(), batch, (d) => dayIn(d, timeZone))
           await releaseAll(tx, due, 'EXPIRED', 'ReservationExpiry')
           return due.length

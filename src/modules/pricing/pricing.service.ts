@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm'
+import { withTransaction } from '../../kernel/db/transaction.ts'
 import { dayIn } from '../../kernel/time-zone.ts'
 import type { Outbox } from '../../kernel/events/index.ts'
 import type { Db } from '../../kernel/db/database.ts'
@@ -162,7 +163,7 @@ export function createPricingService(deps: { db: Db; clock: Clock; outbox: Outbo
 
     /** Creates the charge's draft (next version number) or replaces the existing one: one mutable draft per charge. */
     async saveDraft(code: string, input: DraftInput, actor: string) {
-      return deps.db.transaction(async (tx) => {
+      return withTransaction(deps.db, async (tx) => {
         // The charge row lock serializes drafts and publications of one charge.
         const id = await chargeId(tx, code, true)
         const problems = checkModelFields(input)
@@ -219,7 +220,7 @@ export function createPricingService(deps: { db: Db; clock: Clock; outbox: Outbo
      * (end-exclusive). The charge becomes ACTIVE with its first publication.
      */
     async publish(code: string, actor: string) {
-      return deps.db.transaction(async (tx) => {
+      return withTransaction(deps.db, async (tx) => {
         const id = await chargeId(tx, code, true)
         const draft = await repo.findDraft(tx, id)
         if (!draft) throw new AppError('INVALID_STATE', `Charge ${code} has no draft pricing version to publish`)
@@ -263,7 +264,7 @@ export function createPricingService(deps: { db: Db; clock: Clock; outbox: Outbo
     },
 
     async discardDraft(code: string): Promise<void> {
-      await deps.db.transaction(async (tx) => {
+      await withTransaction(deps.db, async (tx) => {
         const id = await chargeId(tx, code, true)
         const draft = await repo.findDraft(tx, id)
         if (!draft) throw new AppError('ENTITY_NOT_FOUND', `Charge ${code} has no draft pricing version`)
