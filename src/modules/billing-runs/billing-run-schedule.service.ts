@@ -13,6 +13,7 @@ import {
   type ScheduleBody,
 } from './billing-runs.model.ts'
 import * as repo from './billing-runs.repository.ts'
+import { scheduleMachine } from './billing-run-schedule.machine.ts'
 import { createScheduledRuns } from './billing-run.service.ts'
 
 const MAX_LIMIT = 1000
@@ -129,11 +130,9 @@ export function createBillingRunScheduleService(deps: { db: Db; log: WarningLog;
       return withTransaction(db, async (tx) => {
         const current = await repo.lockSchedule(tx, code)
         if (!current) throw notFound(code)
-        if (current.status === 'COMPLETED') {
-          throw new AppError('INVALID_STATE', `Schedule ${code} is COMPLETED: there is nothing left to pause`)
-        }
-        if (current.status === 'PAUSED') return current
-        await repo.setScheduleTimer(tx, current.id, { status: 'PAUSED', next: null, updater: actor.username })
+        const status = scheduleMachine.next(current.status, 'pause', `Schedule ${code}`)
+        if (status === current.status) return current
+        await repo.setScheduleTimer(tx, current.id, { status, next: null, updater: actor.username })
         return (await repo.findScheduleById(tx, current.id))!
       })
     },
@@ -146,13 +145,11 @@ export function createBillingRunScheduleService(deps: { db: Db; log: WarningLog;
       const outcome = await withTransaction(db, async (tx) => {
         const current = await repo.lockSchedule(tx, code)
         if (!current) throw notFound(code)
-        if (current.status === 'COMPLETED') {
-          throw new AppError('INVALID_STATE', `Schedule ${code} is COMPLETED and cannot be resumed`)
-        }
-        if (current.status === 'ACTIVE') return { view: current, ended: false }
+        const resumed = scheduleMachine.next(current.status, 'resume', `Schedule ${code}`)
+        if (resumed === current.status) return { view: current, ended: false }
         const { now, timeZone } = await ruleContext(tx)
         const next = nextFiring(repo.stateOf(current), timeZone, now)
-        const status = next === null ? 'COMPLETED' : 'ACTIVE'
+        const status = next === null ? scheduleMachine.next(current.status, 'end') : resumed
         await repo.setScheduleTimer(tx, current.id, { status, next, updater: actor.username })
         return { view: (await repo.findScheduleById(tx, current.id))!, ended: next === null }
       })
@@ -173,9 +170,10 @@ export function createBillingRunScheduleService(deps: { db: Db; log: WarningLog;
       const now = await repo.databaseNow(tx)
       for (const code of await repo.activeScheduleCodes(tx)) {
         const current = await repo.lockSchedule(tx, code)
-        if (current?.status !== 'ACTIVE') continue
+        if (!current || !scheduleMachine.can(current.status, 'fire')) continue
         const next = nextFiring(repo.stateOf(current), timeZone, now)
-        await repo.setScheduleTimer(tx, current.id, { status: next === null ? 'COMPLETED' : 'ACTIVE', next })
+        const status = scheduleMachine.next(current.status, next === null ? 'end' : 'fire')
+        await repo.setScheduleTimer(tx, current.id, { status, next })
       }
     },
 
