@@ -1,4 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm'
+import { MAX_PAGE_LIMIT } from '../http/pagination.ts'
 import { withTransaction } from '../db/transaction.ts'
 import type { Db } from '../db/database.ts'
 import { AppError, type ErrorDetail, validationError } from '../errors.ts'
@@ -21,8 +22,6 @@ export interface ListQuery {
   sortBy?: string
   sortOrder?: string
 }
-
-const MAX_LIMIT = 1000
 
 function humanize(name: string): string {
   return name.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase()
@@ -167,7 +166,7 @@ export function createResourceService(deps: { resource: Resource; db: Db; defaul
 
     async list(query: ListQuery, sellerCodes?: SellerCodes) {
       const scope = scopeOf(sellerCodes)
-      const limit = Math.min(query.limit ?? (await defaultLimit()), MAX_LIMIT)
+      const limit = Math.min(query.limit ?? (await defaultLimit()), MAX_PAGE_LIMIT)
       const offset = query.offset ?? 0
       const sortField = def.fields.get(query.sortBy ?? 'code') ?? undefined
       if (!sortField || sortField.type === 'json' || sortField.type === 'stringList') {

@@ -1,4 +1,5 @@
 import type { Db } from '../../kernel/db/database.ts'
+import { MAX_PAGE_LIMIT } from '../../kernel/http/pagination.ts'
 import { withTransaction } from '../../kernel/db/transaction.ts'
 import { pgErrorOf } from '../../kernel/db/database-errors.ts'
 import { AppError, validationError } from '../../kernel/errors.ts'
@@ -15,8 +16,6 @@ import {
 import * as repo from './billing-runs.repository.ts'
 import { scheduleMachine } from './billing-run-schedule.machine.ts'
 import { createScheduledRuns } from './billing-run.service.ts'
-
-const MAX_LIMIT = 1000
 
 /** What the schedules log: only warnings (a failed poll, a cron that no longer compiles). */
 export interface WarningLog {
@@ -89,7 +88,7 @@ export function createBillingRunScheduleService(deps: { db: Db; log: WarningLog;
      * and `limit` is echoed only then.
      */
     async list(query: { offset?: number; limit?: number }) {
-      const limit = query.limit === undefined ? undefined : Math.min(query.limit, MAX_LIMIT)
+      const limit = query.limit === undefined ? undefined : Math.min(query.limit, MAX_PAGE_LIMIT)
       const offset = query.offset ?? 0
       const page = await withTransaction(db, (tx) => repo.listSchedules(tx, { offset, limit }), {
         isolation: 'repeatable read',

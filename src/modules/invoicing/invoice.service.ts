@@ -2,7 +2,7 @@ import type { Clock } from '../../kernel/clock.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import { withTransaction } from '../../kernel/db/transaction.ts'
 import { AppError } from '../../kernel/errors.ts'
-import { pageOf } from '../../kernel/http/pagination.ts'
+import { defaultPageLimit, pageOf } from '../../kernel/http/pagination.ts'
 import type { SellerCodes } from '../../kernel/model/row-security.ts'
 import { readTenantSettings } from '../../kernel/settings.ts'
 import { addDays, dayIn, firstWholeDayFrom } from '../../kernel/time-zone.ts'
@@ -96,7 +96,7 @@ export function createInvoiceService(deps: { db: Db; clock: Clock; chain: BillRu
 
   return {
     async list(query: InvoiceListQuery, caller: Caller) {
-      const page = pageOf(query, (await readTenantSettings(db)).defaultListLimit)
+      const page = pageOf(query, await defaultPageLimit(db))
       const filter: views.InvoiceFilter = {
         ...(query.status === undefined ? {} : { status: query.status }),
         ...(query.invoiceType === undefined ? {} : { invoiceType: query.invoiceType }),
@@ -223,7 +223,7 @@ export function createInvoiceService(deps: { db: Db; clock: Clock; chain: BillRu
     },
 
     accountOperations: async (query: AccountOperationQuery, caller: Caller) => {
-      const page = pageOf(query, (await readTenantSettings(db)).defaultListLimit)
+      const page = pageOf(query, await defaultPageLimit(db))
       const found = await views.findAccountOperations(
         db,
         {

@@ -6,7 +6,7 @@ import type { Outbox } from '../../kernel/events/index.ts'
 import { decimalJson } from '../../kernel/decimal-json.ts'
 import { AppError } from '../../kernel/errors.ts'
 import { money } from '../../kernel/money.ts'
-import { readTenantSettings } from '../../kernel/settings.ts'
+import { cachedTenantSettings, readTenantSettings } from '../../kernel/settings.ts'
 import { periodContaining } from '../accounts/index.ts'
 import { createOrderService, dayIn, type OrderInput } from '../ordering/index.ts'
 import * as repo from './prepaid.repository.ts'
@@ -82,7 +82,7 @@ export function createOfferReservationService(deps: {
 
   return {
     async reserve(input: OfferReservationInput, caller: Caller) {
-      const settings = await readTenantSettings(db)
+      const settings = await cachedTenantSettings(db)
       return withTransaction(db, async (tx) => {
         // Another seller's account reads as an unknown one (row-level security): same answer, nothing locked.
         const account = await repo.lockUserAccount(tx, input.userAccountCode, caller.sellerCodes)
@@ -135,7 +135,7 @@ export function createOfferReservationService(deps: {
 
     /** A new credit limit for an OPEN offer reservation: the held amount must still fit (else 402, unchanged). */
     async updateCreditLimit(id: number, creditLimit: Decimal, caller: Caller) {
-      const { timeZone } = await readTenantSettings(db)
+      const { timeZone } = await cachedTenantSettings(db)
       let result: Awaited<ReturnType<typeof view>> | undefined
       await deps.reservations.withOpen(id, caller, timeZone, 'OFFER', async (tx, r) => {
         const room = await headroom(tx, r.userAccountId, creditLimit, r.id)
@@ -151,7 +151,7 @@ export function createOfferReservationService(deps: {
 
     /** Confirms an OPEN offer reservation: the order is placed (subscription ACTIVE) and the reservation CONFIRMED. */
     async confirm(id: number, caller: Caller) {
-      const { timeZone } = await readTenantSettings(db)
+      const { timeZone } = await cachedTenantSettings(db)
       let result: Awaited<ReturnType<typeof view>> | undefined
       await deps.reservations.withOpen(id, caller, timeZone, 'OFFER', async (tx, r) => {
         const stored = (await repo.reservationView(tx, r.id))!

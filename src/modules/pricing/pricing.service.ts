@@ -8,7 +8,7 @@ import { AppError, validationError, type ErrorDetail } from '../../kernel/errors
 import { money } from '../../kernel/money.ts'
 import type { Clock } from '../../kernel/clock.ts'
 import { registry } from '../../kernel/model/index.ts'
-import { readTenantSettings } from '../../kernel/settings.ts'
+import { cachedTenantSettings } from '../../kernel/settings.ts'
 import * as records from '../../kernel/resources/resource.repository.ts'
 import { FormulaError, parsePriceFormula } from './el/index.ts'
 import { decimalWire, readDecimal } from './decimal-input.ts'
@@ -286,7 +286,7 @@ export function createPricingService(deps: { db: Db; clock: Clock; outbox: Outbo
         stored = all.find((v) => v.version.version === input.version)
         if (!stored) throw new AppError('ENTITY_NOT_FOUND', `Charge ${code} has no pricing version ${input.version}`)
       } else {
-        date = input.date ?? dayIn(deps.clock.now(), (await readTenantSettings(db)).timeZone)
+        date = input.date ?? dayIn(deps.clock.now(), (await cachedTenantSettings(db)).timeZone)
         stored = publishedOn(all, date)
         if (!stored) throw new AppError('PRICE_NOT_FOUND', `Charge ${code} has no published price on ${date}`)
       }
