@@ -4,7 +4,12 @@ import { tenantSettings } from './db/schema/index.ts'
 
 export type TenantSettings = typeof tenantSettings.$inferSelect
 
-/** The tenant's settings row (created by the bootstrap migration). */
+/**
+ * The tenant's settings row (created by the bootstrap migration), read now. The rule (docs/decisions.md "Tenant
+ * settings reads"): use it inside a transaction (`tx`), where the value must be the one of the transaction's
+ * snapshot because the transaction writes something it decides (a day, a number, a rule checked under a lock), and
+ * where the settings themselves are answered or changed. Everywhere else, `cachedTenantSettings`.
+ */
 export async function readTenantSettings(db: Db): Promise<TenantSettings> {
   const found = await db.select().from(tenantSettings).where(eq(tenantSettings.id, 1))
   if (!found[0]) throw new Error('tenant_setting row 1 is missing: run the migrations')
@@ -16,7 +21,9 @@ const cache = new WeakMap<Db, { at: number; settings: TenantSettings }>()
 
 /**
  * The settings as of at most a second ago: hot read paths skip a round trip. A change made by this process is seen
- * at once (`forgetTenantSettings`); one made by another instance within a second.
+ * at once (`forgetTenantSettings`); one made by another instance within a second. The rule: the read of a request
+ * or a job outside a transaction (the time zone its input is parsed in, the default page size, the expiry delay,
+ * whether prices include tax); inside a transaction, `readTenantSettings(tx)`.
  */
 export async function cachedTenantSettings(db: Db): Promise<TenantSettings> {
   const hit = cache.get(db)

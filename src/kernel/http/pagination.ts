@@ -1,8 +1,19 @@
 import { sql, type SQL } from 'drizzle-orm'
 import { Type } from 'typebox'
+import type { Db } from '../db/database.ts'
+import { cachedTenantSettings } from '../settings.ts'
 
 /** The most records one page of any list holds, whatever the client asks: a larger `limit` is lowered to it. */
 export const MAX_PAGE_LIMIT = 1000
+
+/**
+ * The tenant's default page size (`defaultListLimit`, 100 unless changed), the one every list uses when no `limit`
+ * is sent. Read as request paths read settings (`cachedTenantSettings`: at most a second old, this instance's own
+ * change seen at once).
+ */
+export async function defaultPageLimit(db: Db): Promise<number> {
+  return (await cachedTenantSettings(db)).defaultListLimit
+}
 
 /** What a client asks of a page: `offset` (default 0) and `limit` (default: the tenant's `defaultListLimit`). */
 export interface PageRequest {

@@ -1,4 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm'
+import { MAX_PAGE_LIMIT } from '../http/pagination.ts'
+import { withTransaction } from '../db/transaction.ts'
 import type { Db } from '../db/database.ts'
 import { AppError, type ErrorDetail, validationError } from '../errors.ts'
 import { pgErrorOf } from '../db/database-errors.ts'
@@ -20,8 +22,6 @@ export interface ListQuery {
   sortBy?: string
   sortOrder?: string
 }
-
-const MAX_LIMIT = 1000
 
 function humanize(name: string): string {
   return name.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase()
@@ -166,7 +166,7 @@ export function createResourceService(deps: { resource: Resource; db: Db; defaul
 
     async list(query: ListQuery, sellerCodes?: SellerCodes) {
       const scope = scopeOf(sellerCodes)
-      const limit = Math.min(query.limit ?? (await defaultLimit()), MAX_LIMIT)
+      const limit = Math.min(query.limit ?? (await defaultLimit()), MAX_PAGE_LIMIT)
       const offset = query.offset ?? 0
       const sortField = def.fields.get(query.sortBy ?? 'code') ?? undefined
       if (!sortField || sortField.type === 'json' || sortField.type === 'stringList') {
@@ -201,7 +201,7 @@ export function createResourceService(deps: { resource: Resource; db: Db; defaul
     async create(body: Record<string, unknown>, actor: Actor, sellerCodes?: SellerCodes): Promise<repo.WireRecord> {
       const scope = scopeOf(sellerCodes)
       try {
-        return await db.transaction(async (tx) => {
+        return await withTransaction(db, async (tx) => {
           const values = await toColumns(tx, body, undefined, scope)
           values.set('creator', sql`${actor.username}`)
           const id = await repo.insert(tx, def, values)
@@ -225,7 +225,7 @@ export function createResourceService(deps: { resource: Resource; db: Db; defaul
     ): Promise<repo.WireRecord> {
       const scope = scopeOf(sellerCodes)
       try {
-        return await db.transaction(async (tx) => {
+        return await withTransaction(db, async (tx) => {
           const id = await repo.lockIdOfCode(tx, def, code, scope)
           if (id === undefined) throw notFound(code)
           const values = await toColumns(tx, body, id, scope)
@@ -243,7 +243,7 @@ export function createResourceService(deps: { resource: Resource; db: Db; defaul
     async delete(code: string, sellerCodes?: SellerCodes): Promise<void> {
       const scope = scopeOf(sellerCodes)
       try {
-        await db.transaction(async (tx) => {
+        await withTransaction(db, async (tx) => {
           const id = await repo.lockIdOfCode(tx, def, code, scope)
           if (id === undefined) throw notFound(code)
           await repo.remove(tx, def, id)

@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm'
+import { withTransaction } from '../../kernel/db/transaction.ts'
 import { one, type Db } from '../../kernel/db/database.ts'
 
 const FIRST = ['Ada', 'Blaise', 'Claude', 'Dora', 'Emmy', 'Felix', 'Grace', 'Hugo', 'Ines', 'Jules']
@@ -37,7 +38,7 @@ const vatNumber = (country: string, i: number) =>
  * Idempotent: does nothing when the MAIN seller exists.
  */
 export async function seedAccountsDemo(db: Db): Promise<{ created: boolean }> {
-  return db.transaction(async (tx) => {
+  return withTransaction(db, async (tx) => {
     const existing = await one(tx, sql`select id from seller where code = 'MAIN'`)
     if (existing) return { created: false }
     // Text outside ASCII goes in as parameters, not in the statements' text: the built server's source then holds

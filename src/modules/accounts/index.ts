@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify'
+import { defaultPageLimit } from '../../kernel/http/pagination.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import { registry } from '../../kernel/model/index.ts'
-import { readTenantSettings, type TimeZoneListener } from '../../kernel/settings.ts'
+import type { TimeZoneListener } from '../../kernel/settings.ts'
 import type { Resource } from '../../kernel/resources/resource.model.ts'
 import { createResourceService } from '../../kernel/resources/resource.service.ts'
 import { registerResourceRoutes, type ActorOf } from '../../kernel/resources/resource.routes.ts'
@@ -45,7 +46,7 @@ export function createAccountsModule(deps: {
   /** Told of a change of the tenant time zone, in its transaction (filled by the modules owning timers). */
   timeZoneListeners?: readonly TimeZoneListener[]
 }) {
-  const defaultLimit = async () => (await readTenantSettings(deps.db)).defaultListLimit
+  const defaultLimit = () => defaultPageLimit(deps.db)
   const services = accountResources.map((spec) =>
     createResourceService({ resource: toResource(spec), db: deps.db, defaultLimit }),
   )

@@ -1,4 +1,5 @@
 import { eq, sql } from 'drizzle-orm'
+import { withTransaction } from '../../kernel/db/transaction.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import { tenantSettings } from '../../kernel/db/schema/index.ts'
 import { validationError, type ErrorDetail } from '../../kernel/errors.ts'
@@ -109,7 +110,7 @@ export async function updateTenantSettings(
   if (body.workbench?.exportRetentionDays !== undefined)
     values.workbenchExportRetentionDays = body.workbench.exportRetentionDays
   if (problems.length > 0) throw validationError(problems)
-  await db.transaction(async (tx) => {
+  await withTransaction(db, async (tx) => {
     const before = await tx
       .select({ timeZone: tenantSettings.timeZone })
       .from(tenantSettings)

@@ -1,4 +1,6 @@
 import type { Db } from '../../kernel/db/database.ts'
+import { MAX_PAGE_LIMIT } from '../../kernel/http/pagination.ts'
+import { withTransaction } from '../../kernel/db/transaction.ts'
 import { pgErrorOf } from '../../kernel/db/database-errors.ts'
 import { AppError, validationError } from '../../kernel/errors.ts'
 import type { Actor } from '../../kernel/resources/resource.service.ts'
@@ -12,9 +14,8 @@ import {
   type ScheduleBody,
 } from './billing-runs.model.ts'
 import * as repo from './billing-runs.repository.ts'
+import { scheduleMachine } from './billing-run-schedule.machine.ts'
 import { createScheduledRuns } from './billing-run.service.ts'
-
-const MAX_LIMIT = 1000
 
 /** What the schedules log: only warnings (a failed poll, a cron that no longer compiles). */
 export interface WarningLog {
@@ -63,7 +64,7 @@ export function createBillingRunScheduleService(deps: { db: Db; log: WarningLog;
     async create(body: ScheduleBody, actor: Actor): Promise<repo.ScheduleView> {
       const code = body.name?.trim() ?? ''
       try {
-        return await db.transaction(async (tx) => {
+        return await withTransaction(db, async (tx) => {
           const state = scheduleFromCreate(body, await ruleContext(tx))
           const cycleIds = await resolveCycles(tx, state.billingCycleCodes)
           if (await repo.findSchedule(tx, state.code)) throw scheduleExists(state.code)
@@ -87,10 +88,10 @@ export function createBillingRunScheduleService(deps: { db: Db; log: WarningLog;
      * and `limit` is echoed only then.
      */
     async list(query: { offset?: number; limit?: number }) {
-      const limit = query.limit === undefined ? undefined : Math.min(query.limit, MAX_LIMIT)
+      const limit = query.limit === undefined ? undefined : Math.min(query.limit, MAX_PAGE_LIMIT)
       const offset = query.offset ?? 0
-      const page = await db.transaction((tx) => repo.listSchedules(tx, { offset, limit }), {
-        isolationLevel: 'repeatable read',
+      const page = await withTransaction(db, (tx) => repo.listSchedules(tx, { offset, limit }), {
+        isolation: 'repeatable read',
         accessMode: 'read only',
       })
       return { total: page.total, offset, ...(limit === undefined ? {} : { limit }), data: page.data }
@@ -99,7 +100,7 @@ export function createBillingRunScheduleService(deps: { db: Db; log: WarningLog;
     /** Partial: only the fields sent change; the next firing is recomputed from now. COMPLETED → 409. */
     async update(code: string, body: ScheduleBody, actor: Actor): Promise<repo.ScheduleView> {
       try {
-        return await db.transaction(async (tx) => {
+        return await withTransaction(db, async (tx) => {
           const current = await repo.lockSchedule(tx, code)
           if (!current) throw notFound(code)
           // A client may send the whole schedule back: its name is accepted when it is the code.
@@ -125,14 +126,12 @@ export function createBillingRunScheduleService(deps: { db: Db; log: WarningLog;
 
     /** ACTIVE → PAUSED (no firing until resumed); PAUSED stays PAUSED; COMPLETED → 409. */
     async pause(code: string, actor: Actor): Promise<repo.ScheduleView> {
-      return db.transaction(async (tx) => {
+      return withTransaction(db, async (tx) => {
         const current = await repo.lockSchedule(tx, code)
         if (!current) throw notFound(code)
-        if (current.status === 'COMPLETED') {
-          throw new AppError('INVALID_STATE', `Schedule ${code} is COMPLETED: there is nothing left to pause`)
-        }
-        if (current.status === 'PAUSED') return current
-        await repo.setScheduleTimer(tx, current.id, { status: 'PAUSED', next: null, updater: actor.username })
+        const status = scheduleMachine.next(current.status, 'pause', `Schedule ${code}`)
+        if (status === current.status) return current
+        await repo.setScheduleTimer(tx, current.id, { status, next: null, updater: actor.username })
         return (await repo.findScheduleById(tx, current.id))!
       })
     },
@@ -142,16 +141,14 @@ export function createBillingRunScheduleService(deps: { db: Db; log: WarningLog;
      * schedule whose end has passed while paused becomes COMPLETED, and the resume is refused (409).
      */
     async resume(code: string, actor: Actor): Promise<repo.ScheduleView> {
-      const outcome = await db.transaction(async (tx) => {
+      const outcome = await withTransaction(db, async (tx) => {
         const current = await repo.lockSchedule(tx, code)
         if (!current) throw notFound(code)
-        if (current.status === 'COMPLETED') {
-          throw new AppError('INVALID_STATE', `Schedule ${code} is COMPLETED and cannot be resumed`)
-        }
-        if (current.status === 'ACTIVE') return { view: current, ended: false }
+        const resumed = scheduleMachine.next(current.status, 'resume', `Schedule ${code}`)
+        if (resumed === current.status) return { view: current, ended: false }
         const { now, timeZone } = await ruleContext(tx)
         const next = nextFiring(repo.stateOf(current), timeZone, now)
-        const status = next === null ? 'COMPLETED' : 'ACTIVE'
+        const status = next === null ? scheduleMachine.next(current.status, 'end') : resumed
         await repo.setScheduleTimer(tx, current.id, { status, next, updater: actor.username })
         return { view: (await repo.findScheduleById(tx, current.id))!, ended: next === null }
       })
@@ -172,9 +169,10 @@ export function createBillingRunScheduleService(deps: { db: Db; log: WarningLog;
       const now = await repo.databaseNow(tx)
       for (const code of await repo.activeScheduleCodes(tx)) {
         const current = await repo.lockSchedule(tx, code)
-        if (current?.status !== 'ACTIVE') continue
+        if (!current || !scheduleMachine.can(current.status, 'fire')) continue
         const next = nextFiring(repo.stateOf(current), timeZone, now)
-        await repo.setScheduleTimer(tx, current.id, { status: next === null ? 'COMPLETED' : 'ACTIVE', next })
+        const status = scheduleMachine.next(current.status, next === null ? 'end' : 'fire')
+        await repo.setScheduleTimer(tx, current.id, { status, next })
       }
     },
 
@@ -183,7 +181,7 @@ export function createBillingRunScheduleService(deps: { db: Db; log: WarningLog;
      * change; the firing counts as the last one.
      */
     async runNow(code: string, actor: Actor): Promise<{ schedule: repo.ScheduleView; billingRuns: unknown[] }> {
-      return db.transaction(async (tx) => {
+      return withTransaction(db, async (tx) => {
         const current = await repo.lockSchedule(tx, code)
         if (!current) throw notFound(code)
         const { now, timeZone } = await ruleContext(tx)
@@ -208,7 +206,7 @@ export function createBillingRunScheduleService(deps: { db: Db; log: WarningLog;
      * is computed from now, so firings missed while no instance ran collapse into this one.
      */
     async fireDue(id: number, due: string, firedBy: string): Promise<boolean> {
-      return db.transaction(async (tx) => {
+      return withTransaction(db, async (tx) => {
         const schedule = await repo.claimDueSchedule(tx, id, due)
         if (!schedule) return false
         const { now, timeZone } = await ruleContext(tx)

@@ -3,6 +3,7 @@ import { one, rows, type Db } from '../../kernel/db/database.ts'
 import type { ScheduleExpression } from '../../kernel/jobs/schedule-expression.ts'
 import { instantText, textArray } from '../../kernel/model/json.ts'
 import type { AutoAction, ProcessType, Repeats, ScheduleState, ScheduleStatus } from './billing-runs.model.ts'
+import { scheduleMachine } from './billing-run-schedule.machine.ts'
 
 /** An instant as written on the wire: ISO-8601 UTC to the second, computed by PostgreSQL. */
 const iso = instantText
@@ -207,7 +208,7 @@ export async function deleteSchedule(db: Db, code: string): Promise<boolean> {
 export async function activeScheduleCodes(db: Db): Promise<string[]> {
   const found = await rows<{ code: string }>(
     db,
-    sql`select code from billing_run_schedule where status = 'ACTIVE' order by id`,
+    sql`select code from billing_run_schedule where ${scheduleMachine.whereTrigger(sql`status`, 'fire')} order by id`,
   )
   return found.map((r) => r.code)
 }
@@ -233,7 +234,7 @@ export async function dueSchedules(db: Db, limit: number): Promise<{ id: number;
   const found = await rows<{ id: string | number; due: string }>(
     db,
     sql`select id, to_char(next_fire_date at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as due
-      from billing_run_schedule where status = 'ACTIVE' and next_fire_date <= now()
+      from billing_run_schedule where ${scheduleMachine.whereTrigger(sql`status`, 'fire')} and next_fire_date <= now()
       order by next_fire_date, id limit ${limit}`,
   )
   return found.map((row) => ({ id: Number(row.id), due: row.due }))
@@ -247,7 +248,8 @@ export async function claimDueSchedule(db: Db, id: number, due: string): Promise
   const claimed = await one<{ id: unknown }>(
     db,
     sql`select id from billing_run_schedule
-      where id = ${id} and status = 'ACTIVE' and next_fire_date = ${due}::timestamptz for update skip locked`,
+      where id = ${id} and ${scheduleMachine.whereTrigger(sql`status`, 'fire')} and next_fire_date = ${due}::timestamptz
+      for update skip locked`,
   )
   return claimed ? findScheduleById(db, id) : undefined
 }
@@ -256,8 +258,8 @@ export async function claimDueSchedule(db: Db, id: number, due: string): Promise
 export async function completeEndedSchedules(db: Db): Promise<number> {
   const done = await rows<{ id: unknown }>(
     db,
-    sql`update billing_run_schedule set status = 'COMPLETED', next_fire_date = null
-      where status = 'PAUSED' and repeats <> 'NONE' and end_date is not null and end_date < now() returning id`,
+    sql`update billing_run_schedule set status = ${scheduleMachine.next('PAUSED', 'lapse')}, next_fire_date = null
+      where ${scheduleMachine.whereTrigger(sql`status`, 'lapse')} and repeats <> 'NONE' and end_date is not null and end_date < now() returning id`,
   )
   return done.length
 }

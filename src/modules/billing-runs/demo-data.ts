@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm'
+import { withTransaction } from '../../kernel/db/transaction.ts'
 import { one, type Db } from '../../kernel/db/database.ts'
 import { readTenantSettings } from '../../kernel/settings.ts'
 import { nextFiring, type ScheduleTiming } from './billing-runs.model.ts'
@@ -6,7 +7,7 @@ import { databaseNow } from './billing-runs.repository.ts'
 
 /** Demo: a monthly schedule billing CYC_MONTHLY at midnight on the 1st (tenant time zone). Idempotent. */
 export async function seedBillingRunsDemo(db: Db): Promise<{ created: boolean }> {
-  return db.transaction(async (tx) => {
+  return withTransaction(db, async (tx) => {
     const cycle = await one<{ id: string | number }>(tx, sql`select id from billing_cycle where code = 'CYC_MONTHLY'`)
     if (!cycle) return { created: false }
     const cron = { second: '0', minute: '0', hour: '0', dayOfMonth: '1', month: '*', dayOfWeek: '*', year: '*' }

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { systemClock, type Clock } from '../../kernel/clock.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import { registry } from '../../kernel/model/index.ts'
-import { readTenantSettings } from '../../kernel/settings.ts'
+import { defaultPageLimit } from '../../kernel/http/pagination.ts'
 import type { Resource, ResourceSpec } from '../../kernel/resources/resource.model.ts'
 import { createResourceService } from '../../kernel/resources/resource.service.ts'
 import { registerResourceRoutes, type ActorOf } from '../../kernel/resources/resource.routes.ts'
@@ -29,7 +29,7 @@ function toResource(spec: ResourceSpec): Resource {
  * versions of charges) and the discounts module (discount plans), wired here so the app adds one module.
  */
 export function createCatalogModule(deps: { db: Db; actorOf: ActorOf; clock?: Clock; outbox: Outbox }) {
-  const defaultLimit = async () => (await readTenantSettings(deps.db)).defaultListLimit
+  const defaultLimit = () => defaultPageLimit(deps.db)
   const records = (entity: string, path: string, roleResource: string, label: string) =>
     createResourceService({ resource: toResource({ entity, path, roleResource, label }), db: deps.db, defaultLimit })
   const resources = new Map(

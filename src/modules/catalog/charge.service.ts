@@ -1,4 +1,5 @@
 import { eq, sql, type SQL } from 'drizzle-orm'
+import { withTransaction } from '../../kernel/db/transaction.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import { pgErrorOf } from '../../kernel/db/database-errors.ts'
 import { chargeTemplates } from '../../kernel/db/schema/index.ts'
@@ -72,7 +73,7 @@ export function createChargeService(deps: { db: Db; records: ResourceService }) 
     list: (query: ListQuery) => deps.records.list(query),
 
     async create(input: ChargeInput & { code: string; type: string }, actor: string) {
-      return deps.db.transaction(async (tx) => {
+      return withTransaction(deps.db, async (tx) => {
         if ((await records.idOfCode(tx, CHARGE(), input.code)) !== undefined) {
           throw new AppError('ENTITY_ALREADY_EXISTS', `Charge ${input.code} already exists`)
         }
@@ -132,7 +133,7 @@ export function createChargeService(deps: { db: Db; records: ResourceService }) 
 
     /** Partial update; the type cannot change. The charge's own article follows its sub-category and tax class. */
     async update(code: string, input: ChargeInput, actor: string) {
-      return deps.db.transaction(async (tx) => {
+      return withTransaction(deps.db, async (tx) => {
         const id = await records.lockIdOfCode(tx, CHARGE(), code)
         if (id === undefined) throw new AppError('ENTITY_NOT_FOUND', `Charge ${code} not found`)
         const current = (await records.findById(tx, CHARGE(), id))!
@@ -174,7 +175,7 @@ export function createChargeService(deps: { db: Db; records: ResourceService }) 
 
     /** Deletes a charge no product or service uses, with its pricing versions and (when unused) its own article. */
     async delete(code: string) {
-      await deps.db.transaction(async (tx) => {
+      await withTransaction(deps.db, async (tx) => {
         const id = await records.lockIdOfCode(tx, CHARGE(), code)
         if (id === undefined) throw new AppError('ENTITY_NOT_FOUND', `Charge ${code} not found`)
         const current = (await records.findById(tx, CHARGE(), id))!

@@ -1,4 +1,5 @@
 import { createOutbox } from '../../kernel/events/index.ts'
+import { withTransaction } from '../../kernel/db/transaction.ts'
 import { systemClock } from '../../kernel/clock.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import { registry } from '../../kernel/model/index.ts'
@@ -27,7 +28,7 @@ const INTERNET_PRICES: [string, string, string][] = [
  * Idempotent: does nothing when the TIER attribute exists or the accounts demo is missing.
  */
 export async function seedCatalogDemo(db: Db): Promise<{ created: boolean }> {
-  return db.transaction(async (tx) => {
+  return withTransaction(db, async (tx) => {
     if ((await records.idOfCode(tx, registry.get('Attribute'), 'TIER')) !== undefined) return { created: false }
     if ((await records.idOfCode(tx, registry.get('Seller'), 'MAIN')) === undefined) return { created: false }
     const catalog = createCatalogModule({

@@ -1,3 +1,5 @@
+import { stateMachine } from '../../kernel/state-machine.ts'
+
 /** Backend life-cycle statuses of an offer (shared by both offer interfaces). */
 export const OFFER_STATUSES = [
   'IN_STUDY',
@@ -30,34 +32,38 @@ export const PORTAL_STATUS: Readonly<Record<OfferStatus, 'draft' | 'ready' | 'li
   REJECTED: 'retired',
 }
 
-/**
- * The moves allowed after the draft statuses: the forward path IN_TEST → ACTIVE → LAUNCHED → RETIRED → OBSOLETE, and
- * ACTIVE → RETIRED.
- */
-const MOVES: ReadonlySet<string> = new Set([
-  'IN_TEST>ACTIVE',
-  'ACTIVE>LAUNCHED',
-  'ACTIVE>RETIRED',
-  'LAUNCHED>RETIRED',
-  'RETIRED>OBSOLETE',
-])
-
 export const isOfferStatus = (value: string): value is OfferStatus =>
   (OFFER_STATUSES as readonly string[]).includes(value)
 
 /** Whether an offer in this stored status can be ordered (ACTIVE or LAUNCHED). */
 export const isOrderableStatus = (value: string): boolean => isOfferStatus(value) && ORDERABLE_STATUSES.includes(value)
 
+/** The moves among drafts: each draft status to any other, or to REJECTED. */
+const DRAFT_MOVES = { IN_STUDY: 'IN_STUDY', IN_DESIGN: 'IN_DESIGN', IN_TEST: 'IN_TEST', REJECTED: 'REJECTED' } as const
+
 /**
- * Whether an offer may move from one status to another: staying put is allowed; draft statuses move freely among
- * themselves and to REJECTED; then IN_TEST → ACTIVE → LAUNCHED → RETIRED → OBSOLETE, and ACTIVE → RETIRED.
+ * An offer's life cycle as one table, `(status, trigger) → next`, the trigger being the status asked for: staying put
+ * is allowed; draft statuses move freely among themselves and to REJECTED; then IN_TEST → ACTIVE → LAUNCHED →
+ * RETIRED → OBSOLETE, and ACTIVE → RETIRED. Both offer interfaces read it (their refusal, 422
+ * OFFER_STATUS_TRANSITION_INVALID, names the statuses in each interface's words).
  */
-export function canMoveOffer(from: OfferStatus, to: OfferStatus): boolean {
-  if (from === to) return true
-  const fromDraft = DRAFT_STATUSES.includes(from)
-  if (fromDraft && (DRAFT_STATUSES.includes(to) || to === 'REJECTED')) return true
-  return MOVES.has(`${from}>${to}`)
-}
+export const offerMachine = stateMachine<OfferStatus, OfferStatus>({
+  kind: 'Offer',
+  error: 'OFFER_STATUS_TRANSITION_INVALID',
+  table: {
+    IN_STUDY: DRAFT_MOVES,
+    IN_DESIGN: DRAFT_MOVES,
+    IN_TEST: { ...DRAFT_MOVES, ACTIVE: 'ACTIVE' },
+    ACTIVE: { ACTIVE: 'ACTIVE', LAUNCHED: 'LAUNCHED', RETIRED: 'RETIRED' },
+    LAUNCHED: { LAUNCHED: 'LAUNCHED', RETIRED: 'RETIRED' },
+    RETIRED: { RETIRED: 'RETIRED', OBSOLETE: 'OBSOLETE' },
+    OBSOLETE: { OBSOLETE: 'OBSOLETE' },
+    REJECTED: { REJECTED: 'REJECTED' },
+  },
+})
+
+/** Whether an offer may move from one status to another (`offerMachine`). */
+export const canMoveOffer = (from: OfferStatus, to: OfferStatus): boolean => offerMachine.can(from, to)
 
 /** The statuses an offer may move to from `from` (staying put aside), in life-cycle order. */
 export const nextOfferStatuses = (from: OfferStatus): OfferStatus[] =>

@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm'
+import { withTransaction } from '../../kernel/db/transaction.ts'
 import { one, type Db } from '../../kernel/db/database.ts'
 import { pgErrorOf } from '../../kernel/db/database-errors.ts'
 import type { Outbox } from '../../kernel/events/index.ts'
@@ -501,18 +502,19 @@ export function createOfferTemplateService(deps: { db: Db; records: ResourceServ
     },
 
     create: (input: OfferInput & { code: string }, actor: OfferActor) =>
-      deps.db.transaction(async (tx) => {
+      withTransaction(deps.db, async (tx) => {
         await createOffer(tx, { ...fromV1(input), code: input.code }, actor, V1_DIALECT)
         return get(tx, input.code)
       }),
 
     update: (code: string, input: OfferInput, actor: OfferActor) =>
-      deps.db.transaction(async (tx) => {
+      withTransaction(deps.db, async (tx) => {
         await updateOffer(tx, code, fromV1(input), actor, V1_DIALECT, deps.outbox)
         return get(tx, input.code ?? code)
       }),
 
-    delete: (code: string, actor: OfferActor) => deps.db.transaction((tx) => deleteOffer(tx, code, actor, V1_DIALECT)),
+    delete: (code: string, actor: OfferActor) =>
+      withTransaction(deps.db, (tx) => deleteOffer(tx, code, actor, V1_DIALECT)),
   }
 }
 

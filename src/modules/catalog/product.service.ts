@@ -1,4 +1,5 @@
 import type { Clock } from '../../kernel/clock.ts'
+import { withTransaction } from '../../kernel/db/transaction.ts'
 import { readDay } from '../../kernel/time-zone.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import { AppError, validationError } from '../../kernel/errors.ts'
@@ -93,7 +94,7 @@ export function createProductService(deps: { db: Db; clock: Clock }) {
     what: 'attributes' | 'charges',
     change: (tx: Db, versionId: number) => Promise<void>,
   ) {
-    return deps.db.transaction(async (tx) => {
+    return withTransaction(deps.db, async (tx) => {
       const id = await productId(tx, productCode, true)
       const row = await version(tx, productCode, id, number)
       if (row.status !== 'DRAFT') throw notDraft(what, row.status)
@@ -110,7 +111,7 @@ export function createProductService(deps: { db: Db; clock: Clock }) {
     },
 
     async getVersion(productCode: string, number: number) {
-      return deps.db.transaction(async (tx) => {
+      return withTransaction(deps.db, async (tx) => {
         const id = await productId(tx, productCode, false)
         return wire(tx, productCode, await version(tx, productCode, id, number))
       })
@@ -118,7 +119,7 @@ export function createProductService(deps: { db: Db; clock: Clock }) {
 
     /** A new DRAFT with the next version number (the product lock makes concurrent creations number in turn). */
     async createVersion(productCode: string, sent: ProductVersionInput, actor: string) {
-      return deps.db.transaction(async (tx) => {
+      return withTransaction(deps.db, async (tx) => {
         const id = await productId(tx, productCode, true)
         const input = await days(tx, sent)
         const validFrom = input.validFrom ?? null
@@ -135,7 +136,7 @@ export function createProductService(deps: { db: Db; clock: Clock }) {
     },
 
     async updateVersion(productCode: string, number: number, sent: ProductVersionInput, actor: string) {
-      return deps.db.transaction(async (tx) => {
+      return withTransaction(deps.db, async (tx) => {
         const id = await productId(tx, productCode, true)
         const input = await days(tx, sent)
         const row = await version(tx, productCode, id, number)
@@ -152,7 +153,7 @@ export function createProductService(deps: { db: Db; clock: Clock }) {
     },
 
     async deleteVersion(productCode: string, number: number) {
-      await deps.db.transaction(async (tx) => {
+      await withTransaction(deps.db, async (tx) => {
         const id = await productId(tx, productCode, true)
         const row = await version(tx, productCode, id, number)
         if (row.status !== 'DRAFT') {
@@ -171,7 +172,7 @@ export function createProductService(deps: { db: Db; clock: Clock }) {
      * on the publish day in the tenant time zone (a later one without start stays a 409).
      */
     async publish(productCode: string, number: number, actor: string) {
-      return deps.db.transaction(async (tx) => {
+      return withTransaction(deps.db, async (tx) => {
         // The product lock serializes publications of its versions: two cannot both find the same predecessor.
         const id = await productId(tx, productCode, true)
         const row = await version(tx, productCode, id, number)
@@ -232,7 +233,7 @@ export function createProductService(deps: { db: Db; clock: Clock }) {
 
     /** Links a discount plan to a product: an order may then select it on that product. */
     async linkDiscountPlan(productCode: string, planCode: string) {
-      return deps.db.transaction(async (tx) => {
+      return withTransaction(deps.db, async (tx) => {
         const id = await productId(tx, productCode, true)
         await repo.linkDiscountPlan(tx, id, await reference(tx, 'DiscountPlan', 'Discount plan', planCode))
         return { productCode, discountPlans: await repo.discountPlanCodes(tx, id) }
@@ -240,7 +241,7 @@ export function createProductService(deps: { db: Db; clock: Clock }) {
     },
 
     async unlinkDiscountPlan(productCode: string, planCode: string) {
-      return deps.db.transaction(async (tx) => {
+      return withTransaction(deps.db, async (tx) => {
         const id = await productId(tx, productCode, true)
         await repo.unlinkDiscountPlan(tx, id, await reference(tx, 'DiscountPlan', 'Discount plan', planCode))
         return { productCode, discountPlans: await repo.discountPlanCodes(tx, id) }

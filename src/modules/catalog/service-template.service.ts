@@ -1,4 +1,5 @@
 import { asc, eq, inArray, sql } from 'drizzle-orm'
+import { withTransaction } from '../../kernel/db/transaction.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import { chargeTemplates, serviceChargeTemplates, serviceTemplates } from '../../kernel/db/schema/index.ts'
 import { AppError, validationError, type ErrorDetail } from '../../kernel/errors.ts'
@@ -67,7 +68,7 @@ export function createServiceTemplateService(deps: { db: Db; records: ResourceSe
     },
 
     async create(input: ServiceTemplateInput & { code: string }, actor: string) {
-      return deps.db.transaction(async (tx) => {
+      return withTransaction(deps.db, async (tx) => {
         if ((await records.idOfCode(tx, SERVICE(), input.code)) !== undefined) {
           throw new AppError('ENTITY_ALREADY_EXISTS', `Service template ${input.code} already exists`)
         }
@@ -87,7 +88,7 @@ export function createServiceTemplateService(deps: { db: Db; records: ResourceSe
 
     /** Partial update; `charges` replaces the set. */
     async update(code: string, input: ServiceTemplateInput, actor: string) {
-      return deps.db.transaction(async (tx) => {
+      return withTransaction(deps.db, async (tx) => {
         const id = await records.lockIdOfCode(tx, SERVICE(), code)
         if (id === undefined) throw new AppError('ENTITY_NOT_FOUND', `Service template ${code} not found`)
         const values: Partial<typeof serviceTemplates.$inferInsert> = {}
@@ -104,7 +105,7 @@ export function createServiceTemplateService(deps: { db: Db; records: ResourceSe
 
     /** Deletes a service no offer uses (409 otherwise). */
     async delete(code: string) {
-      await deps.db.transaction(async (tx) => {
+      await withTransaction(deps.db, async (tx) => {
         const id = await records.lockIdOfCode(tx, SERVICE(), code)
         if (id === undefined) throw new AppError('ENTITY_NOT_FOUND', `Service template ${code} not found`)
         try {

@@ -1,4 +1,5 @@
 import { and, asc, count, eq, sql } from 'drizzle-orm'
+import { withTransaction } from '../../kernel/db/transaction.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import { pgErrorOf } from '../../kernel/db/database-errors.ts'
 import { accountingArticles, discountPlanItems, discountPlans } from '../../kernel/db/schema/index.ts'
@@ -139,7 +140,7 @@ export function createDiscountPlanService(deps: { db: Db; records: ResourceServi
     async delete(code: string) {
       try {
         // Check and delete under the same lock: an order taking the plan meanwhile waits, then finds it gone.
-        await deps.db.transaction(async (tx) => {
+        await withTransaction(deps.db, async (tx) => {
           const plan = await lockPlan(tx, code)
           if (plan.status === 'IN_USE' || plan.status === 'EXPIRED') {
             throw new AppError('ENTITY_IN_USE', `Discount plan ${code} is ${plan.status as string}: orders use it`)
@@ -157,7 +158,7 @@ export function createDiscountPlanService(deps: { db: Db; records: ResourceServi
 
     /** DRAFT → ACTIVE once the plan has an item; activating an ACTIVE plan changes nothing. */
     async activate(code: string, actor: string) {
-      return deps.db.transaction(async (tx) => {
+      return withTransaction(deps.db, async (tx) => {
         const plan = await lockPlan(tx, code)
         if (plan.status === 'ACTIVE') return plan
         if (plan.status !== 'DRAFT') {
@@ -196,7 +197,7 @@ export function createDiscountPlanService(deps: { db: Db; records: ResourceServi
       input: ItemInput & Required<Pick<ItemInput, 'code' | 'discountPlanItemType' | 'discountValue'>>,
       actor: string,
     ) {
-      return deps.db.transaction(async (tx) => {
+      return withTransaction(deps.db, async (tx) => {
         const plan = await lockPlan(tx, code)
         editable(plan)
         if ((await items(tx, plan.id as number, input.code)).length > 0) {
@@ -230,7 +231,7 @@ export function createDiscountPlanService(deps: { db: Db; records: ResourceServi
 
     /** Partial update of an item; type and value are checked together. */
     async updateItem(code: string, itemCode: string, input: ItemInput, actor: string) {
-      return deps.db.transaction(async (tx) => {
+      return withTransaction(deps.db, async (tx) => {
         const plan = await lockPlan(tx, code)
         const current = await item(tx, plan, itemCode)
         editable(plan)
@@ -259,7 +260,7 @@ export function createDiscountPlanService(deps: { db: Db; records: ResourceServi
 
     /** An ACTIVE plan keeps at least one item. */
     async deleteItem(code: string, itemCode: string) {
-      await deps.db.transaction(async (tx) => {
+      await withTransaction(deps.db, async (tx) => {
         const plan = await lockPlan(tx, code)
         const current = await item(tx, plan, itemCode)
         editable(plan)

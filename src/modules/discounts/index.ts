@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify'
+import { defaultPageLimit } from '../../kernel/http/pagination.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import { registry } from '../../kernel/model/index.ts'
 import type { Resource } from '../../kernel/resources/resource.model.ts'
 import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
 import { createResourceService } from '../../kernel/resources/resource.service.ts'
-import { readTenantSettings } from '../../kernel/settings.ts'
 import { registerDiscountPlanRoutes } from './discount-plan.routes.ts'
 import { createDiscountPlanService } from './discount-plan.service.ts'
 
@@ -28,7 +28,7 @@ export function createDiscountsModule(deps: { db: Db; actorOf: ActorOf }) {
     def,
     writableFields: [...def.fields.values()].filter((f) => !f.readOnly),
   }
-  const defaultLimit = async () => (await readTenantSettings(deps.db)).defaultListLimit
+  const defaultLimit = () => defaultPageLimit(deps.db)
   const service = createDiscountPlanService({
     db: deps.db,
     records: createResourceService({ resource, db: deps.db, defaultLimit }),

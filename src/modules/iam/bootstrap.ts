@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm'
+import { withTransaction } from '../../kernel/db/transaction.ts'
 import { one, type Db } from '../../kernel/db/database.ts'
 import type { AuthConfig } from '../../kernel/config.ts'
 import type { IamService } from './iam.service.ts'
@@ -24,7 +25,7 @@ export interface BootstrapResult {
 export async function bootstrapAccess(db: Db, iam: IamService, config: AuthConfig): Promise<BootstrapResult> {
   await iam.syncCatalog()
   const generated: BootstrapResult['generated'] = {}
-  await db.transaction(async (tx) => {
+  await withTransaction(db, async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(7262004)`)
     const done = await one(tx, sql`select name from obol_secrets.bootstrap_state where name = 'admins'`)
     if (done) return

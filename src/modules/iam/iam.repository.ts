@@ -1,4 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm'
+import { withTransaction } from '../../kernel/db/transaction.ts'
 import { one, rows, type Db } from '../../kernel/db/database.ts'
 import { instantText, textArray } from '../../kernel/model/json.ts'
 import type { ClientView, GroupInput, GroupView, UserView } from './iam.schemas.ts'
@@ -33,7 +34,7 @@ export async function writeCatalog(
   roles: readonly CatalogRole[],
   groups: readonly { name: string; description: string; roles: readonly string[] }[],
 ): Promise<void> {
-  await db.transaction(async (tx) => {
+  await withTransaction(db, async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(7262003)`)
     for (const role of roles) {
       await tx.execute(sql`insert into role (name, domain, resource, scope, description)

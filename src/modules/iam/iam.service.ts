@@ -1,4 +1,5 @@
 import type { Db } from '../../kernel/db/database.ts'
+import { withTransaction } from '../../kernel/db/transaction.ts'
 import { AppError, validationError, type ErrorDetail } from '../../kernel/errors.ts'
 import { pgErrorOf } from '../../kernel/db/database-errors.ts'
 import { ALL_ROLES, BUILT_IN_GROUPS } from './role-catalog.ts'
@@ -117,7 +118,7 @@ export function createIamService(deps: { db: Db }) {
 
     async createGroup(input: Required<Pick<GroupInput, 'name'>> & GroupInput, actor: string): Promise<GroupView> {
       return uniquely(`Group ${input.name} already exists`, () =>
-        db.transaction(async (tx) => {
+        withTransaction(db, async (tx) => {
           await checkInput(tx, input, true)
           const id = await repo.insertGroup(tx, input, actor)
           await repo.setGroupRoles(tx, id, input.roles ?? [])
@@ -129,7 +130,7 @@ export function createIamService(deps: { db: Db }) {
     /** A partial change. A built-in group keeps its name and its roles (sending the same ones is no change). */
     async updateGroup(name: string, input: GroupInput, actor: string): Promise<GroupView> {
       return uniquely(`Group ${input.name ?? name} already exists`, () =>
-        db.transaction(async (tx) => {
+        withTransaction(db, async (tx) => {
           const group = await groupId(tx, name, true)
           if (group.builtIn) {
             if (input.name !== undefined && input.name !== name) {
@@ -150,7 +151,7 @@ export function createIamService(deps: { db: Db }) {
     },
 
     async deleteGroup(name: string): Promise<void> {
-      await db.transaction(async (tx) => {
+      await withTransaction(db, async (tx) => {
         const group = await groupId(tx, name, true)
         if (group.builtIn || BUILT_IN_NAMES.has(name))
           throw new AppError('ENTITY_IN_USE', `Group ${name} is built in and cannot be deleted`)
@@ -159,7 +160,7 @@ export function createIamService(deps: { db: Db }) {
     },
 
     async addMember(groupName: string, username: string): Promise<GroupView> {
-      return db.transaction(async (tx) => {
+      return withTransaction(db, async (tx) => {
         const group = await groupId(tx, groupName)
         const user = await userId(tx, username).catch(() => {
           throw validationError([{ field: 'username', message: `no user or service account named '${username}'` }])
@@ -170,7 +171,7 @@ export function createIamService(deps: { db: Db }) {
     },
 
     async removeMember(groupName: string, username: string): Promise<void> {
-      await db.transaction(async (tx) => {
+      await withTransaction(db, async (tx) => {
         const group = await groupId(tx, groupName)
         const user = await userId(tx, username)
         if (!(await repo.removeGroupMember(tx, group.id, user)))
@@ -202,7 +203,7 @@ export function createIamService(deps: { db: Db }) {
         return id
       }
       await uniquely(`User ${input.username} already exists`, () =>
-        options.tx ? run(options.tx) : db.transaction(run),
+        options.tx ? run(options.tx) : withTransaction(db, run),
       )
       return getUser(input.username, options.tx)
     },
@@ -218,7 +219,7 @@ export function createIamService(deps: { db: Db }) {
       portalSession?: string,
     ) {
       const hash = input.password === undefined ? undefined : await hashSecret(input.password)
-      return db.transaction(async (tx) => {
+      return withTransaction(db, async (tx) => {
         const id = await userId(tx, username)
         await repo.updateUserRow(tx, id, input, actor)
         if (hash !== undefined) {
@@ -232,7 +233,7 @@ export function createIamService(deps: { db: Db }) {
 
     /** A client's service account goes with its client, not on its own. */
     async deleteUser(username: string): Promise<void> {
-      await db.transaction(async (tx) => {
+      await withTransaction(db, async (tx) => {
         const id = await userId(tx, username)
         if (await repo.isClientUser(tx, id))
           throw new AppError('ENTITY_IN_USE', `User ${username} is a service account: delete its client instead`)
@@ -261,7 +262,7 @@ export function createIamService(deps: { db: Db }) {
       const secret = input.secret ?? randomSecret()
       const secretHash = await hashSecret(secret)
       await uniquely(`Client ${clientId} already exists`, () =>
-        db.transaction(async (tx) => {
+        withTransaction(db, async (tx) => {
           const user = await repo.insertUser(
             tx,
             { username: `service-account-${clientId}`, serviceAccount: true },
@@ -279,7 +280,7 @@ export function createIamService(deps: { db: Db }) {
       input: { description?: string | null; enabled?: boolean; groups?: string[] },
       actor: string,
     ) {
-      return db.transaction(async (tx) => {
+      return withTransaction(db, async (tx) => {
         const client = await lockClient(tx, clientId)
         await repo.updateClientRow(tx, client.id, input, actor)
         if (input.groups) await setMemberships(tx, client.userId, input.groups)
@@ -296,7 +297,7 @@ export function createIamService(deps: { db: Db }) {
     },
 
     async deleteClient(clientId: string): Promise<void> {
-      await db.transaction(async (tx) => {
+      await withTransaction(db, async (tx) => {
         await repo.deleteClientRows(tx, await lockClient(tx, clientId))
       })
     },

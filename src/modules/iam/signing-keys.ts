@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { withTransaction } from '../../kernel/db/transaction.ts'
 import { exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey } from 'jose'
 import { sql } from 'drizzle-orm'
 import { rows, type Db } from '../../kernel/db/database.ts'
@@ -89,7 +90,7 @@ export class SigningKeys {
     const kid = randomUUID()
     const privateJwk = await exportJWK(privateKey)
     const publicJwk = await exportJWK(publicKey)
-    await this.db.transaction(async (tx) => {
+    await withTransaction(this.db, async (tx) => {
       await tx.execute(sql`select pg_advisory_xact_lock(${KEY_CREATION_LOCK})`)
       if (!retireOthers) {
         const existing = await rows(tx, sql`select kid from obol_secrets.signing_key where retired_at is null`)

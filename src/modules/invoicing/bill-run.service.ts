@@ -1,7 +1,7 @@
 import type { Db } from '../../kernel/db/database.ts'
 import { withTransaction } from '../../kernel/db/transaction.ts'
 import { AppError, validationError } from '../../kernel/errors.ts'
-import { pageOf } from '../../kernel/http/pagination.ts'
+import { defaultPageLimit, pageOf } from '../../kernel/http/pagination.ts'
 import { readTenantSettings } from '../../kernel/settings.ts'
 import { addDays } from '../../kernel/time-zone.ts'
 import { checkRunOptions, DEFAULT_PROCESS_TYPE, parseDates } from '../billing-runs/index.ts'
@@ -112,20 +112,21 @@ export function createBillRunService(deps: {
 
     /** Newest first; filtered by schedule, billing cycle or status. */
     async list(query: BillRunQuery) {
-      const page = pageOf(query, (await readTenantSettings(db)).defaultListLimit)
+      const page = pageOf(query, await defaultPageLimit(db))
       const filter: runs.BillRunFilter = {
         ...(query.scheduleCode === undefined ? {} : { scheduleCode: query.scheduleCode }),
         ...(query.billingCycle === undefined ? {} : { billingCycle: query.billingCycle }),
         ...(query.status === undefined ? {} : { status: query.status }),
       }
       // One snapshot for the page and its total: timers insert bill runs concurrently.
-      return db.transaction(
+      return withTransaction(
+        db,
         async (tx) => ({
           total: await runs.countBillRuns(tx, filter),
           ...page,
           data: await runs.findBillRuns(tx, filter, page),
         }),
-        { isolationLevel: 'repeatable read', accessMode: 'read only' },
+        { isolation: 'repeatable read', accessMode: 'read only' },
       )
     },
 

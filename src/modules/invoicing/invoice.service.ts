@@ -2,7 +2,7 @@ import type { Clock } from '../../kernel/clock.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import { withTransaction } from '../../kernel/db/transaction.ts'
 import { AppError } from '../../kernel/errors.ts'
-import { pageOf } from '../../kernel/http/pagination.ts'
+import { defaultPageLimit, pageOf } from '../../kernel/http/pagination.ts'
 import type { SellerCodes } from '../../kernel/model/row-security.ts'
 import { readTenantSettings } from '../../kernel/settings.ts'
 import { addDays, dayIn, firstWholeDayFrom } from '../../kernel/time-zone.ts'
@@ -96,7 +96,7 @@ export function createInvoiceService(deps: { db: Db; clock: Clock; chain: BillRu
 
   return {
     async list(query: InvoiceListQuery, caller: Caller) {
-      const page = pageOf(query, (await readTenantSettings(db)).defaultListLimit)
+      const page = pageOf(query, await defaultPageLimit(db))
       const filter: views.InvoiceFilter = {
         ...(query.status === undefined ? {} : { status: query.status }),
         ...(query.invoiceType === undefined ? {} : { invoiceType: query.invoiceType }),
@@ -108,13 +108,14 @@ export function createInvoiceService(deps: { db: Db; clock: Clock; chain: BillRu
         ...(query.search === undefined ? {} : { search: query.search }),
       }
       // One snapshot for the page and its total: runs create invoices concurrently.
-      return db.transaction(
+      return withTransaction(
+        db,
         async (tx) => ({
           total: await views.countInvoices(tx, filter, caller.sellerCodes),
           ...page,
           data: await views.findInvoices(tx, filter, caller.sellerCodes, { page }),
         }),
-        { isolationLevel: 'repeatable read', accessMode: 'read only' },
+        { isolation: 'repeatable read', accessMode: 'read only' },
       )
     },
 
@@ -161,7 +162,7 @@ export function createInvoiceService(deps: { db: Db; clock: Clock; chain: BillRu
       const account = await views.visibleBillingAccount(db, code, caller.sellerCodes)
       if (!account) throw new AppError('ENTITY_NOT_FOUND', `Billing account ${code} not found`)
       try {
-        await db.transaction(async (tx) => {
+        await withTransaction(db, async (tx) => {
           const { timeZone } = await readTenantSettings(tx)
           const dates = parseDates(body, ['lastTransactionDate', 'invoiceDate'] as const, timeZone)
           const cycle = await runs.cycleOf(tx, account.billingCycleId)
@@ -222,7 +223,7 @@ export function createInvoiceService(deps: { db: Db; clock: Clock; chain: BillRu
     },
 
     accountOperations: async (query: AccountOperationQuery, caller: Caller) => {
-      const page = pageOf(query, (await readTenantSettings(db)).defaultListLimit)
+      const page = pageOf(query, await defaultPageLimit(db))
       const found = await views.findAccountOperations(
         db,
         {

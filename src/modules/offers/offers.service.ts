@@ -1,4 +1,5 @@
 import type { Clock } from '../../kernel/clock.ts'
+import { withTransaction } from '../../kernel/db/transaction.ts'
 import type { Outbox } from '../../kernel/events/index.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import { AppError, validationError } from '../../kernel/errors.ts'
@@ -138,7 +139,7 @@ export function createOffersService(deps: { db: Db; clock: Clock; outbox: Outbox
 
   async function create(body: OfferFieldsBody & { code: string }, actor: OfferActor): Promise<OfferRecord> {
     const write = createWrite(body, body.code)
-    return deps.db.transaction(async (tx) => {
+    return withTransaction(deps.db, async (tx) => {
       await createOffer(tx, write, actor, OFFERS_DIALECT)
       return read(tx, body.code)
     })
@@ -160,7 +161,7 @@ export function createOffersService(deps: { db: Db; clock: Clock; outbox: Outbox
     }
     const target = body.newCode ?? code
     const attempt = () =>
-      deps.db.transaction(async (tx) => {
+      withTransaction(deps.db, async (tx) => {
         if (await repo.offerExists(tx, code)) {
           await updateOffer(tx, code, { ...offerWriteOf(body), code: target }, actor, OFFERS_DIALECT, deps.outbox)
           return { created: false, record: await read(tx, target) }
@@ -181,7 +182,7 @@ export function createOffersService(deps: { db: Db; clock: Clock; outbox: Outbox
   }
 
   async function remove(code: string, actor: OfferActor): Promise<void> {
-    await deps.db.transaction((tx) => deleteOffer(tx, code, actor, OFFERS_DIALECT))
+    await withTransaction(deps.db, (tx) => deleteOffer(tx, code, actor, OFFERS_DIALECT))
   }
 
   /** Runs one bulk operation as its single call would; malformed operations fail alone. */
@@ -225,7 +226,8 @@ export function createOffersService(deps: { db: Db; clock: Clock; outbox: Outbox
 
     /** A range of offers with the total, read in one snapshot so the total and the page agree. */
     page: (request: PageRequest): Promise<Page> =>
-      deps.db.transaction(
+      withTransaction(
+        deps.db,
         async (tx) => {
           const query = { conditions: request.conditions, timeZone: (await cachedTenantSettings(tx)).timeZone }
           const total = await repo.countOffers(tx, query)
@@ -253,7 +255,7 @@ export function createOffersService(deps: { db: Db; clock: Clock; outbox: Outbox
             records,
           }
         },
-        { isolationLevel: 'repeatable read', accessMode: 'read only' },
+        { isolation: 'repeatable read', accessMode: 'read only' },
       ),
 
     count: async (conditions: readonly Condition[]) =>
@@ -264,7 +266,7 @@ export function createOffersService(deps: { db: Db; clock: Clock; outbox: Outbox
 
     /** Partial update: only sent fields change; a status change follows the transition table. */
     update: (code: string, body: OfferFieldsBody, actor: OfferActor) =>
-      deps.db.transaction(async (tx) => {
+      withTransaction(deps.db, async (tx) => {
         await updateOffer(tx, code, offerWriteOf(body), actor, OFFERS_DIALECT, deps.outbox)
         return read(tx, code)
       }),
@@ -272,13 +274,13 @@ export function createOffersService(deps: { db: Db; clock: Clock; outbox: Outbox
     remove,
 
     addProduct: (code: string, productCode: string, actor: OfferActor) =>
-      deps.db.transaction(async (tx) => {
+      withTransaction(deps.db, async (tx) => {
         await addOfferProduct(tx, code, productCode, actor, 'product_code')
         return read(tx, code)
       }),
 
     removeProduct: (code: string, productCode: string, actor: OfferActor) =>
-      deps.db.transaction((tx) => removeOfferProduct(tx, code, productCode, actor)),
+      withTransaction(deps.db, (tx) => removeOfferProduct(tx, code, productCode, actor)),
 
     /**
      * Runs every operation, each in its own transaction: one failing changes nothing of the others. Operations on

@@ -1,4 +1,5 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm'
+import { orderMachine, subscriptionMachine } from './order.machine.ts'
 import { present } from '../../kernel/invariant.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import { pgErrorOf } from '../../kernel/db/database-errors.ts'
@@ -133,15 +134,25 @@ export async function activateSubscriptions(db: Db, ids: readonly number[], acto
   await db
     .update(subscriptions)
     .set({ status: 'ACTIVE', activationDate: sql`now()`, updated: sql`now()`, updater: actor })
-    .where(and(inArray(subscriptions.id, [...ids]), eq(subscriptions.status, 'CREATED')))
+    .where(
+      and(
+        inArray(subscriptions.id, [...ids]),
+        subscriptionMachine.whereTrigger(sql`${subscriptions.status}`, 'activate'),
+      ),
+    )
 }
 
-/** The order VALIDATED, as it now is. */
+/** The order VALIDATED (from DRAFT: `orderMachine`), as it now is. */
 export async function markValidated(db: Db, orderId: number, actor: string): Promise<OrderRow> {
   const updated = await db
     .update(orders)
-    .set({ status: 'VALIDATED', validatedAt: sql`now()`, updated: sql`now()`, updater: actor })
-    .where(eq(orders.id, orderId))
+    .set({
+      status: orderMachine.next('DRAFT', 'validate'),
+      validatedAt: sql`now()`,
+      updated: sql`now()`,
+      updater: actor,
+    })
+    .where(and(eq(orders.id, orderId), orderMachine.whereTrigger(sql`${orders.status}`, 'validate')))
     .returning()
   return present(updated[0], `validated order ${orderId}`)
 }

@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm'
+import { withTransaction } from '../../kernel/db/transaction.ts'
 import type { Logger } from 'pino'
 import { rows, type Db } from '../../kernel/db/database.ts'
 import { entryOf, InvariantError, present } from '../../kernel/invariant.ts'
@@ -433,7 +434,7 @@ export async function rateDueRecurringCharges(options: RecurringRatingOptions): 
       if (options.signal?.aborted) return
       const ids = await nextOrders()
       if (ids.length === 0) return
-      const done = await db.transaction(async (tx) => {
+      const done = await withTransaction(db, async (tx) => {
         // Claim the orders: another run (another instance) already billing one skips it here.
         const claimed = (
           await rows<{ id: unknown }>(

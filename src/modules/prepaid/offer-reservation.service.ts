@@ -1,16 +1,17 @@
 import type { Decimal } from 'decimal.js'
+import { withTransaction } from '../../kernel/db/transaction.ts'
 import type { Clock } from '../../kernel/clock.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import type { Outbox } from '../../kernel/events/index.ts'
 import { decimalJson } from '../../kernel/decimal-json.ts'
 import { AppError } from '../../kernel/errors.ts'
 import { money } from '../../kernel/money.ts'
-import { readTenantSettings } from '../../kernel/settings.ts'
+import { cachedTenantSettings, readTenantSettings } from '../../kernel/settings.ts'
 import { periodContaining } from '../accounts/index.ts'
 import { createOrderService, dayIn, type OrderInput } from '../ordering/index.ts'
 import * as repo from './prepaid.repository.ts'
 import { insufficientBalance } from './reservation.model.ts'
-import { inTransaction, type Caller, type ReservationService } from './reservation.service.ts'
+import { type Caller, type ReservationService } from './reservation.service.ts'
 
 export interface OfferReservationInput {
   readonly sellerCode: string
@@ -81,8 +82,8 @@ export function createOfferReservationService(deps: {
 
   return {
     async reserve(input: OfferReservationInput, caller: Caller) {
-      const settings = await readTenantSettings(db)
-      return inTransaction(db, async (tx) => {
+      const settings = await cachedTenantSettings(db)
+      return withTransaction(db, async (tx) => {
         // Another seller's account reads as an unknown one (row-level security): same answer, nothing locked.
         const account = await repo.lockUserAccount(tx, input.userAccountCode, caller.sellerCodes)
         if (!account) throw new AppError('ENTITY_NOT_FOUND', `User account ${input.userAccountCode} not found`)
@@ -134,7 +135,7 @@ export function createOfferReservationService(deps: {
 
     /** A new credit limit for an OPEN offer reservation: the held amount must still fit (else 402, unchanged). */
     async updateCreditLimit(id: number, creditLimit: Decimal, caller: Caller) {
-      const { timeZone } = await readTenantSettings(db)
+      const { timeZone } = await cachedTenantSettings(db)
       let result: Awaited<ReturnType<typeof view>> | undefined
       await deps.reservations.withOpen(id, caller, timeZone, 'OFFER', async (tx, r) => {
         const room = await headroom(tx, r.userAccountId, creditLimit, r.id)
@@ -150,7 +151,7 @@ export function createOfferReservationService(deps: {
 
     /** Confirms an OPEN offer reservation: the order is placed (subscription ACTIVE) and the reservation CONFIRMED. */
     async confirm(id: number, caller: Caller) {
-      const { timeZone } = await readTenantSettings(db)
+      const { timeZone } = await cachedTenantSettings(db)
       let result: Awaited<ReturnType<typeof view>> | undefined
       await deps.reservations.withOpen(id, caller, timeZone, 'OFFER', async (tx, r) => {
         const stored = (await repo.reservationView(tx, r.id))!

@@ -25,6 +25,7 @@ export {
 export { offerProducts } from '../catalog/index.ts'
 import type { DiscountState } from '../rating/index.ts'
 import { catalogGenerationSql } from '../catalog/index.ts'
+import { CLOSING_TRIGGER, reservationMachine, type ReservationStatus } from './reservation.machine.ts'
 
 const num = (value: unknown) => Number(value)
 const ids = (values: readonly number[]) => textArray(values.map(String))
@@ -583,7 +584,7 @@ const unitsJson = (units: Readonly<Record<string, string>>) =>
 export interface ReservationRow {
   readonly id: number
   readonly type: 'USAGE' | 'OFFER'
-  readonly status: string
+  readonly status: ReservationStatus
   readonly sellerId: number
   readonly userAccountId: number
   readonly subscriptionId: number | null
@@ -619,7 +620,7 @@ function reservationOf(r: Record<string, unknown>, timeZoneDay: (d: Date) => str
   return {
     id: num(r.id),
     type: r.reservation_type as 'USAGE' | 'OFFER',
-    status: r.status as string,
+    status: r.status as ReservationStatus,
     sellerId: num(r.seller_id),
     userAccountId: num(r.user_account_id),
     subscriptionId: optional(r.subscription_id),
@@ -674,7 +675,7 @@ export async function claimDue(
   const found = await rows<Record<string, unknown>>(
     db,
     sql`select ${reservationColumns} from reservation
-      where status = 'OPEN' and expiry_date <= ${now.toISOString()}::timestamptz
+      where ${reservationMachine.whereTrigger(sql`status`, 'expire')} and expiry_date <= ${now.toISOString()}::timestamptz
       order by expiry_date, id limit ${limit} for update skip locked`,
   )
   return found.map((r) => reservationOf(r, timeZoneDay))
@@ -850,7 +851,7 @@ export async function reserveHeld(
   return { outcome: 'INSUFFICIENT', available: found!.available }
 }
 
-/** Closes an OPEN reservation (locked by the caller) in its final status. */
+/** Closes a reservation (locked by the caller) in its final status, if the machine allows that move from its status. */
 export async function closeReservation(
   db: Db,
   id: number,
@@ -864,7 +865,7 @@ export async function closeReservation(
         update reservation set status = ${close.status},
           consumed_quantity = ${close.consumedQuantity}::numeric, closed_date = ${close.at.toISOString()}::timestamptz,
           updated = now(), updater = ${actor}
-        where id = ${id} and status = 'OPEN'
+        where id = ${id} and ${reservationMachine.whereTrigger(sql`status`, CLOSING_TRIGGER[close.status])}
         returning ${reportedColumns}
       ), ${report.reservation(`reservation.${close.status.toLowerCase()}`, sql`closed`)}
       select id from closed`,
@@ -939,7 +940,8 @@ export async function closeHeld(
     db,
     sql`with locked_reservation as materialized (
         select id from reservation
-        where id = ${id} and status = 'OPEN' and expiry_date > ${close.now.toISOString()}::timestamptz for update
+        where id = ${id} and ${reservationMachine.whereTrigger(sql`status`, CLOSING_TRIGGER[close.status])}
+          and expiry_date > ${close.now.toISOString()}::timestamptz for update
       ), locked_periods as materialized (
         select p.id from counter_period p
         where ${idIn(sql`p.id`, periodIds)} and exists (select 1 from locked_reservation) order by p.id for update

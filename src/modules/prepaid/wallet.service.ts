@@ -1,4 +1,5 @@
 import type { Decimal } from 'decimal.js'
+import { withTransaction } from '../../kernel/db/transaction.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import { AppError, validationError } from '../../kernel/errors.ts'
 import { formatDecimal, money } from '../../kernel/money.ts'
@@ -7,7 +8,7 @@ import { decimalJson } from '../../kernel/decimal-json.ts'
 import type { Outbox } from '../../kernel/events/index.ts'
 import { withinSellers } from '../../kernel/resources/resource.repository.ts'
 import * as repo from './prepaid.repository.ts'
-import { inTransaction, type Caller } from './reservation.service.ts'
+import { type Caller } from './reservation.service.ts'
 
 export interface WalletView {
   readonly code: string
@@ -90,7 +91,7 @@ export function createWalletService(deps: { db: Db; outbox: Outbox }) {
       if (input.walletType !== 'PREPAID') {
         throw validationError([{ field: 'walletType', message: 'only PREPAID wallets can be created' }])
       }
-      return db.transaction(async (tx) => {
+      return withTransaction(db, async (tx) => {
         const id = await userAccount(tx, userAccountCode, caller)
         const currency = await repo.currencyOfUserAccount(tx, id)
         const created = await repo.insertWallet(
@@ -123,7 +124,7 @@ export function createWalletService(deps: { db: Db; outbox: Outbox }) {
       input: { description?: string | null; lowBalanceLevel?: Decimal | null },
       caller: Caller,
     ): Promise<WalletView> {
-      return db.transaction(async (tx) => {
+      return withTransaction(db, async (tx) => {
         const id = await userAccount(tx, userAccountCode, caller)
         const wallet = await repo.walletByCode(tx, id, walletCode)
         if (!wallet)
@@ -148,7 +149,7 @@ export function createWalletService(deps: { db: Db; outbox: Outbox }) {
       caller: Caller,
     ): Promise<WalletView> {
       if (input.amount.lte(0)) throw validationError([{ field: 'amount', message: 'must be greater than 0' }])
-      return inTransaction(db, async (tx) => {
+      return withTransaction(db, async (tx) => {
         const id = await userAccount(tx, userAccountCode, caller)
         const wallet = await repo.walletByCode(tx, id, walletCode)
         if (!wallet)

@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm'
+import { withTransaction } from '../../kernel/db/transaction.ts'
 import { dayIn } from '../../kernel/time-zone.ts'
 import type { Outbox } from '../../kernel/events/index.ts'
 import type { Db } from '../../kernel/db/database.ts'
@@ -7,7 +8,7 @@ import { AppError, validationError, type ErrorDetail } from '../../kernel/errors
 import { money } from '../../kernel/money.ts'
 import type { Clock } from '../../kernel/clock.ts'
 import { registry } from '../../kernel/model/index.ts'
-import { readTenantSettings } from '../../kernel/settings.ts'
+import { cachedTenantSettings } from '../../kernel/settings.ts'
 import * as records from '../../kernel/resources/resource.repository.ts'
 import { FormulaError, parsePriceFormula } from './el/index.ts'
 import { decimalWire, readDecimal, readUnitPrice } from './decimal-input.ts'
@@ -162,7 +163,7 @@ export function createPricingService(deps: { db: Db; clock: Clock; outbox: Outbo
 
     /** Creates the charge's draft (next version number) or replaces the existing one: one mutable draft per charge. */
     async saveDraft(code: string, input: DraftInput, actor: string) {
-      return deps.db.transaction(async (tx) => {
+      return withTransaction(deps.db, async (tx) => {
         // The charge row lock serializes drafts and publications of one charge.
         const id = await chargeId(tx, code, true)
         const problems = checkModelFields(input)
@@ -219,7 +220,7 @@ export function createPricingService(deps: { db: Db; clock: Clock; outbox: Outbo
      * (end-exclusive). The charge becomes ACTIVE with its first publication.
      */
     async publish(code: string, actor: string) {
-      return deps.db.transaction(async (tx) => {
+      return withTransaction(deps.db, async (tx) => {
         const id = await chargeId(tx, code, true)
         const draft = await repo.findDraft(tx, id)
         if (!draft) throw new AppError('INVALID_STATE', `Charge ${code} has no draft pricing version to publish`)
@@ -263,7 +264,7 @@ export function createPricingService(deps: { db: Db; clock: Clock; outbox: Outbo
     },
 
     async discardDraft(code: string): Promise<void> {
-      await deps.db.transaction(async (tx) => {
+      await withTransaction(deps.db, async (tx) => {
         const id = await chargeId(tx, code, true)
         const draft = await repo.findDraft(tx, id)
         if (!draft) throw new AppError('ENTITY_NOT_FOUND', `Charge ${code} has no draft pricing version`)
@@ -285,7 +286,7 @@ export function createPricingService(deps: { db: Db; clock: Clock; outbox: Outbo
         stored = all.find((v) => v.version.version === input.version)
         if (!stored) throw new AppError('ENTITY_NOT_FOUND', `Charge ${code} has no pricing version ${input.version}`)
       } else {
-        date = input.date ?? dayIn(deps.clock.now(), (await readTenantSettings(db)).timeZone)
+        date = input.date ?? dayIn(deps.clock.now(), (await cachedTenantSettings(db)).timeZone)
         stored = publishedOn(all, date)
         if (!stored) throw new AppError('PRICE_NOT_FOUND', `Charge ${code} has no published price on ${date}`)
       }

@@ -1,4 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm'
+import { withTransaction } from '../../kernel/db/transaction.ts'
 import { one, rows, type Db } from '../../kernel/db/database.ts'
 import { registry, type Viewer } from '../../kernel/model/index.ts'
 import { instantText, textArray } from '../../kernel/model/json.ts'
@@ -110,7 +111,7 @@ export interface NewQuery {
  * whether it was inserted; a taken code fails with the unique violation.
  */
 export async function insertQueryWithin(db: Db, q: NewQuery, max: number): Promise<boolean> {
-  return db.transaction(async (tx) => {
+  return withTransaction(db, async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`obol.saved-queries:${q.creator}`}))`)
     const owned = await one<{ n: number }>(
       tx,

@@ -1,4 +1,5 @@
 import type { Clock } from '../../kernel/clock.ts'
+import { withTransaction } from '../../kernel/db/transaction.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import { pgErrorOf } from '../../kernel/db/database-errors.ts'
 import { AppError } from '../../kernel/errors.ts'
@@ -320,7 +321,7 @@ export function createReportQueryService(deps: {
           if (!(error instanceof AppError && error.code === 'ENTITY_ALREADY_EXISTS')) throw error
         }
       }
-      await db.transaction(async (tx) => {
+      await withTransaction(db, async (tx) => {
         const current = await repo.findByCode(tx, code, true)
         if (!current) throw notFound(code)
         // A code owned by a query the caller cannot see is still taken (codes are unique across owners).
@@ -367,7 +368,7 @@ export function createReportQueryService(deps: {
         // A new target entity must still fit the stored query.
         await checkAdvancedQuery(principal, target, before.advancedQuery)
       }
-      await db.transaction(async (tx) => {
+      await withTransaction(db, async (tx) => {
         // Re-read under the lock: a concurrent delete or system flag wins over this update.
         const current = await visible(principal, code, tx, true)
         assertRewritable(current, principal)
@@ -378,7 +379,7 @@ export function createReportQueryService(deps: {
 
     /** Owners and query managers delete (a NATIVE_SQL query too, without queryExpert), with what belongs to it. */
     async delete(principal: Principal, code: string): Promise<void> {
-      await db.transaction(async (tx) => {
+      await withTransaction(db, async (tx) => {
         const current = await visible(principal, code, tx, true)
         assertEditable(current, principal)
         await repo.deleteQuery(tx, current.id)
@@ -498,7 +499,7 @@ export function createReportQueryService(deps: {
       const { targetEntity } = checkWorkbenchText(queryType, text)
       change.queryText = text
       change.targetEntity = targetEntity
-      await db.transaction(async (tx) => {
+      await withTransaction(db, async (tx) => {
         // Re-read under the lock: a concurrent delete or change of owner wins over this update.
         const current = await visible(principal, code, tx, true)
         assertRewritable(current, principal)

@@ -3,9 +3,8 @@ import type { Db } from '../../kernel/db/database.ts'
 import { withTransaction } from '../../kernel/db/transaction.ts'
 import { AppError, validationError } from '../../kernel/errors.ts'
 import { EVENT_TYPES, type Outbox } from '../../kernel/events/index.ts'
-import { pageOf, type PageRequest } from '../../kernel/http/pagination.ts'
+import { defaultPageLimit, pageOf, type PageRequest } from '../../kernel/http/pagination.ts'
 import type { SellerCodes } from '../../kernel/model/row-security.ts'
-import { readTenantSettings } from '../../kernel/settings.ts'
 import { endpointView, type Dispatcher } from './dispatcher.ts'
 import { newSecret } from './signing.ts'
 import { checkTarget, TargetRefused } from './targets.ts'
@@ -175,7 +174,7 @@ export function createWebhookService(deps: {
 
     async deliveries(id: number, query: PageRequest & { status?: string }, caller: Caller) {
       await visible(db, id, caller)
-      const page = pageOf(query, (await readTenantSettings(db)).defaultListLimit)
+      const page = pageOf(query, await defaultPageLimit(db))
       const found = await repo.listDeliveries(
         db,
         { endpointId: id, ...(query.status === undefined ? {} : { status: query.status }) },
@@ -204,7 +203,7 @@ export function createWebhookService(deps: {
       },
       caller: Caller,
     ) {
-      const page = pageOf(query, (await readTenantSettings(db)).defaultListLimit)
+      const page = pageOf(query, await defaultPageLimit(db))
       const found = await repo.listEvents(
         db,
         {
