@@ -230,6 +230,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     jobs: deps.jobs,
     exportDir,
     log: server.log.child({ component: 'workbench-expert' }),
+    outbox,
   })
   const reporting = createReportingModule({
     db: deps.database.db,

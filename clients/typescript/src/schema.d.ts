@@ -35398,6 +35398,12 @@ export interface operations {
                             username: string;
                             errorMessage: string | null;
                             savedQueryCode: string | null;
+                            /** @description Data rows written so far while the run goes on (null before the first batch); once it ended, lineCount. On a server, lines counted as they stream (a value holding a line break counts more until the end) */
+                            rowsSoFar: number | null;
+                            /** @description Whether the result stopped at the row cap (the smaller of maxRowsSync and maxRowsAsync) */
+                            truncated: boolean;
+                            /** @description When truncated: the cap in words and the tenant settings that raise it */
+                            truncatedMessage: string | null;
                         }[];
                     };
                 };
@@ -35480,6 +35486,12 @@ export interface operations {
                         username: string;
                         errorMessage: string | null;
                         savedQueryCode: string | null;
+                        /** @description Data rows written so far while the run goes on (null before the first batch); once it ended, lineCount. On a server, lines counted as they stream (a value holding a line break counts more until the end) */
+                        rowsSoFar: number | null;
+                        /** @description Whether the result stopped at the row cap (the smaller of maxRowsSync and maxRowsAsync) */
+                        truncated: boolean;
+                        /** @description When truncated: the cap in words and the tenant settings that raise it */
+                        truncatedMessage: string | null;
                     };
                 };
             };
@@ -35570,6 +35582,12 @@ export interface operations {
                         username: string;
                         errorMessage: string | null;
                         savedQueryCode: string | null;
+                        /** @description Data rows written so far while the run goes on (null before the first batch); once it ended, lineCount. On a server, lines counted as they stream (a value holding a line break counts more until the end) */
+                        rowsSoFar: number | null;
+                        /** @description Whether the result stopped at the row cap (the smaller of maxRowsSync and maxRowsAsync) */
+                        truncated: boolean;
+                        /** @description When truncated: the cap in words and the tenant settings that raise it */
+                        truncatedMessage: string | null;
                     };
                 };
             };
