@@ -78,3 +78,8 @@ export async function screenshots(page: Page, name: string): Promise<void> {
   }
   await page.setViewportSize(WIDTHS.desktop)
 }
+
+/** The page's width in CSS pixels as laid out: more than the viewport means the user must scroll sideways. */
+export async function pageWidth(page: Page): Promise<number> {
+  return page.evaluate<number>('document.documentElement.scrollWidth')
+}

@@ -38,7 +38,7 @@ describe('the catalog', () => {
     await screenshots(page, 'catalog-published')
     expect(app.ui.problems).toEqual([])
 
-    await page.goto(`${app.base}/ui/#/order`)
+    await page.goto(`${app.base}/ui/order`)
     await page.getByLabel('Billing account').selectOption('BA_001')
     await page.getByLabel('Offer').selectOption('OF_INTERNET')
     await page.getByLabel('Service tier').selectOption('GOLD')

@@ -10,7 +10,7 @@ export interface UiApp {
   readonly t: TestApp
   /** The app's address, http://127.0.0.1:<port>. */
   readonly base: string
-  /** A page logged in as the test administrator, on the screen of the hash path (`#/workbench`). */
+  /** A page logged in as the test administrator, on the screen at /ui/<screen> (`workbench`, `orders/42`). */
   loggedIn(screen: string): Promise<Page>
   /** The browser logs each refused request: exactly `count` of `status` were expected by the test, and nothing else. */
   expectRefused(count: number, status?: string): void
@@ -48,7 +48,7 @@ export function useUiApp(): UiApp {
       await page.getByLabel('Password').fill(TEST_ADMIN.password)
       await page.getByRole('button', { name: 'Log in' }).click()
       await page.getByTestId('user').waitFor()
-      await page.goto(`${base}/ui/#/${screen}`)
+      await page.goto(`${base}/ui/${screen}`)
       return page
     },
     expectRefused(count, status = '400 (Bad Request)') {

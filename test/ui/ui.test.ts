@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm'
 import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { TEST_ADMIN } from '../support/test-app.ts'
-import { screenshots } from './browser.ts'
+import { pageWidth, screenshots } from './browser.ts'
 import { useUiApp } from './ui-app.ts'
 
 // The web UI in a real Chromium against a real app listening on a port, one test per screen's main path.
@@ -116,7 +116,7 @@ describe('the web UI', () => {
     const page = await loggedIn('workbench')
     const missing: string[] = []
     for (const screen of ['workbench', 'expert', 'reports', 'catalog', 'order', 'prepaid', 'groups']) {
-      await page.goto(`${app.base}/ui/#/${screen}`)
+      await page.goto(`${app.base}/ui/${screen}`)
       await page.getByRole('heading', { level: 1 }).first().waitFor()
       await page.locator('body').focus()
       const seen = new Set<string>()
@@ -129,6 +129,32 @@ describe('the web UI', () => {
       }
     }
     expect(missing).toEqual([])
+  })
+
+  it('real paths: a deep link opens its screen, an old #/ link leads to its path, an unknown path says so', async () => {
+    const page = await loggedIn('expert')
+    await page.getByRole('heading', { level: 1, name: /Expert/ }).waitFor()
+    expect(await page.getByRole('link', { name: 'Expert SQL' }).getAttribute('aria-current')).toBe('page')
+    await page.goto(`${app.base}/ui/#/groups`)
+    await expect.poll(() => page.url()).toBe(`${app.base}/ui/groups`)
+    await page.getByRole('heading', { name: 'Built-in groups' }).waitFor()
+    await page.goto(`${app.base}/ui/no-such-screen`)
+    await expect
+      .poll(() => page.getByTestId('not-found').textContent())
+      .toContain('There is no screen at /ui/no-such-screen')
+    await page.getByRole('link', { name: 'start page' }).click()
+    await expect.poll(() => page.url()).toBe(`${app.base}/ui/workbench`)
+    // A file that is not there stays a 404 (an asset of an older build), not the page.
+    expect((await fetch(`${app.base}/ui/assets/gone-1234.js`)).status).toBe(404)
+    // On a phone the menu is behind a button, and choosing a screen closes it.
+    await page.setViewportSize({ width: 390, height: 844 })
+    await page.getByRole('button', { name: 'Menu' }).click()
+    await page.getByRole('link', { name: 'Groups' }).click()
+    await page.getByRole('heading', { name: 'Built-in groups' }).waitFor()
+    await expect.poll(() => page.getByRole('button', { name: 'Menu' }).getAttribute('data-opened')).toBe(null)
+    expect(await pageWidth(page)).toBeLessThanOrEqual(390)
+    await screenshots(page, 'groups-after-menu')
+    expect(ui.problems).toEqual([])
   })
 
   it('sends a user whose session expired back to the login screen with a message', async () => {

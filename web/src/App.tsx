@@ -1,52 +1,56 @@
 import { useEffect, useState } from 'react'
+import { Navigate, NavLink as RouterLink, Route, Routes, useLocation, useNavigate } from 'react-router'
+import { AppShell, Burger, Button, Group, NavLink, ScrollArea, Stack, Text, Title } from '@mantine/core'
+import { useDisclosure } from '@mantine/hooks'
 import { logout, me, onSessionExpired, storedSession, type Me, type PortalSession } from './api.ts'
+import { queryClient } from './query-client.ts'
 import { Login } from './screens/Login.tsx'
-import { Workbench } from './screens/Workbench.tsx'
-import { Expert } from './screens/Expert.tsx'
-import { Catalog } from './screens/Catalog.tsx'
-import { Prepaid } from './screens/Prepaid.tsx'
-import { Reports } from './screens/Reports.tsx'
-import { OrderPreview } from './screens/OrderPreview.tsx'
-import { Groups } from './screens/Groups.tsx'
+import { HOME, SCREENS, SECTIONS } from './routes.tsx'
 
-const SCREENS = [
-  { path: 'workbench', label: 'Workbench', render: () => <Workbench /> },
-  { path: 'expert', label: 'Expert SQL', render: () => <Expert /> },
-  { path: 'reports', label: 'Reports', render: () => <Reports /> },
-  { path: 'catalog', label: 'Catalog', render: () => <Catalog /> },
-  { path: 'order', label: 'Order preview', render: () => <OrderPreview /> },
-  { path: 'prepaid', label: 'Prepaid', render: () => <Prepaid /> },
-  { path: 'groups', label: 'Groups', render: () => <Groups /> },
-] as const
-
-/** The screen named by the address's hash (#/workbench): links and the back button work without a server route. */
-function useHashPath(): string {
-  const read = () => window.location.hash.replace(/^#\/?/, '') || SCREENS[0].path
-  const [path, setPath] = useState(read)
+/** Links written before the router (#/workbench) still lead to their screen. */
+function useLegacyHashLinks(): void {
+  const navigate = useNavigate()
+  const { hash } = useLocation()
   useEffect(() => {
-    const changed = () => setPath(read())
-    window.addEventListener('hashchange', changed)
-    return () => window.removeEventListener('hashchange', changed)
-  }, [])
-  return path
+    const legacy = /^#\/(.+)$/.exec(hash)
+    if (legacy) void navigate(`/${legacy[1]}`, { replace: true })
+  }, [hash, navigate])
+}
+
+function NotFound() {
+  const { pathname } = useLocation()
+  return (
+    <Stack gap="xs" data-testid="not-found">
+      <Title order={1}>Page not found</Title>
+      <Text>
+        There is no screen at <code>/ui{pathname}</code>. Choose one in the menu, or go to the{' '}
+        <RouterLink to={`/${HOME}`}>start page</RouterLink>.
+      </Text>
+    </Stack>
+  )
 }
 
 export function App() {
   const [session, setSession] = useState<PortalSession | undefined>(storedSession)
   const [notice, setNotice] = useState<string>()
   const [who, setWho] = useState<Me>()
-  const path = useHashPath()
+  const [opened, { toggle, close }] = useDisclosure(false)
+  const { pathname } = useLocation()
+  useLegacyHashLinks()
 
   useEffect(() => {
     onSessionExpired(() => {
       setSession(undefined)
       setWho(undefined)
+      queryClient.clear()
       setNotice('Your session has expired; log in again.')
     })
   }, [])
   useEffect(() => {
     if (session) me().then(setWho, () => undefined)
   }, [session])
+  // The menu closes when a screen is chosen (on a phone it covers the page).
+  useEffect(close, [pathname, close])
 
   if (!session)
     return (
@@ -59,38 +63,85 @@ export function App() {
       />
     )
 
-  const screen = SCREENS.find((s) => s.path === path) ?? SCREENS[0]
   return (
-    <div className="app">
-      <header className="top">
-        <span className="brand">Obol</span>
-        <nav aria-label="Screens">
+    <AppShell
+      className="app"
+      header={{ height: 52 }}
+      navbar={{ width: 210, breakpoint: 'sm', collapsed: { mobile: !opened } }}
+      padding="md"
+    >
+      <AppShell.Header>
+        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
+          <Group gap="sm" wrap="nowrap">
+            <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Menu" />
+            <Text fw={700} size="lg" className="brand">
+              Obol
+            </Text>
+          </Group>
+          <Group gap="sm" wrap="nowrap" className="who">
+            <Text size="sm" data-testid="user">
+              {session.username}
+            </Text>
+            {who && who.groups.length > 0 && (
+              <Text size="sm" c="dimmed" visibleFrom="sm" className="groups">
+                {who.groups.join(', ')}
+              </Text>
+            )}
+            <Button
+              variant="default"
+              size="xs"
+              onClick={() => {
+                void logout().finally(() => {
+                  setSession(undefined)
+                  setWho(undefined)
+                  queryClient.clear()
+                  setNotice('You have logged out.')
+                })
+              }}
+            >
+              Log out
+            </Button>
+          </Group>
+        </Group>
+      </AppShell.Header>
+      <AppShell.Navbar p="xs">
+        <ScrollArea component="nav" aria-label="Screens">
+          {SECTIONS.map((section) => {
+            const screens = SCREENS.filter((s) => s.section === section && s.nav !== false)
+            if (screens.length === 0) return null
+            return (
+              <div key={section}>
+                <Text size="xs" c="dimmed" tt="uppercase" fw={600} px="sm" mt="sm" mb={2}>
+                  {section}
+                </Text>
+                {screens.map((s) => {
+                  const to = `/${s.path.replace(/\/\*$/, '')}`
+                  const current = pathname === to || pathname.startsWith(`${to}/`)
+                  return (
+                    <NavLink
+                      key={s.path}
+                      component={RouterLink}
+                      to={to}
+                      label={s.label}
+                      active={current}
+                      aria-current={current ? 'page' : undefined}
+                    />
+                  )
+                })}
+              </div>
+            )
+          })}
+        </ScrollArea>
+      </AppShell.Navbar>
+      <AppShell.Main>
+        <Routes>
+          <Route index element={<Navigate to={`/${HOME}`} replace />} />
           {SCREENS.map((s) => (
-            <a key={s.path} href={`#/${s.path}`} aria-current={s === screen ? 'page' : undefined}>
-              {s.label}
-            </a>
+            <Route key={s.path} path={s.path} element={s.element} />
           ))}
-        </nav>
-        <div className="who">
-          <span className="user" data-testid="user">
-            {session.username}
-          </span>
-          {who && who.groups.length > 0 && <span className="groups">{who.groups.join(', ')}</span>}
-          <button
-            type="button"
-            onClick={() => {
-              void logout().finally(() => {
-                setSession(undefined)
-                setWho(undefined)
-                setNotice('You have logged out.')
-              })
-            }}
-          >
-            Log out
-          </button>
-        </div>
-      </header>
-      <main>{screen.render()}</main>
-    </div>
+          <Route path="*" element={<NotFound />} />
+        </Routes>
+      </AppShell.Main>
+    </AppShell>
   )
 }

@@ -28,27 +28,37 @@ export async function registerWebUi(server: FastifyInstance, dir: string = UI_DI
   }
   // The page itself, at /ui and /ui/ (the router ignores the trailing slash, so the wildcard below never sees /ui/);
   // read on each load (400 bytes), so a rebuild while the server runs is served at once.
-  server.get('/ui', { config: policy, schema: { hide: true } }, async (_request, reply) =>
+  const page = async (_request: unknown, reply: import('fastify').FastifyReply) =>
     reply
       .type('text/html; charset=utf-8')
       .header('cache-control', 'no-cache')
-      .send(await fs.promises.readFile(path.join(dir, 'index.html'))),
+      .send(await fs.promises.readFile(path.join(dir, 'index.html')))
+  server.get('/ui', { config: policy, schema: { hide: true } }, page)
+  await server.register(
+    async (scope) => {
+      await scope.register(fastifyStatic, {
+        root: dir,
+        prefix: '/',
+        decorateReply: false,
+        preCompressed: true,
+        index: false,
+        cacheControl: false,
+        schemaHide: true,
+        setHeaders: (reply, file) => {
+          void reply.header(
+            'cache-control',
+            file.includes(HASHED_ASSET) ? 'public, max-age=31536000, immutable' : 'no-cache',
+          )
+        },
+      })
+      // The UI's own paths (/ui/orders/42): not files, so the page, whose router shows the screen or "not found".
+      // A missing file (a name with an extension, an asset of an older build) stays a 404.
+      scope.setNotFoundHandler(async (request, reply) =>
+        /\.[a-z0-9]+$/i.test(request.url.split('?')[0]!) || request.method !== 'GET'
+          ? reply.status(404).type('text/plain; charset=utf-8').send('Not found\n')
+          : page(request, reply),
+      )
+    },
+    { prefix: '/ui' },
   )
-  await server.register(async (scope) => {
-    await scope.register(fastifyStatic, {
-      root: dir,
-      prefix: '/ui/',
-      decorateReply: false,
-      preCompressed: true,
-      index: false,
-      cacheControl: false,
-      schemaHide: true,
-      setHeaders: (reply, file) => {
-        void reply.header(
-          'cache-control',
-          file.includes(HASHED_ASSET) ? 'public, max-age=31536000, immutable' : 'no-cache',
-        )
-      },
-    })
-  })
 }
