@@ -21,7 +21,7 @@ import { finishDocument, installOpenApiConventions, securitySchemes, TAGS } from
 import { registerHealthRoutes } from './kernel/http/health.routes.ts'
 import { actorOf } from './kernel/http/actor.ts'
 import { logAbortedRequests, loggerOptions } from './kernel/logger.ts'
-import type { JobRuntime } from './kernel/jobs/job-runtime.ts'
+import type { JobRuntime, RecurringTask } from './kernel/jobs/job-runtime.ts'
 import type { TimeZoneListener } from './kernel/settings.ts'
 import { registerJobRoutes } from './kernel/jobs/job.routes.ts'
 import { createJobService } from './kernel/jobs/job.service.ts'
@@ -29,7 +29,7 @@ import { createAccountsModule } from './modules/accounts/index.ts'
 import { createCatalogCache, createCatalogModule } from './modules/catalog/index.ts'
 import { createOrderingModule } from './modules/ordering/index.ts'
 import { createOffersModule } from './modules/offers/index.ts'
-import { createBillingRunsModule, type BillingRunScheduleTimer } from './modules/billing-runs/index.ts'
+import { createBillingRunsModule } from './modules/billing-runs/index.ts'
 import { createInvoicingModule } from './modules/invoicing/index.ts'
 import { createWebhooksModule } from './modules/webhooks/index.ts'
 import { createOutbox } from './kernel/events/index.ts'
@@ -40,7 +40,7 @@ import { createQueryModule } from './modules/query/index.ts'
 import { createReportingModule, queryApiRunner } from './modules/reporting/index.ts'
 import { createOverviewModule } from './modules/overview/index.ts'
 import { createWorkbenchModule, deleteScheduleOf } from './modules/workbench/index.ts'
-import { createPrepaidModule, type ReservationExpiryTimer } from './modules/prepaid/index.ts'
+import { createPrepaidModule } from './modules/prepaid/index.ts'
 
 export interface AppDeps {
   database: Database
@@ -78,9 +78,11 @@ export interface App {
    */
   stop(timeoutMs: number): Promise<{ cut: number }>
   /** Fires due billing run schedules; started by processes that run jobs, stopped when the server closes. */
-  billingRunTimer: BillingRunScheduleTimer
+  /** The job runtime's task firing billing run schedules (tests drive it by hand). */
+  billingRunTimer: RecurringTask<number>
   /** Expires due prepaid reservations; started by processes that run jobs, stopped when the server closes. */
-  reservationExpiry: ReservationExpiryTimer
+  /** The job runtime's task expiring due reservations (tests drive it by hand). */
+  reservationExpiry: RecurringTask<number>
 }
 
 const ONE_MIB = 1024 * 1024
@@ -198,7 +200,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     db: deps.database.db,
     actorOf,
     log: server.log.child({ component: 'billing-run-schedules' }),
-    instanceId: deps.jobs.instanceId,
+    jobs: deps.jobs,
     runs: invoicing.starter,
   })
   billingRuns.routes(server)
@@ -210,7 +212,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     db: deps.database.db,
     clock: deps.clock,
     actorOf,
-    log: server.log.child({ component: 'reservation-expiry' }),
+    jobs: deps.jobs,
     catalogCache,
     outbox,
   })
@@ -227,6 +229,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     jobs: deps.jobs,
     exportDir,
     log: server.log.child({ component: 'workbench-expert' }),
+    outbox,
   })
   const reporting = createReportingModule({
     db: deps.database.db,

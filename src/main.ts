@@ -161,10 +161,8 @@ export async function start(options: { demo: boolean; role: ProcessRole }): Prom
       ].join('\n') + '\n',
     )
   }
-  // Billing run schedules fire on every process that runs jobs; each due time fires once across them.
-  if (options.role !== 'api') app.billingRunTimer.start()
-  // Prepaid reservations expire on every process that runs jobs; each reservation expires once across them.
-  if (options.role !== 'api') void app.reservationExpiry.start()
+  // Billing run schedules fire and prepaid reservations expire on every process that runs jobs (recurring tasks of
+  // the job runtime, started with it): each due time fires, each reservation expires, once across them.
 
   let stopping = false
   const shutdown = async (signal: string) => {
@@ -184,8 +182,6 @@ export async function start(options: { demo: boolean; role: ProcessRole }): Prom
         if (cut > 0) log.warn({ cut }, 'requests still running after SHUTDOWN_TIMEOUT_MS were cut')
         await app.server.close()
       }
-      await app.billingRunTimer.stop()
-      await app.reservationExpiry.stop()
       await jobs.stop(Math.max(0, deadline - performance.now()))
       await database.close()
     } finally {
@@ -203,8 +199,6 @@ export async function start(options: { demo: boolean; role: ProcessRole }): Prom
     } catch (error) {
       // Nothing was served: stop what started and free the data directory, then say which variable to change.
       stopping = true
-      await app.billingRunTimer.stop().catch(() => undefined)
-      await app.reservationExpiry.stop().catch(() => undefined)
       await jobs.stop(0).catch(() => undefined)
       await database.close().catch(() => undefined)
       lock?.release()

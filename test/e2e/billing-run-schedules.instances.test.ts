@@ -16,7 +16,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.
 const isoSeconds = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z')
 
 describe.skipIf(!onPostgres)('billing run schedules on two application instances (needs PostgreSQL)', () => {
-  let second: { app: App; database: Database; instanceId: string } | undefined
+  let second: { app: App; database: Database; instanceId: string; jobs: JobRuntime } | undefined
 
   beforeAll(async () => {
     // A second instance: its own pool, job runtime and app on the same PostgreSQL database.
@@ -31,7 +31,9 @@ describe.skipIf(!onPostgres)('billing run schedules on two application instances
       worker: false,
       roles: 'api',
     })
-    second = { app: await buildApp(testAppDeps(database, jobs)), database, instanceId: jobs.instanceId }
+    // Started as an API-only instance: it sends the bill runs' messages its firings create, a worker runs them.
+    await jobs.start()
+    second = { app: await buildApp(testAppDeps(database, jobs)), database, instanceId: jobs.instanceId, jobs }
     const setup: [string, Record<string, unknown>][] = [
       ['calendars', { code: 'CAL_M', calendarType: 'PERIOD', periodUnit: 'MONTH', periodLength: 1 }],
       ...CYCLES.map((code): [string, Record<string, unknown>] => ['billingCycles', { code, calendar: 'CAL_M' }]),
@@ -41,6 +43,7 @@ describe.skipIf(!onPostgres)('billing run schedules on two application instances
 
   afterAll(async () => {
     await second?.app.server.close()
+    await second?.jobs.stop(1000)
     await second?.database.close()
   })
 
@@ -87,8 +90,8 @@ describe.skipIf(!onPostgres)('billing run schedules on two application instances
       billingCycleCodes: CYCLES,
     })
     expect(created.status, JSON.stringify(created.body)).toBe(201)
-    t.app.billingRunTimer.start()
-    second!.app.billingRunTimer.start()
+    void t.app.billingRunTimer.start()
+    void second!.app.billingRunTimer.start()
     try {
       await sleep(end + 1500 - Date.now())
     } finally {

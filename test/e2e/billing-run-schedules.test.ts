@@ -563,7 +563,7 @@ describe('the schedule timer', () => {
     )
     // A real wait by design: a schedule is due when its next_fire_date has passed on the database clock (`now()`),
     // which no injected clock moves. The test polls until the third firing completes the schedule, not a fixed time.
-    t.app.billingRunTimer.start()
+    void t.app.billingRunTimer.start()
     try {
       await waitFor(async () => (await t.request('GET', `${BASE}/EVERY_SECOND`)).body.status === 'COMPLETED')
     } finally {

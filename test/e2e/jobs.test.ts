@@ -3,7 +3,9 @@ import { sql } from 'drizzle-orm'
 import { useTestApp } from '../support/test-app.ts'
 import { one } from '../../src/kernel/db/database.ts'
 import { readTenantSettings } from '../../src/kernel/settings.ts'
-import type { ExecutionView, JobType } from '../../src/kernel/jobs/job-runtime.ts'
+import { JobRuntime, type ExecutionView, type JobType } from '../../src/kernel/jobs/job-runtime.ts'
+import { systemClock } from '../../src/kernel/clock.ts'
+import pino from 'pino'
 
 /** Execution ids each test job type was called with, in call order. */
 const calls = new Map<string, number[]>()
@@ -169,21 +171,43 @@ describe('running a job on request', () => {
 })
 
 describe('lost work', () => {
-  it('runs, once, an execution left QUEUED when its queue message was lost', async () => {
-    // As if the process died between committing the execution and sending its message.
-    const lost = await one<{ id: string | number }>(
-      t.db.current.db,
-      sql`insert into job_execution (job_instance_id, status, trigger, queued_at, requested_by)
-        select id, 'QUEUED', 'MANUAL', now() - interval '1 hour', 'test' from job_instance where code = 'Recovered' returning id`,
-    )
-    const id = Number(lost!.id)
+  it('runs, once, an execution queued by an instance that stopped at once: its message committed with it', async () => {
+    // An API-only instance queues a run and goes away: the execution and its message were one transaction, so the
+    // worker runs it without any sweep for lost messages.
+    const api = new JobRuntime({
+      database: t.db.current,
+      clock: systemClock,
+      log: pino({ level: 'silent' }),
+      heartbeatIntervalMs: 200,
+      instanceStaleAfterMs: 2000,
+      timerPollIntervalMs: 100,
+      worker: false,
+      roles: 'api',
+    })
+    api.register({ name: 'RecoveredJob', description: 'test job Recovered', run: async () => ({}) })
+    await api.start()
+    const queued = await api.runNow('Recovered', 'test')
+    await api.stop(0)
     const [done] = await waitFor(
-      'the lost execution to run',
+      'the execution to run',
       () => executionsOf('Recovered'),
       (list) => list.length === 1 && finished(list[0]!),
     )
-    expect(done).toMatchObject({ id, status: 'SUCCESS', processedCount: 2 })
-    expect(calls.get('Recovered')).toEqual([id])
+    expect(done).toMatchObject({ id: queued.id, status: 'SUCCESS', processedCount: 2 })
+    expect(calls.get('Recovered')).toEqual([queued.id])
+  })
+
+  it('queues nothing when the transaction writing the execution rolls back', async () => {
+    const before = await one<{ n: string }>(t.db.current.db, sql`select count(*)::text as n from pgboss.job`)
+    await expect(
+      t.db.current.db.transaction(async (tx) => {
+        // A bill run's message (its queue is the invoicing module's), for a run that does not exist.
+        await t.jobs.send(tx, 'obol-bill-run', { billRunId: 0 })
+        throw new Error('rolled back')
+      }),
+    ).rejects.toThrow('rolled back')
+    const after = await one<{ n: string }>(t.db.current.db, sql`select count(*)::text as n from pgboss.job`)
+    expect(after!.n).toBe(before!.n)
   })
 })
 

@@ -8,6 +8,8 @@ import { systemClock, type Clock } from '../../src/kernel/clock.ts'
 import { loadConfig } from '../../src/kernel/config.ts'
 import { openPostgres, type Database } from '../../src/kernel/db/database.ts'
 import { JobRuntime } from '../../src/kernel/jobs/job-runtime.ts'
+import { RESERVATION_EXPIRY_TASK } from '../../src/modules/prepaid/index.ts'
+import { SCHEDULE_POLL_TASK } from '../../src/modules/billing-runs/index.ts'
 import { executionPurgeJob } from '../../src/kernel/jobs/execution-purge.job.ts'
 import { recurringRatingJob, walletOperationPartitionJob } from '../../src/modules/ordering/index.ts'
 import type { JobType } from '../../src/kernel/jobs/job-runtime.ts'
@@ -171,6 +173,8 @@ export function useTestApp(options: { jobTypes?: JobType[]; env?: NodeJS.Process
       timerPollIntervalMs: 100,
       worker: true,
       roles: 'all',
+      // Driven by the tests on their injected clocks (`app.reservationExpiry.tick()`, `app.billingRunTimer.start()`).
+      held: [RESERVATION_EXPIRY_TASK, SCHEDULE_POLL_TASK],
     })
     jobs.register(executionPurgeJob)
     jobs.register(walletOperationPartitionJob)

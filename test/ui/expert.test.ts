@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { forgetTenantSettings } from '../../src/kernel/settings.ts'
 import { onPostgres } from '../support/test-database.ts'
-import { screenshots } from './browser.ts'
+import { pageWidth, screenshots } from './browser.ts'
 import { useUiApp } from './ui-app.ts'
 
 // The Expert workbench in Chromium: native SQL into a CSV file, its live status, the download, and the refusals.
@@ -23,6 +23,46 @@ async function write(page: Page, text: string): Promise<void> {
 }
 
 describe('the Expert workbench', () => {
+  it('shows a long run at once with its rows so far, keeps it across a visit elsewhere, and cancels it', async () => {
+    await setGovernor({ maxRowsSync: 3_000_000, maxRowsAsync: 3_000_000, maxExportMegabytes: 1024 })
+    try {
+      const page = await app.loggedIn('expert')
+      await write(page, 'select generate_series(1, 3000000) as n')
+      await page.keyboard.press('Control+Enter')
+      const status = page.getByTestId('run-status')
+      await expect.poll(() => status.textContent(), { timeout: 15_000 }).toMatch(/^Running · .* elapsed/)
+      await expect.poll(() => status.textContent(), { timeout: 30_000 }).toMatch(/rows so far$/)
+      const address = new URL(page.url())
+      expect(address.searchParams.get('run')).toMatch(/^\d+$/)
+      await screenshots(page, 'expert-running')
+      // No sideways scrolling on a phone.
+      await page.setViewportSize({ width: 390, height: 844 })
+      expect(await pageWidth(page)).toBeLessThanOrEqual(390)
+      await page.setViewportSize({ width: 1440, height: 900 })
+      // Away and back by the address the screen keeps: the same run, still running.
+      await page.goto(`${address.origin}/ui/`)
+      await page.goto(address.toString())
+      await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 15_000 }).toMatch(/^Running/)
+      await page.getByRole('button', { name: 'Cancel run' }).click()
+      await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 30_000 }).toMatch(/^Cancelled/)
+      expect(app.ui.problems).toEqual([])
+    } finally {
+      await setGovernor({ maxRowsSync: 1000, maxRowsAsync: 1_000_000 })
+    }
+  })
+
+  it('says in words when the row cap cut the result', async () => {
+    const page = await app.loggedIn('expert')
+    await write(page, 'select generate_series(1, 5000) as n')
+    await page.keyboard.press('Control+Enter')
+    await expect
+      .poll(() => page.getByTestId('run-status').textContent(), { timeout: 15_000 })
+      .toMatch(/^Done · .* 1,000 lines$/)
+    await expect.poll(() => page.getByTestId('run-cap').textContent()).toContain('workbench.governor.maxRowsSync')
+    await screenshots(page, 'expert-capped')
+    expect(app.ui.problems).toEqual([])
+  })
+
   it('completes the tables the Expert role can read, and their columns after a dot; no platform table', async () => {
     const page = await app.loggedIn('expert')
     const options = () => page.locator('.cm-tooltip-autocomplete .cm-completionLabel').allTextContents()

@@ -35658,6 +35658,12 @@ export interface operations {
                             username: string;
                             errorMessage: string | null;
                             savedQueryCode: string | null;
+                            /** @description Data rows written so far while the run goes on (null before the first batch); once it ended, lineCount. On a server, lines counted as they stream (a value holding a line break counts more until the end) */
+                            rowsSoFar: number | null;
+                            /** @description Whether the result stopped at the row cap (the smaller of maxRowsSync and maxRowsAsync) */
+                            truncated: boolean;
+                            /** @description When truncated: the cap in words and the tenant settings that raise it */
+                            truncatedMessage: string | null;
                         }[];
                     };
                 };
@@ -35740,6 +35746,12 @@ export interface operations {
                         username: string;
                         errorMessage: string | null;
                         savedQueryCode: string | null;
+                        /** @description Data rows written so far while the run goes on (null before the first batch); once it ended, lineCount. On a server, lines counted as they stream (a value holding a line break counts more until the end) */
+                        rowsSoFar: number | null;
+                        /** @description Whether the result stopped at the row cap (the smaller of maxRowsSync and maxRowsAsync) */
+                        truncated: boolean;
+                        /** @description When truncated: the cap in words and the tenant settings that raise it */
+                        truncatedMessage: string | null;
                     };
                 };
             };
@@ -35830,6 +35842,12 @@ export interface operations {
                         username: string;
                         errorMessage: string | null;
                         savedQueryCode: string | null;
+                        /** @description Data rows written so far while the run goes on (null before the first batch); once it ended, lineCount. On a server, lines counted as they stream (a value holding a line break counts more until the end) */
+                        rowsSoFar: number | null;
+                        /** @description Whether the result stopped at the row cap (the smaller of maxRowsSync and maxRowsAsync) */
+                        truncated: boolean;
+                        /** @description When truncated: the cap in words and the tenant settings that raise it */
+                        truncatedMessage: string | null;
                     };
                 };
             };

@@ -15,6 +15,8 @@ export interface CsvExport {
   readonly maxBytes: number
   /** PGlite: looked at between batches; once aborted the export rejects as a cancelled statement (57014). */
   readonly signal?: AbortSignal | undefined
+  /** Told the data rows written so far after each batch (PGlite) or every so often (a server's worker). */
+  readonly onProgress?: ((rowsSoFar: number) => void) | undefined
 }
 
 /** An export stopped because its file would pass `maxBytes`; what it wrote is left for the caller to delete. */
@@ -261,6 +263,7 @@ export async function exportThroughCursor(pglite: PGlite, statement: CsvExport, 
       await out.write(csv)
       count += fetched.rows.length
       if (fetched.rows.length < batch) return count
+      statement.onProgress?.(count)
       const perRow = csv.length / fetched.rows.length
       batch = Math.max(1, Math.min(MAX_BATCH_ROWS, batch * 2, Math.floor(BATCH_TARGET_BYTES / perRow)))
       await nextTurn()

@@ -24,7 +24,14 @@ export interface CsvExportTask {
 }
 
 export type CsvExportReply =
-  { rows: number } | { tooLarge: true } | { error: { message: string; code: string | undefined } }
+  | { rows: number }
+  | { tooLarge: true }
+  | { error: { message: string; code: string | undefined } }
+  /** Sent every PROGRESS_MS while rows arrive: lines written after the header (a value with a line break counts more). */
+  | { progress: number }
+
+const PROGRESS_MS = 250
+const LF = 0x0a
 
 /** Cancels the export's statement from a connection of the application's role, which owns the export's backend. */
 async function cancelBackend(task: CsvExportTask, pid: number): Promise<void> {
@@ -51,12 +58,19 @@ async function run(task: CsvExportTask): Promise<CsvExportReply> {
   client.on('error', () => undefined)
   let bytes = 0
   let tooLarge = false
+  let lines = 0
+  let reportedAt = Date.now()
   // Past the cap nothing more is written, and the statement is cancelled: the COPY then ends with its error, read
   // to the end so the connection closes cleanly.
   const capped = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       if (tooLarge) return done()
       bytes += chunk.length
+      for (let at = chunk.indexOf(LF); at !== -1; at = chunk.indexOf(LF, at + 1)) lines++
+      if (Date.now() - reportedAt >= PROGRESS_MS) {
+        reportedAt = Date.now()
+        parentPort?.postMessage({ progress: Math.max(0, lines - 1) } satisfies CsvExportReply)
+      }
       if (bytes <= task.maxBytes) return done(null, chunk)
       tooLarge = true
       cancelBackend(task, (client as unknown as { processID: number }).processID).catch(() => undefined)

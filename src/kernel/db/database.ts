@@ -189,14 +189,15 @@ const EXPORT_WORKER = new URL(
  * Runs one COPY export in a worker thread (`csv-export.worker.ts`); rejects with the statement's error and code, or
  * with ExportTooLargeError when the file would pass `task.maxBytes` (the worker then cancelled the statement).
  */
-function exportInWorker(task: CsvExportTask): Promise<number> {
+function exportInWorker(task: CsvExportTask, onProgress?: (rowsSoFar: number) => void): Promise<number> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(EXPORT_WORKER, {
       workerData: task,
       resourceLimits: { maxYoungGenerationSizeMb: EXPORT_WORKER_YOUNG_MB },
     })
     let settled = false
-    worker.once('message', (reply: CsvExportReply) => {
+    worker.on('message', (reply: CsvExportReply) => {
+      if ('progress' in reply) return onProgress?.(reply.progress)
       settled = true
       if ('rows' in reply) resolve(reply.rows)
       else if ('tooLarge' in reply) reject(new ExportTooLargeError(task.maxBytes))
@@ -423,15 +424,18 @@ async function exportOn(
 ): Promise<number> {
   const settings = `-c role=${EXPERT_ROLE} -c default_transaction_read_only=on -c statement_timeout=${Math.max(1, Math.floor(statement.statementTimeoutMs))}`
   if (statement.kind === 'select') {
-    return exportInWorker({
-      connectionString: url,
-      applicationName: statement.tag,
-      options: settings,
-      copy: `COPY (${statement.text}) TO STDOUT WITH (FORMAT csv, HEADER)`,
-      file,
-      maxBytes: statement.maxBytes,
-      connectionTimeoutMillis,
-    })
+    return exportInWorker(
+      {
+        connectionString: url,
+        applicationName: statement.tag,
+        options: settings,
+        copy: `COPY (${statement.text}) TO STDOUT WITH (FORMAT csv, HEADER)`,
+        file,
+        maxBytes: statement.maxBytes,
+        connectionTimeoutMillis,
+      },
+      statement.onProgress,
+    )
   }
   const client = new pg.Client({
     connectionString: url,

@@ -51,7 +51,28 @@ export interface JobRuntimeOptions {
   /** Whether this process runs jobs (role `worker` or `all`); API-only processes only enqueue. */
   worker: boolean
   roles: string
+  /**
+   * Recurring tasks (`every`) by name that `start` leaves stopped: tests run them by hand (`tick`) on an injected
+   * clock, or start and stop them themselves.
+   */
+  held?: readonly string[]
 }
+
+/** A recurring task of the job runtime (`JobRuntime.every`): started and stopped with it. */
+export interface RecurringTask<T = unknown> {
+  readonly name: string
+  /** Whether it is scheduled now. */
+  readonly running: boolean
+  /** One run now, outside its schedule; answers what the task answers. */
+  tick(): Promise<T>
+  /** Schedules it (when not already); with `atStart`, resolves once its first run ended. */
+  start(): Promise<void>
+  /** Unschedules it and waits for a run under way to end (its transactions commit or roll back). */
+  stop(): Promise<void>
+}
+
+/** How long after a run ends the next starts: a fixed number of milliseconds, or read before each wait. */
+export type RecurringInterval = number | (() => Promise<number>)
 
 export interface ExecutionView {
   id: number
@@ -102,6 +123,21 @@ function executionView(row: Omit<ExecutionView, 'id'> & { id: number | string })
   return { ...row, id: Number(row.id) }
 }
 
+/** pg-boss's Drizzle adapter on a transaction: its statement runs there, committed or rolled back with it. */
+function adapter(tx: Db) {
+  // Db's execute answers `unknown` in its type; on both drivers it is `{ rows }`, which the adapter reads.
+  return fromDrizzle(tx as unknown as Parameters<typeof fromDrizzle>[0], sql)
+}
+
+/**
+ * Loads a queue into pg-boss's queue cache now, outside any transaction. `send` reads the cache; on a miss it reads
+ * the queue on pg-boss's own connection, which on PGlite (one connection) waits for the sender's transaction to end:
+ * a deadlock. Answers nothing: the lookup of a job that does not exist.
+ */
+async function warmQueue(boss: PgBoss, name: string): Promise<void> {
+  await boss.findJobs(name, { id: '00000000-0000-0000-0000-000000000000' })
+}
+
 /** Validates a timer and gives its next fire time after `after` in the tenant's zone (null: never again). */
 export function nextFireTime(timer: ScheduleExpression, timeZone: string, after: Date): Date | null {
   return compileSchedule(timer, timeZone).next(after)
@@ -126,12 +162,11 @@ export class JobRuntime {
   private readonly types = new Map<string, JobType>()
   private readonly options: JobRuntimeOptions
   private boss: PgBoss | undefined
-  private timers: NodeJS.Timeout[] = []
   private readonly stopping = new AbortController()
   private running = 0
   private readonly staleSweeps: StaleSweep[] = []
   private readonly queues = new Map<string, { definition: QueueDefinition<object>; ready?: Promise<void> }>()
-  private readonly repeated: { readonly name: string; readonly intervalMs: number; task: () => Promise<unknown> }[] = []
+  private readonly recurring = new Map<string, Recurring>()
   private started = false
 
   constructor(options: JobRuntimeOptions) {
@@ -182,6 +217,7 @@ export class JobRuntime {
     boss.on('error', (error) => log.error({ err: error }, 'job queue error'))
     await boss.start()
     await boss.createQueue(QUEUE)
+    await warmQueue(boss, QUEUE)
     this.boss = boss
     const opening: Promise<void>[] = []
     for (const [name, queue] of this.queues) opening.push((queue.ready = this.openQueue(boss, name)))
@@ -190,29 +226,50 @@ export class JobRuntime {
       await boss.work<{ executionId: number }>(QUEUE, { pollingIntervalSeconds: 0.5, batchSize: 1 }, async (jobs) => {
         for (const job of jobs) await this.execute(job.data.executionId)
       })
-      this.every(this.options.timerPollIntervalMs, () => this.fireDueTimers())
-      this.every(this.options.heartbeatIntervalMs, () => this.reapDeadInstances())
-      for (const repeated of this.repeated) this.every(repeated.intervalMs, () => repeated.task())
+      this.every('job-timers', this.options.timerPollIntervalMs, () => this.fireDueTimers(), { atStart: false })
+      this.every('dead-instances', this.options.heartbeatIntervalMs, () => this.reapDeadInstances(), {
+        atStart: false,
+      })
     }
-    this.every(this.options.heartbeatIntervalMs, () => this.heartbeat())
+    // Every instance heartbeats, API-only ones too.
+    this.every('heartbeat', this.options.heartbeatIntervalMs, () => this.heartbeat(), {
+      atStart: false,
+      everyInstance: true,
+    })
     this.started = true
+    const starting: Promise<void>[] = []
+    for (const task of this.recurring.values()) if (this.startsWithRuntime(task)) starting.push(task.start())
+    await Promise.all(starting)
+  }
+
+  private startsWithRuntime(task: Recurring): boolean {
+    return (this.options.worker || task.everyInstance) && !this.options.held?.includes(task.name)
   }
 
   /**
-   * A recurring task of every instance that runs jobs (role `all` or `worker`), run every `intervalMs` (a run still
-   * going is not started again), from `start` to `stop`. For work whose every instance polls the database with its
-   * own claim (`for update skip locked`, leases): it needs no message. May be called before or after `start`.
+   * A recurring task: `task` runs, then again `interval` after each run ended (never two runs at once), from the
+   * runtime's `start` to its `stop`, on every instance that runs jobs (role `all` or `worker`). With `atStart` (the
+   * default) the first run is at start, so work that fell due while every instance was down is done then. For work
+   * each instance claims in the database itself (`for update skip locked`, conditional updates, leases): it needs
+   * no message. The one way Obol runs background loops; may be called before or after `start`.
    */
-  repeat(name: string, intervalMs: number, task: () => Promise<unknown>): void {
+  every<T>(
+    name: string,
+    interval: RecurringInterval,
+    task: () => Promise<T>,
+    options: { atStart?: boolean; everyInstance?: boolean } = {},
+  ): RecurringTask<T> {
     // An app built again on this runtime (tests build several) replaces the task of the same name.
-    const existing = this.repeated.find((r) => r.name === name)
+    const existing = this.recurring.get(name)
     if (existing) {
       existing.task = task
-      return
+      existing.interval = interval
+      return existing as Recurring<T>
     }
-    const entry = { name, intervalMs, task }
-    this.repeated.push(entry)
-    if (this.started && this.options.worker) this.every(intervalMs, () => entry.task())
+    const entry = new Recurring<T>(name, interval, task, options, this.options.log)
+    this.recurring.set(name, entry)
+    if (this.started && this.startsWithRuntime(entry)) void entry.start()
+    return entry
   }
 
   /**
@@ -240,6 +297,7 @@ export class JobRuntime {
       retryLimit: definition.retryLimit ?? 20,
       retryDelay: definition.retryDelaySeconds ?? 5,
     })
+    await warmQueue(boss, definition.name)
     if (!this.options.worker) return
     const log = this.options.log.child({ queue: definition.name })
     await boss.work<object>(definition.name, { pollingIntervalSeconds: 0.5, batchSize: 1 }, async (jobs) => {
@@ -269,30 +327,13 @@ export class JobRuntime {
     await entry.ready
     // pg-boss's own statement runs on the caller's transaction (its Drizzle adapter): the message commits or rolls
     // back with the change that decided it.
-    await this.boss.send(queue, data, {
-      // Db's execute answers `unknown` in its type; on both drivers it is `{ rows }`, which the adapter reads.
-      db: fromDrizzle(tx as unknown as Parameters<typeof fromDrizzle>[0], sql),
-      ...options,
-    })
-  }
-
-  private every(ms: number, task: () => Promise<unknown>): void {
-    let busy = false
-    const timer = setInterval(() => {
-      if (busy || this.stopping.signal.aborted) return
-      busy = true
-      task()
-        .catch((error: unknown) => this.options.log.warn({ err: error }, 'background task failed'))
-        .finally(() => (busy = false))
-    }, ms)
-    timer.unref()
-    this.timers.push(timer)
+    await this.boss.send(queue, data, { db: adapter(tx), ...options })
   }
 
   async stop(timeoutMs: number): Promise<void> {
     this.stopping.abort()
-    for (const timer of this.timers) clearInterval(timer)
-    this.timers = []
+    this.started = false
+    await Promise.all([...this.recurring.values()].map((task) => task.stop()))
     // Graceful: pg-boss waits for handlers in progress (up to the timeout) before resolving.
     await this.boss?.stop({ graceful: true, timeout: Math.max(timeoutMs, 1000), close: true })
     this.boss = undefined
@@ -338,15 +379,18 @@ export class JobRuntime {
         `Job ${code} has type ${instance.job_type}, which this version does not provide`,
       )
     }
-    const created = await one<{ id: string | number }>(
-      this.db,
-      sql`insert into job_execution (job_instance_id, status, trigger, requested_by) values (${instance.id}, 'QUEUED', 'MANUAL', ${requestedBy}) returning id`,
-    )
-    const id = Number(created!.id)
-    // Read before sending: once sent, a worker may already have started it.
-    const queued = (await this.execution(id))!
-    await this.enqueue(id)
-    return queued
+    // The execution and its message commit together (pg-boss's statement on this transaction): none is lost.
+    const id = await this.db.transaction(async (tx) => {
+      const created = await one<{ id: string | number }>(
+        tx,
+        sql`insert into job_execution (job_instance_id, status, trigger, requested_by) values (${instance.id}, 'QUEUED', 'MANUAL', ${requestedBy}) returning id`,
+      )
+      const id = Number(created!.id)
+      await this.enqueue(tx, id)
+      return id
+    })
+    // Read after the commit: a worker may already have started it, which the answer then shows.
+    return (await this.execution(id))!
   }
 
   async execution(id: number): Promise<ExecutionView | undefined> {
@@ -378,9 +422,10 @@ export class JobRuntime {
     )
   }
 
-  private async enqueue(executionId: number): Promise<void> {
+  /** Sends the message of an execution inside the transaction that created it (pg-boss's Drizzle adapter). */
+  private async enqueue(tx: Db, executionId: number): Promise<void> {
     if (!this.boss) throw new AppError('SERVICE_UNAVAILABLE', 'The job runtime is not started')
-    await this.boss.send(QUEUE, { executionId })
+    await this.boss.send(QUEUE, { executionId }, { db: adapter(tx) })
   }
 
   /** After a change of the tenant time zone (in its transaction): every timer's next firing, in the new zone. */
@@ -433,12 +478,12 @@ export class JobRuntime {
           sql`insert into job_execution (job_instance_id, status, trigger, fire_time)
             values (${job.id}, 'QUEUED', 'TIMER', ${job.next_fire_at}::timestamptz) on conflict do nothing returning id`,
         )
-        return inserted[0] ? Number(inserted[0].id) : undefined
+        if (!inserted[0]) return undefined
+        // The message commits with the claim: a crash after the commit loses nothing.
+        await this.enqueue(tx, Number(inserted[0].id))
+        return Number(inserted[0].id)
       })
-      if (claimed !== undefined) {
-        await this.enqueue(claimed)
-        fired++
-      }
+      if (claimed !== undefined) fired++
     }
     return fired
   }
@@ -504,15 +549,80 @@ export class JobRuntime {
             and a.heartbeat_at > now() - make_interval(secs => ${staleSeconds}))
         returning e.id`,
     )
-    // A QUEUED execution whose message was lost (the process died between commit and send) is sent again.
-    // Re-sending moves queued_at forward, so one lost message is sent again once per stale period, not every beat.
-    const orphans = await rows<{ id: string | number }>(
-      this.db,
-      sql`update job_execution set queued_at = now()
-        where status = 'QUEUED' and queued_at < now() - make_interval(secs => ${staleSeconds}) returning id`,
-    )
-    for (const orphan of orphans) await this.enqueue(Number(orphan.id))
     for (const sweep of this.staleSweeps) await sweep(this.db, this.instanceId, staleSeconds)
     return reaped.length
+  }
+}
+
+/** A recurring task's schedule: one run at a time, the next `interval` after the previous ended. */
+class Recurring<T = unknown> implements RecurringTask<T> {
+  readonly name: string
+  interval: RecurringInterval
+  task: () => Promise<T>
+  readonly atStart: boolean
+  readonly everyInstance: boolean
+  private readonly log: Pick<Logger, 'warn'>
+  private handle: NodeJS.Timeout | undefined
+  private current: Promise<unknown> | undefined
+  private scheduled = false
+
+  constructor(
+    name: string,
+    interval: RecurringInterval,
+    task: () => Promise<T>,
+    options: { atStart?: boolean; everyInstance?: boolean },
+    log: Pick<Logger, 'warn'>,
+  ) {
+    this.name = name
+    this.interval = interval
+    this.task = task
+    this.atStart = options.atStart ?? true
+    this.everyInstance = options.everyInstance ?? false
+    this.log = log
+  }
+
+  get running(): boolean {
+    return this.scheduled
+  }
+
+  tick(): Promise<T> {
+    return this.task()
+  }
+
+  start(): Promise<void> {
+    if (this.scheduled) return Promise.resolve()
+    this.scheduled = true
+    if (!this.atStart) {
+      void this.wait()
+      return Promise.resolve()
+    }
+    return new Promise((resolve) => this.next(0, resolve))
+  }
+
+  async stop(): Promise<void> {
+    this.scheduled = false
+    clearTimeout(this.handle)
+    this.handle = undefined
+    await this.current
+  }
+
+  private async wait(): Promise<void> {
+    const interval = this.interval
+    const ms = typeof interval === 'number' ? interval : await interval().catch(() => 1000)
+    if (this.scheduled) this.next(ms)
+  }
+
+  private next(delayMs: number, ran?: () => void): void {
+    clearTimeout(this.handle)
+    this.handle = setTimeout(() => {
+      this.current = this.task()
+        .catch((error: unknown) =>
+          this.log.warn({ err: error, task: this.name }, `${this.name} failed; run again later`),
+        )
+        .finally(() => ran?.())
+        .then(() => this.wait())
+        .finally(() => (this.current = undefined))
+    }, delayMs)
+    this.handle.unref()
   }
 }

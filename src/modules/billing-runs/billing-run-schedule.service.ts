@@ -1,3 +1,4 @@
+import type { Logger } from 'pino'
 import type { Db } from '../../kernel/db/database.ts'
 import { MAX_PAGE_LIMIT } from '../../kernel/http/pagination.ts'
 import { withTransaction } from '../../kernel/db/transaction.ts'
@@ -17,10 +18,8 @@ import * as repo from './billing-runs.repository.ts'
 import { scheduleMachine } from './billing-run-schedule.machine.ts'
 import { createScheduledRuns } from './billing-run.service.ts'
 
-/** What the schedules log: only warnings (a failed poll, a cron that no longer compiles). */
-export interface WarningLog {
-  warn(details: object, message: string): void
-}
+/** Firings claimed by one poll at most: the rest wait for the next. */
+const POLL_BATCH = 200
 
 const notFound = (code: string) => new AppError('SCHEDULE_NOT_FOUND', `Billing run schedule ${code} not found`)
 const scheduleExists = (code: string) =>
@@ -58,7 +57,11 @@ function translateWriteError(error: unknown, code: string): unknown {
 export type BillingRunScheduleService = ReturnType<typeof createBillingRunScheduleService>
 
 /** Billing run schedules: the API's use cases and the timer's claim of a due firing. */
-export function createBillingRunScheduleService(deps: { db: Db; log: WarningLog; runs: repo.BillRunStarter }) {
+export function createBillingRunScheduleService(deps: {
+  db: Db
+  log: Pick<Logger, 'warn'>
+  runs: repo.BillRunStarter
+}) {
   const { db, log, runs } = deps
   return {
     async create(body: ScheduleBody, actor: Actor): Promise<repo.ScheduleView> {
@@ -235,6 +238,26 @@ export function createBillingRunScheduleService(deps: { db: Db; log: WarningLog;
 
     async dueSchedules(limit: number) {
       return repo.dueSchedules(db, limit)
+    },
+
+    /**
+     * One poll of the recurring task (every instance that runs jobs polls; each due time fires once across them):
+     * fires every due schedule (up to a batch), then completes paused schedules past their end. Answers the firings.
+     */
+    async poll(instanceId: string): Promise<number> {
+      let fired = 0
+      for (const due of await this.dueSchedules(POLL_BATCH)) {
+        try {
+          if (await this.fireDue(due.id, due.due, instanceId)) fired++
+        } catch (error) {
+          log.warn(
+            { err: error, scheduleId: due.id, due: due.due },
+            'billing run schedule firing failed; retried next poll',
+          )
+        }
+      }
+      await this.completeEnded()
+      return fired
     },
   }
 }

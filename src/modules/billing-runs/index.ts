@@ -1,12 +1,16 @@
 import type { FastifyInstance } from 'fastify'
+import type { Logger } from 'pino'
 import type { Db } from '../../kernel/db/database.ts'
+import type { JobRuntime } from '../../kernel/jobs/job-runtime.ts'
 import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
-import { createBillingRunScheduleService, type WarningLog } from './billing-run-schedule.service.ts'
-import { BillingRunScheduleTimer } from './billing-run-schedule.timer.ts'
+import { createBillingRunScheduleService } from './billing-run-schedule.service.ts'
 import { registerBillingRunRoutes } from './billing-runs.routes.ts'
 import type { BillRunStarter } from './billing-runs.repository.ts'
 
-export { BillingRunScheduleTimer } from './billing-run-schedule.timer.ts'
+/** Firing granularity is the second: poll well within it. */
+export const DEFAULT_POLL_INTERVAL_MS = 500
+/** The job runtime's recurring task firing billing run schedules. */
+export const SCHEDULE_POLL_TASK = 'billing-run-schedules'
 export { seedBillingRunsDemo } from './demo-data.ts'
 /** What the bill runs of the invoicing module share with schedules: their options' rules and wire shape. */
 export {
@@ -24,33 +28,30 @@ export type { BillRunBody, BillRunQuery } from './billing-runs.schemas.ts'
 export type { BillRunStarter, NewBillRun } from './billing-runs.repository.ts'
 
 /**
- * Billing run schedules, bill runs and the timer firing the schedules. The timer is not started here: processes
- * that run jobs start it (`main`), HTTP-only ones leave it stopped.
+ * Billing run schedules, bill runs and the poll firing the schedules: a recurring task of the job runtime, run by
+ * the processes that run jobs from its start to its stop (HTTP-only ones never poll). Timers live in PostgreSQL and
+ * are compared with the database clock; the first poll runs at start, so a firing missed while every instance was
+ * down runs then, once.
  */
 export function createBillingRunsModule(deps: {
   db: Db
   actorOf: ActorOf
-  log: WarningLog
-  /** The application instance recorded on each timer firing. */
-  instanceId: string
+  log: Pick<Logger, 'warn'>
+  jobs: JobRuntime
   pollIntervalMs?: number
   /** The bill runs a firing creates are the invoicing module's. */
   runs: BillRunStarter
 }) {
   const schedules = createBillingRunScheduleService({ db: deps.db, log: deps.log, runs: deps.runs })
-  const timer = new BillingRunScheduleTimer({
-    service: schedules,
-    log: deps.log,
-    instanceId: deps.instanceId,
-    ...(deps.pollIntervalMs === undefined ? {} : { pollIntervalMs: deps.pollIntervalMs }),
-  })
+  // The application instance is recorded on each firing.
+  const timer = deps.jobs.every(SCHEDULE_POLL_TASK, deps.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS, () =>
+    schedules.poll(deps.jobs.instanceId),
+  )
   return {
     schedules,
     timer,
     routes(app: FastifyInstance) {
       registerBillingRunRoutes(app, { schedules, actorOf: deps.actorOf })
-      // Closing the app stops the timer before the database goes away.
-      app.addHook('onClose', () => timer.stop())
     },
   }
 }

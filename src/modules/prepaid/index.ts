@@ -4,24 +4,30 @@ import type { Db } from '../../kernel/db/database.ts'
 import type { CatalogCache } from '../catalog/index.ts'
 import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
 import type { Outbox } from '../../kernel/events/index.ts'
+import type { JobRuntime } from '../../kernel/jobs/job-runtime.ts'
+import { cachedTenantSettings } from '../../kernel/settings.ts'
 import { registerPrepaidRoutes } from './prepaid.routes.ts'
-import { ReservationExpiryTimer, type WarningLog } from './reservation-expiry.timer.ts'
 import { createReservationService } from './reservation.service.ts'
 import { createWalletService } from './wallet.service.ts'
 import { createOfferReservationService } from './offer-reservation.service.ts'
 
-export { ReservationExpiryTimer } from './reservation-expiry.timer.ts'
+/** The job runtime's recurring task expiring due reservations. */
+export const RESERVATION_EXPIRY_TASK = 'reservation-expiry'
 export type { ReservationService } from './reservation.service.ts'
 
 /**
- * Prepaid wallets, counters and usage reservations. The expiry timer is not started here: processes that run jobs
- * start it (`main`), HTTP-only ones leave it stopped; closing the app stops it.
+ * Prepaid wallets, counters and usage reservations. Due OPEN reservations expire in a recurring task of the job
+ * runtime (processes that run jobs, from its start to its stop): one sweep (`ReservationService.expireDue`, claiming
+ * rows with `for update skip locked`) every `reservationSweepIntervalMs` (a tenant setting, 1 s by default), not one
+ * job per reservation. Due dates are compared with the injected clock; any number of instances may sweep, each
+ * reservation expires once. The first sweep runs at start, so reservations that fell due while every instance was
+ * down expire then.
  */
 export function createPrepaidModule(deps: {
   db: Db
   clock: Clock
   actorOf: ActorOf
-  log: WarningLog
+  jobs: JobRuntime
   catalogCache?: CatalogCache
   outbox: Outbox
 }) {
@@ -38,14 +44,17 @@ export function createPrepaidModule(deps: {
     reservations,
     outbox: deps.outbox,
   })
-  const expiry = new ReservationExpiryTimer({ db: deps.db, service: reservations, log: deps.log })
+  const expiry = deps.jobs.every(
+    RESERVATION_EXPIRY_TASK,
+    async () => (await cachedTenantSettings(deps.db)).reservationSweepIntervalMs,
+    () => reservations.expireDue(),
+  )
   return {
     reservations,
     wallets,
     expiry,
     routes(app: FastifyInstance) {
       registerPrepaidRoutes(app, { reservations, offerReservations, wallets, actorOf: deps.actorOf })
-      app.addHook('onClose', () => expiry.stop())
     },
   }
 }

@@ -40,11 +40,16 @@ export function createWebhooksModule(deps: {
     instance: { id: deps.jobs.instanceId, staleAfterMs: deps.jobs.instanceStaleAfterMs },
     ...(deps.jitter ? { jitter: deps.jitter } : {}),
   })
-  deps.jobs.repeat('webhook-dispatch', DISPATCH_INTERVAL_MS, () => dispatcher.pump())
-  deps.jobs.repeat('event-purge', 3_600_000, async () => {
-    const before = new Date(deps.clock.now().getTime() - EVENT_RETENTION_MS)
-    while ((await repo.purgeEvents(deps.db, before, 1000)) === 1000);
-  })
+  deps.jobs.every('webhook-dispatch', DISPATCH_INTERVAL_MS, () => dispatcher.pump(), { atStart: false })
+  deps.jobs.every(
+    'event-purge',
+    3_600_000,
+    async () => {
+      const before = new Date(deps.clock.now().getTime() - EVENT_RETENTION_MS)
+      while ((await repo.purgeEvents(deps.db, before, 1000)) === 1000);
+    },
+    { atStart: false },
+  )
   const webhooks = createWebhookService({
     db: deps.db,
     clock: deps.clock,

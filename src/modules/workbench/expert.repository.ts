@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { one, rows, type Db } from '../../kernel/db/database.ts'
+import type { Outbox } from '../../kernel/events/index.ts'
 import { instantText } from '../../kernel/model/json.ts'
 import { queryHash } from './workbench.repository.ts'
 
@@ -19,20 +20,73 @@ export interface ExpertExecution {
   username: string
   errorMessage: string | null
   savedQueryCode: string | null
+  /** Data rows written so far while it runs (null before its first batch); once it ended, as lineCount. */
+  rowsSoFar: number | null
+  /** Whether the result stopped at the tenant's row cap, so there may be more rows than it holds. */
+  truncated: boolean
+  /** When truncated: the cap, in words, and the setting that raises it. */
+  truncatedMessage: string | null
 }
 
 const columns = sql`id, status, ${instantText(sql`start_date`)} as "startDate", ${instantText(sql`end_date`)} as "endDate",
   line_count as "lineCount", duration_ms as "durationMs", file_path as "filePath", query_hash as "queryHash",
-  query_text as "queryText", username, error_message as "errorMessage", saved_query_code as "savedQueryCode"`
+  query_text as "queryText", username, error_message as "errorMessage", saved_query_code as "savedQueryCode",
+  rows_so_far as "rowsSoFar", row_cap as "rowCap"`
+
+type ExecutionRow = Omit<ExpertExecution, 'id' | 'truncated' | 'truncatedMessage'> & {
+  id: number | string
+  rowCap: number | null
+}
+
+/** What a run that reached the row cap says: the cap and the settings that raise it. */
+export function capMessage(cap: number): string {
+  return (
+    `The result stopped at the row cap of ${cap} rows, so the query may have more: the cap is the smaller of the ` +
+    'tenant settings workbench.governor.maxRowsSync and workbench.governor.maxRowsAsync; raise both to get more rows'
+  )
+}
 
 /** node-postgres reads int8 as a string: ids are JSON numbers on both drivers. */
-const view = (row: Omit<ExpertExecution, 'id'> & { id: number | string }): ExpertExecution => ({
-  ...row,
-  id: Number(row.id),
-})
+const view = ({ rowCap, ...row }: ExecutionRow): ExpertExecution => {
+  const truncated = row.status === 'SUCCESS' && rowCap !== null && row.lineCount !== null && row.lineCount >= rowCap
+  return {
+    ...row,
+    id: Number(row.id),
+    rowsSoFar: row.endDate !== null && row.lineCount !== null ? row.lineCount : row.rowsSoFar,
+    truncated,
+    truncatedMessage: truncated ? capMessage(rowCap) : null,
+  }
+}
+
+/** The event type of a run that ended (succeeded, failed, timed out or cancelled). */
+export const EXPERT_RUN_FINISHED = 'workbench.expert_run.finished'
+
+/** Reports, in the transaction that ended them, runs that ended: each as its resource shows it. */
+async function reportFinished(tx: Db, outbox: Outbox, ids: readonly number[]): Promise<void> {
+  if (ids.length === 0) return
+  const ended = await rows<ExecutionRow>(
+    tx,
+    sql`select ${columns} from query_execution where id in (${sql.join(
+      ids.map((id) => sql`${id}`),
+      sql`, `,
+    )}) order by id`,
+  )
+  // Expert runs are platform records: no seller.
+  await outbox.emitMany(
+    tx,
+    EXPERT_RUN_FINISHED,
+    'expert_run',
+    ended.map((row) => ({ aggregate: { id: Number(row.id) }, object: view(row) })),
+  )
+}
+
+/** Records the data rows a running run has written so far. */
+export async function recordProgress(db: Db, id: number, rowsSoFar: number): Promise<void> {
+  await db.execute(sql`update query_execution set rows_so_far = ${rowsSoFar} where id = ${id} and end_date is null`)
+}
 
 export async function findExecution(db: Db, id: number): Promise<ExpertExecution | undefined> {
-  const found = await one<ExpertExecution>(db, sql`select ${columns} from query_execution where id = ${id}`)
+  const found = await one<ExecutionRow>(db, sql`select ${columns} from query_execution where id = ${id}`)
   return found && view(found)
 }
 
@@ -41,7 +95,7 @@ export async function listExecutions(
   username: string,
   page: { offset: number; limit: number },
 ): Promise<{ total: number; data: ExpertExecution[] }> {
-  const data = await rows<ExpertExecution>(
+  const data = await rows<ExecutionRow>(
     db,
     sql`select ${columns} from query_execution where username = ${username}
       order by id desc limit ${page.limit} offset ${page.offset}`,
@@ -70,6 +124,8 @@ export async function createExecution(
     instanceId: string
     auditId: number
     at: Date
+    /** The tenant's row cap when it is the statement's limit (null: the submitter asked for fewer, or EXPLAIN). */
+    rowCap: number | null
   },
   maxOpen: number,
 ): Promise<number | undefined> {
@@ -83,9 +139,10 @@ export async function createExecution(
     const created = await one<{ id: string | number }>(
       tx,
       sql`insert into query_execution (username, start_date, query_hash, query_text, statement_text, saved_query_code,
-          app_instance_id, audit_id, reader_subject)
+          app_instance_id, audit_id, reader_subject, row_cap)
         values (${run.username}, ${run.at.toISOString()}::timestamptz, ${queryHash(run.text)}, ${run.text},
-          ${run.statement}, ${run.savedQueryCode ?? null}, ${run.instanceId}, ${run.auditId}, ${run.readerSubject})
+          ${run.statement}, ${run.savedQueryCode ?? null}, ${run.instanceId}, ${run.auditId}, ${run.readerSubject},
+          ${run.rowCap})
         returning id`,
     )
     return Number(created!.id)
@@ -128,6 +185,7 @@ export async function claimExecution(
  */
 export async function finishExecution(
   db: Db,
+  outbox: Outbox,
   id: number,
   result: {
     status: ExpertStatus
@@ -137,9 +195,10 @@ export async function finishExecution(
     error: string | null
   },
 ): Promise<ExpertStatus | undefined> {
-  const done = await one<{ status: ExpertStatus }>(
-    db,
-    sql`update query_execution set
+  return db.transaction(async (tx) => {
+    const done = await one<{ status: ExpertStatus }>(
+      tx,
+      sql`update query_execution set
         status = case when cancel_requested then 'CANCELLED' else ${result.status} end,
         end_date = now(),
         line_count = case when cancel_requested then null else ${result.lineCount}::int end,
@@ -148,21 +207,27 @@ export async function finishExecution(
         error_message = case when cancel_requested then null else ${result.error} end
       where id = ${id} and end_date is null
       returning status`,
-  )
-  return done?.status
+    )
+    if (done) await reportFinished(tx, outbox, [id])
+    return done?.status
+  })
 }
 
 /**
  * Asks for a run's cancellation: a run not yet started ends CANCELLED at once (answers 'ended'); a running one is
  * flagged (answers 'running'), for its runner to record once its statement is interrupted.
  */
-export async function requestCancel(db: Db, id: number): Promise<'ended' | 'running' | 'finished'> {
-  const ended = await rows<{ id: unknown }>(
-    db,
-    sql`update query_execution set cancel_requested = true, status = 'CANCELLED', end_date = now(), duration_ms = 0
-      where id = ${id} and end_date is null and running_since is null returning id`,
-  )
-  if (ended.length > 0) return 'ended'
+export async function requestCancel(db: Db, outbox: Outbox, id: number): Promise<'ended' | 'running' | 'finished'> {
+  const ended = await db.transaction(async (tx) => {
+    const ended = await rows<{ id: unknown }>(
+      tx,
+      sql`update query_execution set cancel_requested = true, status = 'CANCELLED', end_date = now(), duration_ms = 0
+        where id = ${id} and end_date is null and running_since is null returning id`,
+    )
+    if (ended.length > 0) await reportFinished(tx, outbox, [id])
+    return ended.length > 0
+  })
+  if (ended) return 'ended'
   const flagged = await rows<{ id: unknown }>(
     db,
     sql`update query_execution set cancel_requested = true where id = ${id} and end_date is null returning id`,
@@ -194,26 +259,44 @@ export async function auditIdOf(db: Db, id: number): Promise<number | null> {
  */
 export async function failRunsOfDeadInstances(
   db: Db,
+  outbox: Outbox,
   selfId: string,
   staleSeconds: number,
 ): Promise<{ id: number; auditId: number | null }[]> {
-  const ended = await rows<{ id: string | number; auditId: string | number | null }>(
-    db,
-    sql`update query_execution e set status = 'FAILED', end_date = now(),
+  return db.transaction(async (tx) => {
+    const ended = await rows<{ id: string | number; auditId: string | number | null }>(
+      tx,
+      sql`update query_execution e set status = 'FAILED', end_date = now(),
         error_message = 'the instance running this query stopped before it finished'
       where e.end_date is null and e.app_instance_id <> ${selfId} and not exists (
         select 1 from app_instance a where a.id = e.app_instance_id and a.stopped_at is null
           and a.heartbeat_at > now() - make_interval(secs => ${staleSeconds}))
       returning e.id, e.audit_id as "auditId"`,
-  )
-  return ended.map((row) => ({ id: Number(row.id), auditId: row.auditId === null ? null : Number(row.auditId) }))
+    )
+    await reportFinished(
+      tx,
+      outbox,
+      ended.map((row) => Number(row.id)),
+    )
+    return ended.map((row) => ({ id: Number(row.id), auditId: row.auditId === null ? null : Number(row.auditId) }))
+  })
 }
 
 /** Runs of this instance still open when it stops: ended FAILED, as a dead instance's would be. */
-export async function failOwnOpenRuns(db: Db, selfId: string): Promise<void> {
-  await db.execute(sql`update query_execution set status = 'FAILED', end_date = now(),
-      error_message = 'the instance running this query stopped before it finished'
-    where end_date is null and app_instance_id = ${selfId}`)
+export async function failOwnOpenRuns(db: Db, outbox: Outbox, selfId: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    const ended = await rows<{ id: string | number }>(
+      tx,
+      sql`update query_execution set status = 'FAILED', end_date = now(),
+          error_message = 'the instance running this query stopped before it finished'
+        where end_date is null and app_instance_id = ${selfId} returning id`,
+    )
+    await reportFinished(
+      tx,
+      outbox,
+      ended.map((row) => Number(row.id)),
+    )
+  })
 }
 
 /** A saved query's owner, type and text, whoever asks (scheduled runs act as the owner). */

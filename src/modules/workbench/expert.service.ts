@@ -4,6 +4,7 @@ import path from 'node:path'
 import type { Clock } from '../../kernel/clock.ts'
 import { ExportTooLargeError, type Database, type Db } from '../../kernel/db/database.ts'
 import { AppError } from '../../kernel/errors.ts'
+import type { Outbox } from '../../kernel/events/index.ts'
 import { requireRole, type Principal } from '../../kernel/http/principal.ts'
 import { cachedTenantSettings } from '../../kernel/settings.ts'
 import { currentPrincipal } from '../iam/index.ts'
@@ -20,6 +21,7 @@ import {
   finishExecution,
   findSavedQuery,
   listExecutions,
+  recordProgress,
   requestCancel,
   type ExpertExecution,
   type ExpertStatus,
@@ -49,6 +51,9 @@ const QUERY_CANCELED = '57014'
  * when it came before the statement started (the connection was still opening) this check cancels it then.
  */
 const CANCEL_CHECK_MS = 500
+
+/** How often a running run records its rows so far (GET shows them as rowsSoFar). */
+const PROGRESS_MS = 250
 
 const notFound = (id: number | string) => new AppError('NOT_FOUND', `Expert execution ${id} not found`)
 
@@ -87,6 +92,7 @@ export function createExpertService(deps: {
   exportDir: string
   instanceId: string
   log: FastifyBaseLogger
+  outbox: Outbox
 }) {
   const queue: number[] = []
   const active = new Map<number, Promise<void>>()
@@ -124,6 +130,17 @@ export function createExpertService(deps: {
     let status: ExpertStatus = 'SUCCESS'
     let lineCount: number | null = null
     let error: string | null = null
+    // Rows so far, written at most every PROGRESS_MS (the last count waits for the next batch or the end).
+    let progressAt = 0
+    let progressWrite: Promise<void> = Promise.resolve()
+    const progress = (rowsSoFar: number) => {
+      const now = Date.now()
+      if (now - progressAt < PROGRESS_MS) return
+      progressAt = now
+      progressWrite = progressWrite
+        .then(() => recordProgress(deps.db, id, rowsSoFar))
+        .catch((failure: unknown) => deps.log.warn({ err: failure, execution: id }, 'Expert progress not recorded'))
+    }
     const watch =
       deps.database.kind === 'postgres'
         ? setInterval(() => {
@@ -142,6 +159,7 @@ export function createExpertService(deps: {
           tag: tag(id),
           maxBytes: maxMegabytes * MEGABYTE,
           signal: abort.signal,
+          onProgress: progress,
         },
         partial,
         // On a replica that has replayed the submitter's last write (a scheduled run has none to wait for).
@@ -162,9 +180,10 @@ export function createExpertService(deps: {
     } finally {
       clearInterval(watch)
       aborts.delete(id)
+      await progressWrite
     }
     const durationMs = deps.clock.now().getTime() - started.getTime()
-    const recorded = await finishExecution(deps.db, id, {
+    const recorded = await finishExecution(deps.db, deps.outbox, id, {
       status,
       lineCount,
       durationMs,
@@ -246,6 +265,7 @@ export function createExpertService(deps: {
         instanceId: deps.instanceId,
         auditId: audit.id,
         at,
+        rowCap: vetted.kind === 'explain' || limit < rowLimit ? null : rowLimit,
       },
       maxOpen,
     )
@@ -320,6 +340,7 @@ export function createExpertService(deps: {
         instanceId: deps.instanceId,
         auditId,
         at,
+        rowCap: vetted.kind === 'explain' ? null : limit,
       },
       Number.MAX_SAFE_INTEGER,
     )
@@ -351,7 +372,7 @@ export function createExpertService(deps: {
 
   async function cancel(principal: Principal, id: number): Promise<ExpertExecution> {
     const found = await visible(principal, id)
-    const outcome = await requestCancel(deps.db, id)
+    const outcome = await requestCancel(deps.db, deps.outbox, id)
     if (outcome === 'finished')
       throw new AppError('INVALID_STATE', `Expert execution ${id} has already ended ${found.status ?? ''}`.trim())
     if (outcome === 'ended') {
@@ -368,7 +389,7 @@ export function createExpertService(deps: {
 
   /** The stale-instance sweep's part: runs of dead instances end FAILED, their audit entries too. */
   async function sweep(db: Db, selfId: string, staleSeconds: number): Promise<void> {
-    for (const ended of await failRunsOfDeadInstances(db, selfId, staleSeconds)) {
+    for (const ended of await failRunsOfDeadInstances(db, deps.outbox, selfId, staleSeconds)) {
       if (ended.auditId !== null)
         await closeAudit(deps.bookkeeping, ended.auditId, {
           status: 'FAILED',
@@ -383,7 +404,7 @@ export function createExpertService(deps: {
     stopping = true
     queue.length = 0
     // Ended first, so the interrupted statements are not recorded as timeouts.
-    await failOwnOpenRuns(deps.db, deps.instanceId).catch(() => undefined)
+    await failOwnOpenRuns(deps.db, deps.outbox, deps.instanceId).catch(() => undefined)
     for (const abort of aborts.values()) abort.abort()
     await Promise.allSettled([...active.keys()].map((id) => deps.database.cancelCsvExport(tag(id))))
     await Promise.allSettled([...active.values()])

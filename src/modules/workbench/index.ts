@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import type { Clock } from '../../kernel/clock.ts'
 import type { Database, Db } from '../../kernel/db/database.ts'
+import type { Outbox } from '../../kernel/events/index.ts'
 import type { JobRuntime, JobType } from '../../kernel/jobs/job-runtime.ts'
 import { parseDatabaseJson } from '../../kernel/decimal-json.ts'
 import type { QueryEngine } from '../query/index.ts'
@@ -48,6 +49,8 @@ export function createWorkbenchModule(deps: {
   jobs: JobRuntime
   exportDir: string
   log: FastifyBaseLogger
+  /** Reports each Expert run that ends (`workbench.expert_run.finished`). */
+  outbox: Outbox
 }) {
   const deep = createDeepService(deps)
   const expert = createExpertService({ ...deps, instanceId: deps.jobs.instanceId })

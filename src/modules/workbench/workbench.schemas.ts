@@ -151,6 +151,17 @@ export const ExpertExecution = Type.Object({
   username: Type.String(),
   errorMessage: Type.Union([Type.String(), Type.Null()]),
   savedQueryCode: Type.Union([Type.String(), Type.Null()]),
+  rowsSoFar: Type.Union([Type.Integer(), Type.Null()], {
+    description:
+      'Data rows written so far while the run goes on (null before the first batch); once it ended, lineCount. ' +
+      'On a server, lines counted as they stream (a value holding a line break counts more until the end)',
+  }),
+  truncated: Type.Boolean({
+    description: 'Whether the result stopped at the row cap (the smaller of maxRowsSync and maxRowsAsync)',
+  }),
+  truncatedMessage: Type.Union([Type.String(), Type.Null()], {
+    description: 'When truncated: the cap in words and the tenant settings that raise it',
+  }),
 })
 
 export const ExpertExecutionList = Type.Object({

@@ -1,4 +1,6 @@
 import { useCallback, useEffect, useMemo, useState } from 'react'
+import { useQuery, useQueryClient } from '@tanstack/react-query'
+import { useSearchParams } from 'react-router'
 import { api, ok, type Got } from '../client.ts'
 import { ErrorMessage, Notice } from '../components.tsx'
 import { SavedQueries } from '../SavedQueries.tsx'
@@ -8,8 +10,10 @@ import type { SQLNamespace } from '@codemirror/lang-sql'
 type Execution = Got<'/api/v1/workbench/expert/executions/{id}'>
 
 const FIRST_QUERY = 'select code, name from customer order by code'
-/** The issue asks for a live status polled every 2 s while the run has no status yet. */
-const POLL_MS = 2000
+/** A running run's record is read again every second: its status, elapsed time and rows so far. */
+const POLL_MS = 1000
+const RUN_KEY = (id: number | undefined) => ['expert-run', id] as const
+const RUNS_KEY = ['expert-runs'] as const
 
 const STATUS_WORDS: Record<string, string> = {
   SUCCESS: 'Done',
@@ -18,6 +22,28 @@ const STATUS_WORDS: Record<string, string> = {
   CANCELLED: 'Cancelled',
 }
 const statusWord = (e: Execution) => (e.status === null ? 'Running' : (STATUS_WORDS[e.status] ?? e.status))
+const count = (n: number) => n.toLocaleString('en-US')
+
+/** A run just accepted, shown at once while its record is read. */
+function acceptedRun(id: number, text: string): Execution {
+  return {
+    id,
+    status: null,
+    startDate: new Date().toISOString(),
+    endDate: null,
+    lineCount: null,
+    durationMs: null,
+    filePath: null,
+    queryHash: '',
+    queryText: text,
+    username: '',
+    errorMessage: null,
+    savedQueryCode: null,
+    rowsSoFar: null,
+    truncated: false,
+    truncatedMessage: null,
+  }
+}
 
 /** Seconds as a person reads them: "0.04 s", "12 s", "2 min 5 s". */
 function seconds(ms: number): string {
@@ -46,24 +72,44 @@ async function download(id: number): Promise<void> {
 /** Expert mode: native SQL run in the background into a CSV file, its live status, and the user's recent runs. */
 export function Expert() {
   const [text, setText] = useState(FIRST_QUERY)
-  const [current, setCurrent] = useState<Execution>()
-  const [recent, setRecent] = useState<Execution[]>([])
   const [error, setError] = useState<unknown>()
   const [submitting, setSubmitting] = useState(false)
   const [now, setNow] = useState(() => Date.now())
   const [message, setMessage] = useState<string>()
   // An error at a line and column puts the cursor there.
   const mark = useMemo(() => errorMark(error), [error])
+  const queries = useQueryClient()
+  // The current run lives in the address (?run=id): leaving the screen and coming back, or a reload, finds it.
+  const [params, setParams] = useSearchParams()
+  const runId = Number(params.get('run')) || undefined
 
-  const refresh = useCallback(
-    () =>
-      ok(api.GET('/api/v1/workbench/expert/executions', { params: { query: { offset: 0, limit: 10 } } })).then(
-        (page) => setRecent(page.data),
-        setError,
-      ),
-    [],
-  )
-  useEffect(() => void refresh(), [refresh])
+  const recentQuery = useQuery({
+    queryKey: RUNS_KEY,
+    queryFn: () => ok(api.GET('/api/v1/workbench/expert/executions', { params: { query: { offset: 0, limit: 10 } } })),
+    staleTime: 0,
+  })
+  const recent = recentQuery.data?.data ?? []
+  const refresh = useCallback(() => queries.invalidateQueries({ queryKey: RUNS_KEY }), [queries])
+
+  // The current run's record, read again every second while it has no status.
+  const runQuery = useQuery({
+    queryKey: RUN_KEY(runId),
+    queryFn: () => ok(api.GET('/api/v1/workbench/expert/executions/{id}', { params: { path: { id: runId! } } })),
+    enabled: runId !== undefined,
+    staleTime: 0,
+    refetchInterval: (query) => (query.state.data?.status === null ? POLL_MS : false),
+  })
+  const current = runQuery.data
+  const running = current !== undefined && current.status === null
+  useEffect(() => {
+    if (current && current.status !== null) void refresh()
+  }, [current?.status, refresh, current])
+  // The elapsed time moves every second while it runs.
+  useEffect(() => {
+    if (!running) return
+    const tick = setInterval(() => setNow(Date.now()), 1000)
+    return () => clearInterval(tick)
+  }, [running])
 
   // Completion offers only the tables the Expert role can read (the API lists them), columns after `table.`.
   const [tables, setTables] = useState<SQLNamespace>()
@@ -86,48 +132,27 @@ export function Expert() {
     )
   }, [])
 
-  const running = current !== undefined && current.status === null
-  // While the run has no status: its record every 2 s, and the elapsed time every second in between.
-  useEffect(() => {
-    if (!running) return
-    const id = current.id
-    const poll = setInterval(() => {
-      ok(api.GET('/api/v1/workbench/expert/executions/{id}', { params: { path: { id } } })).then((e) => {
-        setCurrent(e)
-        if (e.status !== null) void refresh()
-      }, setError)
-    }, POLL_MS)
-    const tick = setInterval(() => setNow(Date.now()), 1000)
-    return () => {
-      clearInterval(poll)
-      clearInterval(tick)
-    }
-  }, [running, current?.id, refresh])
-
   const submit = useCallback(() => {
     setSubmitting(true)
     setError(undefined)
     setMessage(undefined)
     ok(api.POST('/api/v1/workbench/expert/execute', { body: { query: text } }))
-      .then((accepted) =>
-        ok(
-          api.GET('/api/v1/workbench/expert/executions/{id}', {
-            params: { path: { id: accepted.queryExecutionResultId } },
-          }),
-        ),
-      )
-      .then((e) => {
+      .then((accepted) => {
+        const id = accepted.queryExecutionResultId
+        // Shown at once, running, before its first read.
+        queries.setQueryData(RUN_KEY(id), acceptedRun(id, text))
         setNow(Date.now())
-        setCurrent(e)
+        setParams({ run: String(id) })
         void refresh()
       }, setError)
       .finally(() => setSubmitting(false))
-  }, [text, refresh])
+  }, [text, refresh, queries, setParams])
 
   const cancel = (id: number) => {
     setError(undefined)
     ok(api.DELETE('/api/v1/workbench/expert/executions/{id}', { params: { path: { id } } })).then((e) => {
-      if (current?.id === id) setCurrent(e)
+      queries.setQueryData(RUN_KEY(id), e)
+      void queries.invalidateQueries({ queryKey: RUN_KEY(id) })
       void refresh()
     }, setError)
   }
@@ -140,7 +165,8 @@ export function Expert() {
     <div className="screen workbench">
       <h1>Query workbench · Expert (SQL)</h1>
       <p className="muted">
-        A read-only SQL query over the database runs in the background into a CSV file; its status updates every 2 s.
+        A read-only SQL query over the database runs in the background into a CSV file; its status, time and rows so far
+        update every second, and it stays here when you come back.
       </p>
       <SavedQueries queryType="NATIVE_SQL" text={text} onOpen={setText} onMessage={setMessage} onError={setError} />
       <HqlEditor
@@ -159,15 +185,23 @@ export function Expert() {
         <span className="hint">Ctrl+Enter submits</span>
       </div>
       <Notice message={message} />
-      <ErrorMessage error={error} />
+      <ErrorMessage error={error ?? runQuery.error ?? recentQuery.error} />
       {current && (
         <section className="run-status" aria-label="Current run" aria-live="polite">
           <h2>Run {current.id}</h2>
           <p data-testid="run-status">
             <strong>{statusWord(current)}</strong> · {elapsed(current, now)}
             {current.status !== null ? ' in all' : ' elapsed'}
-            {current.lineCount !== null && ` · ${current.lineCount} ${current.lineCount === 1 ? 'line' : 'lines'}`}
+            {current.lineCount !== null &&
+              ` · ${count(current.lineCount)} ${current.lineCount === 1 ? 'line' : 'lines'}`}
+            {current.status === null &&
+              (current.rowsSoFar === null ? ' · starting' : ` · ${count(current.rowsSoFar)} rows so far`)}
           </p>
+          {current.truncatedMessage && (
+            <p className="notice" data-testid="run-cap">
+              {current.truncatedMessage}
+            </p>
+          )}
           {current.errorMessage && <div className="error">{current.errorMessage}</div>}
           <div className="toolbar">
             {current.status === 'SUCCESS' && (
@@ -211,7 +245,8 @@ export function Expert() {
                   <td data-label="Started">{new Date(e.startDate).toLocaleString()}</td>
                   <td data-label="Status">{statusWord(e)}</td>
                   <td data-label="Lines" className="number">
-                    {e.lineCount ?? ''}
+                    {e.lineCount === null ? (e.rowsSoFar === null ? '' : `${count(e.rowsSoFar)}…`) : count(e.lineCount)}
+                    {e.truncated && ' (cap)'}
                   </td>
                   <td data-label="Time" className="number">
                     {e.durationMs === null ? '' : seconds(e.durationMs)}
@@ -222,7 +257,10 @@ export function Expert() {
                   <td className="actions">
                     <button
                       type="button"
-                      onClick={() => setText(e.queryText)}
+                      onClick={() => {
+                        setText(e.queryText)
+                        setParams({ run: String(e.id) })
+                      }}
                       aria-label={`Open the query of run ${e.id}`}
                     >
                       Open

@@ -60,6 +60,10 @@ export const queryExecutions = pgTable(
     auditId: bigint('audit_id', { mode: 'number' }),
     /** The submitter's token subject: the run reads a replica only once it has replayed past their last write. */
     readerSubject: text('reader_subject'),
+    /** Data rows written so far while it runs (the final count is line_count). */
+    rowsSoFar: integer('rows_so_far'),
+    /** The tenant's row cap its statement was limited to (null when the submitter asked for fewer, or EXPLAIN). */
+    rowCap: integer('row_cap'),
   },
   (t) => [
     index('query_execution_username_idx').on(t.username, t.id),
