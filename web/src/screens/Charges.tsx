@@ -218,7 +218,9 @@ function ChargeList() {
   return (
     <Stack gap="md">
       <Group justify="space-between">
-        <Title order={1} style={{ overflowWrap: 'anywhere' }}>Charges</Title>
+        <Title order={1} style={{ overflowWrap: 'anywhere' }}>
+          Charges
+        </Title>
         <Button component={Link} to="new">
           New charge
         </Button>
@@ -287,7 +289,9 @@ function NewCharge() {
       <Anchor component={Link} to=".." relative="path" size="sm">
         ← Charges
       </Anchor>
-      <Title order={1} style={{ overflowWrap: 'anywhere' }}>New charge</Title>
+      <Title order={1} style={{ overflowWrap: 'anywhere' }}>
+        New charge
+      </Title>
       <Paper
         withBorder
         p="md"
@@ -376,7 +380,9 @@ function ChargePage() {
       {charge.data && (
         <>
           <Group gap="sm" wrap="wrap">
-            <Title order={1} style={{ overflowWrap: 'anywhere' }}>{charge.data.code}</Title>
+            <Title order={1} style={{ overflowWrap: 'anywhere' }}>
+              {charge.data.code}
+            </Title>
             <Badge variant="outline" tt="none">
               {CHARGE_TYPE_WORDS[charge.data.type] ?? charge.data.type}
             </Badge>

@@ -123,7 +123,9 @@ function OfferList() {
   return (
     <Stack gap="md">
       <Group justify="space-between">
-        <Title order={1} style={{ overflowWrap: 'anywhere' }}>Offers</Title>
+        <Title order={1} style={{ overflowWrap: 'anywhere' }}>
+          Offers
+        </Title>
         <Button component={Link} to="new">
           New offer
         </Button>
@@ -404,7 +406,9 @@ function NewOffer() {
       <Anchor component={Link} to=".." relative="path" size="sm">
         ← Offers
       </Anchor>
-      <Title order={1} style={{ overflowWrap: 'anywhere' }}>New offer</Title>
+      <Title order={1} style={{ overflowWrap: 'anywhere' }}>
+        New offer
+      </Title>
       <Paper
         withBorder
         p="md"
@@ -473,7 +477,9 @@ function OfferPage() {
       {offer.data && shown && (
         <>
           <Group gap="sm" wrap="wrap">
-            <Title order={1} style={{ overflowWrap: 'anywhere' }}>{offer.data.code}</Title>
+            <Title order={1} style={{ overflowWrap: 'anywhere' }}>
+              {offer.data.code}
+            </Title>
             <OfferStatusBadge status={offer.data.lifeCycleStatus} />
           </Group>
           {message && (
