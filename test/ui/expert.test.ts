@@ -5,6 +5,7 @@ import { forgetTenantSettings } from '../../src/kernel/settings.ts'
 import { onPostgres } from '../support/test-database.ts'
 import { pageWidth, screenshots } from './browser.ts'
 import { useUiApp } from './ui-app.ts'
+import { pick } from './pickers.ts'
 
 // The Expert workbench in Chromium: native SQL into a CSV file, its live status, the download, and the refusals.
 const app = useUiApp()
@@ -43,7 +44,7 @@ describe('the Expert workbench', () => {
       await page.goto(`${address.origin}/ui/`)
       await page.goto(address.toString())
       await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 15_000 }).toMatch(/^Running/)
-      await page.getByRole('button', { name: 'Cancel run' }).click()
+      await page.getByRole('button', { name: 'Cancel run', exact: true }).click()
       await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 30_000 }).toMatch(/^Cancelled/)
       expect(app.ui.problems).toEqual([])
     } finally {
@@ -121,7 +122,7 @@ describe('the Expert workbench', () => {
     ])
     await page.reload()
     await write(page, 'select 1')
-    await page.getByLabel('Saved queries').selectOption('UI_CUSTOMERS_SQL')
+    await pick(page, 'Saved queries', '', 'UI_CUSTOMERS_SQL')
     await expect
       .poll(() => page.locator('.cm-content').textContent())
       .toBe('select code, name from customer order by code')
@@ -132,7 +133,9 @@ describe('the Expert workbench', () => {
     const page = await app.loggedIn('expert')
     await write(page, 'delete from customer')
     await page.getByRole('button', { name: 'Submit' }).click()
-    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/INVALID_QUERY/)
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toMatch(/the query must start with SELECT, WITH or EXPLAIN/)
     await screenshots(page, 'expert-invalid')
     app.expectRefused(1)
 
@@ -147,7 +150,7 @@ describe('the Expert workbench', () => {
         if ((await page.getByRole('alert').count()) > 0) break
       }
       const alert = await page.getByRole('alert').textContent()
-      expect(alert).toMatch(/At most 1 workbench queries a minute per user: retry in \d+ s QUERY_LIMIT_EXCEEDED/)
+      expect(alert).toMatch(/At most 1 workbench queries a minute per user: retry in \d+ s/)
       await screenshots(page, 'expert-governor')
       app.expectRefused(1, '429 (Too Many Requests)')
     } finally {
@@ -163,7 +166,7 @@ describe.runIf(onPostgres)('the Expert workbench on PostgreSQL', () => {
     await write(page, 'select count(*) from generate_series(1, 2000000000) as a')
     await page.keyboard.press('Control+Enter')
     const status = page.getByTestId('run-status')
-    await expect.poll(() => status.textContent()).toMatch(/^Running · [\d.]+ s elapsed$/)
+    await expect.poll(() => status.textContent()).toMatch(/^Running · [\d.]+ s elapsed/)
     await expect
       .poll(() => page.getByRole('table', { name: 'Recent runs' }).locator('tbody tr').first().textContent())
       .toContain('Running')

@@ -105,7 +105,9 @@ export function App() {
         </Group>
       </AppShell.Header>
       <AppShell.Navbar p="xs">
-        <ScrollArea component="nav" aria-label="Screens">
+        {/* The scroller is not a Tab stop of its own (Chromium makes an overflowing box one, without a name): its links
+            are, and focusing one scrolls it into view. */}
+        <ScrollArea component="nav" aria-label="Screens" viewportProps={{ tabIndex: -1 }}>
           {SECTIONS.map((section) => {
             const screens = SCREENS.filter((s) => s.section === section && s.nav !== false)
             if (screens.length === 0) return null

@@ -148,12 +148,6 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<An
 }
 
 const get = async <T>(path: string): Promise<T> => (await call<T>('GET', path)).body
-const query = (parameters: Record<string, string | number | undefined>): string => {
-  const search = new URLSearchParams()
-  for (const [name, value] of Object.entries(parameters)) if (value !== undefined) search.set(name, String(value))
-  return search.toString()
-}
-
 // --- who am I
 
 export interface Me {
@@ -162,82 +156,6 @@ export interface Me {
   groups: string[]
 }
 export const me = (): Promise<Me> => get<Me>('/api/v1/auth/session')
-
-// --- accounts and catalog, for the order preview
-
-export interface Listed {
-  code: string
-  description?: string | null
-  name?: string | null
-  [key: string]: unknown
-}
-async function list(resource: string, parameters: Record<string, string | number | undefined> = {}): Promise<Listed[]> {
-  const answer = await get<{ data: Listed[] }>(
-    `/api/v1/${resource}?${query({ limit: 200, sortBy: 'code', ...parameters })}`,
-  )
-  return answer.data
-}
-export const billingAccounts = (): Promise<Listed[]> => list('billingAccounts')
-export const userAccounts = (): Promise<Listed[]> => list('userAccounts')
-export const customerAccounts = (): Promise<Listed[]> => list('customerAccounts')
-export const customers = (): Promise<Listed[]> => list('customers')
-export const offerTemplates = (): Promise<Listed[]> => list('offerTemplates')
-export const offerTemplate = (code: string): Promise<Listed> =>
-  get<Listed>(`/api/v1/offerTemplates/${encodeURIComponent(code)}`)
-export interface ProductVersion {
-  version: number
-  status: string
-  attributes: string[]
-}
-export const productVersions = async (code: string): Promise<ProductVersion[]> =>
-  (await get<{ versions: ProductVersion[] }>(`/api/v1/products/${encodeURIComponent(code)}/versions`)).versions
-export interface Attribute {
-  code: string
-  description: string | null
-  attributeType: string
-  allowedValues: string[] | null
-}
-export const attribute = (code: string): Promise<Attribute> =>
-  get<Attribute>(`/api/v1/attributes/${encodeURIComponent(code)}`)
-
-export interface OrderAttribute {
-  attributeCode: string
-  stringValue?: string
-  doubleValue?: string
-}
-export interface OrderInput {
-  sellerCode: string
-  billingAccountCode: string
-  userAccountCode: string
-  orderOffers: {
-    offerTemplateCode: string
-    orderProducts: { productCode: string; quantity: string; orderAttributes: OrderAttribute[] }[]
-  }[]
-}
-/** Amounts are exact decimals written as JSON numbers; shown as written, never computed with. */
-export type Amount = number | string
-export interface PreviewLine {
-  productCode: string | null
-  chargeCode: string
-  chargeType: string
-  label: string
-  amountWithoutTax: Amount | null
-  amountWithTax: Amount | null
-  discountPlanCode: string | null
-}
-export interface Preview {
-  currency: string
-  offers: {
-    offerCode: string
-    lines: PreviewLine[]
-    totalOneTime?: Amount
-    totalRecurring?: Amount
-    totalTax?: Amount
-    totalWithTax?: Amount
-  }[]
-}
-export const previewOrder = async (order: OrderInput): Promise<Preview> =>
-  (await call<Preview>('POST', '/api/v1/orders/preview', order)).body
 
 // --- groups
 

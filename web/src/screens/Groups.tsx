@@ -157,6 +157,7 @@ function EditGroup({ group, onDone }: { group: Group; onDone: (message?: string)
         }),
       ),
     onSuccess: (g) => {
+      if (g.name !== group.name) justSaved.add(g.name)
       void client.invalidateQueries({ queryKey: GROUPS })
       onDone(`Saved the group ${g.name}.`)
     },
@@ -218,12 +219,19 @@ function EditGroup({ group, onDone }: { group: Group; onDone: (message?: string)
   )
 }
 
+/**
+ * A group renamed in its card comes back under its new name as a new card: that card opens as the old one was, so
+ * the person who saved stays on the group (the names of the groups just saved, read once by their new card).
+ */
+const justSaved = new Set<string>()
+
 function GroupCard({ group, users, onChanged }: { group: Group; users: string[]; onChanged: (m: string) => void }) {
   const [editing, setEditing] = useState(false)
+  const [open] = useState(() => justSaved.delete(group.name))
   const catalogue = useRoles()
   const describe = (name: string) => catalogue.data?.find((r) => r.name === name)?.description
   return (
-    <details className="group">
+    <details className="group" open={open || undefined}>
       <summary>
         <strong>{group.name}</strong> <span className="muted">{group.roles.length} roles</span>
         <span className="muted">
