@@ -23,7 +23,8 @@ async function write(page: Page, text: string): Promise<void> {
   await page.keyboard.type(text)
 }
 
-describe('the Expert workbench', () => {
+// A test here waits for runs in the background (its polls add up to more than the default 30 s on a busy machine).
+describe('the Expert workbench', { timeout: 120_000 }, () => {
   it('shows a long run at once with its rows so far, keeps it across a visit elsewhere, and cancels it', async () => {
     await setGovernor({ maxRowsSync: 3_000_000, maxRowsAsync: 3_000_000, maxExportMegabytes: 1024 })
     try {
