@@ -86,7 +86,12 @@ export function createOverviewService(deps: { db: Db; clock: Clock; engine: Quer
         }),
       ])
       // Every day of the trend, those without an operation at zero: a chart reads the gaps as they are.
-      const counts = new Map((perDay ?? []).map((r) => [String(r.operationDate).slice(0, 10), Number(r['COUNT(id)'])]))
+      // The rows are per operation instant: each counts on its day in the tenant's zone, summed.
+      const counts = new Map<string, number>()
+      for (const r of perDay ?? []) {
+        const day = dayIn(new Date(String(r.operationDate)), timeZone)
+        counts.set(day, (counts.get(day) ?? 0) + Number(r['COUNT(id)']))
+      }
       const trend = Array.from({ length: TREND_DAYS }, (_, i) => {
         const day = plusDays(trendStart, i)
         return { day, count: counts.get(day) ?? 0 }
