@@ -26,10 +26,12 @@ async function write(page: Page, text: string): Promise<void> {
 // A test here waits for runs in the background (its polls add up to more than the default 30 s on a busy machine).
 describe('the Expert workbench', { timeout: 120_000 }, () => {
   it('shows a long run at once with its rows so far, keeps it across a visit elsewhere, and cancels it', async () => {
-    await setGovernor({ maxRowsSync: 3_000_000, maxRowsAsync: 3_000_000, maxExportMegabytes: 1024 })
+    // Twelve million rows: their fetch (after the embedded database computed them, a few seconds) outlasts watching, leaving,
+    // returning and cancelling on a busy machine; three million ended first once.
+    await setGovernor({ maxRowsSync: 12_000_000, maxRowsAsync: 12_000_000, maxExportMegabytes: 1024 })
     try {
       const page = await app.loggedIn('expert')
-      await write(page, 'select generate_series(1, 3000000) as n')
+      await write(page, 'select generate_series(1, 12000000) as n')
       await page.keyboard.press('Control+Enter')
       const status = page.getByTestId('run-status')
       await expect.poll(() => status.textContent(), { timeout: 15_000 }).toMatch(/^Running · .* elapsed/)

@@ -107,7 +107,13 @@ export function App() {
       <AppShell.Navbar p="xs">
         {/* The scroller is not a Tab stop of its own (Chromium makes an overflowing box one, without a name): its links
             are, and focusing one scrolls it into view. */}
-        <ScrollArea component="nav" aria-label="Screens" viewportProps={{ tabIndex: -1 }}>
+        {/* It takes the navbar's height and scrolls within it: a phone's screen is shorter than the list of screens. */}
+        <ScrollArea
+          component="nav"
+          aria-label="Screens"
+          viewportProps={{ tabIndex: -1 }}
+          style={{ flex: 1, minHeight: 0 }}
+        >
           {SECTIONS.map((section) => {
             const screens = SCREENS.filter((s) => s.section === section && s.nav !== false)
             if (screens.length === 0) return null
