@@ -1,11 +1,9 @@
 import fs from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import type { Page } from 'playwright-core'
 import { forgetTenantSettings } from '../../src/kernel/settings.ts'
-import { onPostgres } from '../support/test-database.ts'
 import { pageWidth, screenshots } from './browser.ts'
 import { useUiApp } from './ui-app.ts'
-import { pick } from './pickers.ts'
+import { pick, write } from './pickers.ts'
 
 // The Expert workbench in Chromium: native SQL into a CSV file, its live status, the download, and the refusals.
 const app = useUiApp()
@@ -14,13 +12,6 @@ const setGovernor = async (values: Record<string, number>) => {
   const res = await app.t.request('PUT', '/api/v1/tenantSettings', { workbench: { governor: values } })
   expect(res.status, JSON.stringify(res.body)).toBe(200)
   forgetTenantSettings(app.t.db.current.db)
-}
-
-/** Replaces the editor's text by typing, as a person would. */
-async function write(page: Page, text: string): Promise<void> {
-  await page.getByLabel('SQL query').click()
-  await page.keyboard.press('Control+a')
-  await page.keyboard.type(text)
 }
 
 // A test here waits for runs in the background (its polls add up to more than the default 30 s on a busy machine).
@@ -159,23 +150,5 @@ describe('the Expert workbench', { timeout: 120_000 }, () => {
     } finally {
       await setGovernor({ maxQueriesPerMinutePerUser: 30 })
     }
-  })
-})
-
-// The embedded database runs one statement at a time in the server's process: a long run, and its cancel, need a server.
-describe.runIf(onPostgres)('the Expert workbench on PostgreSQL', () => {
-  it('shows a long run as running with its elapsed time, and cancels it', async () => {
-    const page = await app.loggedIn('expert')
-    await write(page, 'select count(*) from generate_series(1, 2000000000) as a')
-    await page.keyboard.press('Control+Enter')
-    const status = page.getByTestId('run-status')
-    await expect.poll(() => status.textContent()).toMatch(/^Running · [\d.]+ s elapsed/)
-    await expect
-      .poll(() => page.getByRole('table', { name: 'Recent runs' }).locator('tbody tr').first().textContent())
-      .toContain('Running')
-    await screenshots(page, 'expert-running')
-    await page.getByRole('button', { name: 'Cancel run', exact: true }).click()
-    await expect.poll(() => status.textContent(), { timeout: 15_000 }).toMatch(/^Cancelled · .* in all$/)
-    expect(app.ui.problems).toEqual([])
   })
 })

@@ -14,3 +14,10 @@ export async function pick(page: Page, label: string, typed: string, option: Reg
 
 /** Text as a person reads it: money is written with a no-break space (`EUR 59.99`). */
 export const plain = (text: string | null): string => (text ?? '').replace(/\u00a0/g, ' ')
+
+/** Replaces the SQL editor's text by typing, as a person would. */
+export async function write(page: Page, text: string): Promise<void> {
+  await page.getByLabel('SQL query').click()
+  await page.keyboard.press('Control+a')
+  await page.keyboard.type(text)
+}
