@@ -290,7 +290,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Who the bearer token says the caller is
+         * Who the bearer token says the caller is, and the tenant's today (its day in the tenant time zone)
          * @description Required role: none; any valid bearer token.
          */
         get: operations["getSession"];
@@ -6745,6 +6745,15 @@ export interface components {
             groups: string[];
             roles: string[];
             expiresAt: string | null;
+            tenant: {
+                /**
+                 * Format: date
+                 * @description today in the tenant's time zone (yyyy-MM-dd): the day version states and defaults are read on
+                 */
+                today: string;
+                /** @description the tenant's time zone (IANA name) */
+                timeZone: string;
+            };
         };
         /** Tax */
         Tax: {
