@@ -111,6 +111,59 @@ describe('orders', () => {
   )
 })
 
+describe('discount plans offered', () => {
+  it(
+    'an offer and an order pick among the plans the server says orders may use now; a linked draft plan is marked',
+    { timeout: 120_000 },
+    async () => {
+      // A plan still in draft, linked to the demo offer beside its active one.
+      const plan = await app.t.request('POST', '/api/v1/discountPlans', {
+        code: 'DP_LATER',
+        description: 'Later: 20 % off',
+        discountPlanType: 'OFFER',
+      })
+      expect(plan.status, JSON.stringify(plan.body)).toBe(201)
+      const linked = await app.t.request('PUT', '/api/v1/offerTemplates/OF_INTERNET', {
+        discountPlans: ['DP_WELCOME_10', 'DP_LATER'],
+      })
+      expect(linked.status, JSON.stringify(linked.body)).toBe(200)
+      try {
+        const page = await app.loggedIn('catalog/offers/new')
+        await page.setViewportSize({ width: 1440, height: 900 })
+        const plans = page.getByRole('combobox', { name: 'Discount plans orders may choose' })
+        await plans.click()
+        // The active plans only: the draft is not offered to a new offer.
+        await expect
+          .poll(() => page.getByRole('option').allTextContents())
+          .toEqual(['DP_LOYALTY_5 · Loyalty: 5 EUR off', 'DP_WELCOME_10 · Welcome: 10 % off'])
+        await page.keyboard.press('Escape')
+
+        // The offer that has the draft shows it, marked, beside the active one.
+        await page.goto(`${app.base}/ui/catalog/offers/OF_INTERNET`)
+        const root = page.locator('.mantine-MultiSelect-root', { hasText: 'Discount plans orders may choose' })
+        await expect
+          .poll(() => root.locator('.mantine-Pill-label').allTextContents())
+          .toEqual(['DP_LATER (orders cannot use it now)', 'DP_WELCOME_10 · Welcome: 10 % off'])
+        await screenshots(page, 'offer-discount-plans')
+        await fitsAPhone(page)
+
+        // The order preview offers the active plans of the offer and its product, not the draft.
+        await page.goto(`${app.base}/ui/order`)
+        await pick(page, 'Billing account', 'BA_002', /^BA_002/)
+        await pick(page, 'Offer', 'OF_INTERNET', /^OF_INTERNET ·/)
+        await expect.poll(() => page.getByRole('checkbox').count()).toBeGreaterThan(0)
+        expect(
+          await page.getByRole('checkbox').evaluateAll((boxes) => boxes.map((b) => b.getAttribute('aria-label'))),
+        ).toEqual(['Welcome: 10 % off', 'Loyalty: 5 EUR off'])
+        await fitsAPhone(page)
+        expect(app.ui.problems).toEqual([])
+      } finally {
+        await app.t.request('PUT', '/api/v1/offerTemplates/OF_INTERNET', { discountPlans: ['DP_WELCOME_10'] })
+      }
+    },
+  )
+})
+
 describe('accounts', () => {
   it(
     'finds a customer by typing and walks down to a user account’s wallets and wallet operations',

@@ -2238,7 +2238,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List discount plans, paginated
+         * List discount plans, paginated (usable=true: only those an order may apply now)
          * @description Required role: `catalog.discounts.view`.
          */
         get: operations["listDiscountPlans"];
@@ -23626,6 +23626,8 @@ export interface operations {
                 sortBy?: string;
                 /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
+                /** @description true: only the plans an order may apply now (ACTIVE or IN_USE), the ones an offer or an order picks from; false: only the others (DRAFT, EXPIRED) */
+                usable?: boolean;
             };
             header?: never;
             path?: never;

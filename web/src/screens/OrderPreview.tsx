@@ -71,8 +71,7 @@ async function previewOrder(order: OrderInput) {
   return ok(api.POST('/api/v1/orders/preview', { body: order }))
 }
 
-/** A plan applies only ACTIVE or IN_USE (the API refuses the others): only those are offered. */
-const USABLE = new Set(['ACTIVE', 'IN_USE'])
+/** The plans an order may apply now, as the server says (`usable=true`): only those are offered. */
 type Plans = Map<string, { description: string | null; automatic: boolean }>
 
 function PlanPicker({
@@ -248,14 +247,11 @@ export function OrderPreview() {
     queryFn: () => ok(api.GET('/v1/catalog/offers', { params: { query: { orderable: true, range: '0-99' } } })),
   })
   const plans = useQuery({
-    queryKey: ['discountPlans', 'all'],
-    queryFn: () => ok(api.GET('/api/v1/discountPlans', { params: { query: { limit: 1000, sortBy: 'code' } } })),
+    queryKey: ['discountPlans', 'usable'],
+    queryFn: () =>
+      ok(api.GET('/api/v1/discountPlans', { params: { query: { limit: 1000, sortBy: 'code', usable: true } } })),
     select: (page): Plans =>
-      new Map(
-        page.data
-          .filter((p) => USABLE.has(p.status))
-          .map((p) => [p.code, { description: p.description, automatic: p.automaticApplication }]),
-      ),
+      new Map(page.data.map((p) => [p.code, { description: p.description, automatic: p.automaticApplication }])),
   })
   const offer = useQuery({
     queryKey: ['offerTemplate', offerCode],

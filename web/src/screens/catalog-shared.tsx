@@ -22,7 +22,9 @@ const LISTS = {
   invoiceSubCategories: () => ok(api.GET('/api/v1/invoiceSubCategories', ALL)),
   taxClasses: () => ok(api.GET('/api/v1/taxClasses', ALL)),
   unitsOfMeasure: () => ok(api.GET('/api/v1/unitsOfMeasure', ALL)),
-  discountPlans: () => ok(api.GET('/api/v1/discountPlans', ALL)),
+  /** The plans an order may apply now (the server's rule): those an offer is given. */
+  usableDiscountPlans: () =>
+    ok(api.GET('/api/v1/discountPlans', { params: { query: { ...ALL.params.query, usable: true } } })),
   sellers: () => ok(api.GET('/api/v1/sellers', ALL)),
 }
 type Lists = typeof LISTS
