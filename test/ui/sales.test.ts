@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { screenshots, WIDTHS } from './browser.ts'
+import { screenshots, SCREENSHOTS, WIDTHS } from './browser.ts'
 import { useUiApp } from './ui-app.ts'
 import { field, pick, plain } from './pickers.ts'
 
@@ -83,6 +83,61 @@ describe('orders', () => {
       .toBe('EUR 49.99 without tax, EUR 59.99 with tax')
     await screenshots(page, 'sales-order-page')
     await fitsAPhone(page)
+    expect(app.ui.problems).toEqual([])
+  })
+
+  it("the preview's lines and totals are read without scrolling sideways inside their card, at 1440 and 390 px", async () => {
+    const page = await app.loggedIn('order')
+    await pick(page, 'Billing account', 'BA_005', /^BA_005/)
+    await pick(page, 'Offer', 'OF_INTERNET', /^OF_INTERNET ·/)
+    await pick(page, 'Service tier', '', 'GOLD')
+    await pick(page, 'Region', '', 'EU')
+    const rated = page.getByRole('region', { name: 'Rated lines' })
+    const totals = rated.getByTestId('totals')
+    const lines = rated.getByRole('table', { name: 'Lines of OF_INTERNET' })
+    for (const [name, size] of [
+      ['desktop', { width: 1440, height: 900 }],
+      ['phone', WIDTHS.phone],
+    ] as const) {
+      await page.setViewportSize(size)
+      await expect
+        .poll(() => totals.locator('tr', { hasText: 'Total with tax' }).textContent().then(plain))
+        .toContain('EUR 131.98')
+      // Every box of the card, the totals' own first, is as wide as its content: nothing scrolls inside it.
+      // (Polled: the menu slides away after a resize, the card widening as it goes.)
+      const overflowing = () =>
+        page.evaluate<string[]>(`(() => {
+        const totals = document.querySelector('[data-testid="totals"]')
+        const card = totals.closest('.mantine-Paper-root')
+        return [totals, card, ...card.querySelectorAll('*')]
+          .filter((e) => e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).display !== 'inline')
+          .map((e) => e.tagName + '.' + e.className + ' ' + e.scrollWidth + '>' + e.clientWidth)
+      })()`)
+      await expect.poll(overflowing).toEqual([])
+      // Readable: each total's words and amount, and each line's amounts, lie inside the window.
+      const cells = await totals
+        .locator('th, td')
+        .or(lines.locator('tbody td'))
+        .evaluateAll(
+          (all, width) =>
+            all.map((c) => {
+              const r = c.getBoundingClientRect()
+              return { text: c.textContent, inside: r.left >= 0 && r.right <= width && r.width > 0 }
+            }),
+          size.width,
+        )
+      expect(cells.length).toBe(5 * 2 + 3 * 4)
+      for (const c of cells) expect(c).toEqual({ text: c.text, inside: true })
+      expect(plain(await totals.locator('tr', { hasText: 'Usage: ' }).textContent())).toContain('EUR 0.01 per MB')
+      expect(plain(await lines.locator('tr', { hasText: 'Internet access, monthly' }).textContent())).toBe(
+        'Internet access, monthlyRecurringEUR 59.99EUR 71.99',
+      )
+      // A wide card names the amounts' columns in its header; a narrow one under each amount's own name.
+      const headerShown = await lines.locator('thead').isVisible()
+      expect(headerShown).toBe(name === 'desktop')
+      await page.screenshot({ path: `${SCREENSHOTS}/order-preview-totals-${name}.png`, fullPage: true })
+      expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(size.width)
+    }
     expect(app.ui.problems).toEqual([])
   })
 

@@ -174,7 +174,13 @@ function PlaceOrder({ order }: { order: OrderInput }) {
 /** The preview's summary: one-time, recurring per period, usage per unit, tax and the total with tax. */
 function Summary({ summary, currency }: { summary: Preview['summary']; currency: string }) {
   return (
-    <Table data-testid="totals" aria-label="Totals" withRowBorders={false} verticalSpacing={4}>
+    <Table
+      data-testid="totals"
+      aria-label="Totals"
+      className="preview-totals"
+      withRowBorders={false}
+      verticalSpacing={4}
+    >
       <Table.Tbody>
         <Table.Tr>
           <Table.Th scope="row">One-time</Table.Th>
@@ -472,7 +478,7 @@ export function OrderPreview() {
             </Text>
           )}
           {shownPreview?.offers.map((o) => (
-            <Paper key={o.offerCode} withBorder p="md" miw={0} style={{ overflowX: 'auto' }}>
+            <Paper key={o.offerCode} withBorder p="md" miw={0} className="preview-card">
               <Title order={2} size="h3">
                 {o.offerCode}{' '}
                 <Text span c="dimmed" size="sm">
@@ -480,7 +486,7 @@ export function OrderPreview() {
                 </Text>
               </Title>
               <Table.ScrollContainer minWidth={0}>
-                <Table aria-label={`Lines of ${o.offerCode}`} verticalSpacing={4}>
+                <Table aria-label={`Lines of ${o.offerCode}`} className="preview-lines" verticalSpacing={4}>
                   <Table.Thead>
                     <Table.Tr>
                       <Table.Th>Charge</Table.Th>
@@ -501,11 +507,11 @@ export function OrderPreview() {
                             </Text>
                           )}
                         </Table.Td>
-                        <Table.Td>{chargeTypeWords(l.chargeType)}</Table.Td>
-                        <Table.Td ta="right">
+                        <Table.Td className="type">{chargeTypeWords(l.chargeType)}</Table.Td>
+                        <Table.Td ta="right" data-label="Without tax">
                           {l.amountWithoutTax === null ? 'when used' : amount(l.amountWithoutTax, currency)}
                         </Table.Td>
-                        <Table.Td ta="right">
+                        <Table.Td ta="right" data-label="With tax">
                           {l.amountWithTax === null ? 'when used' : amount(l.amountWithTax, currency)}
                         </Table.Td>
                       </Table.Tr>
