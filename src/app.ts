@@ -154,7 +154,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   )
   await registerWebUi(server)
 
-  const access = createIamModule({ db: deps.database.db, config: deps.auth, baseUrl: deps.publicUrl })
+  const access = createIamModule({
+    db: deps.database.db,
+    config: deps.auth,
+    baseUrl: deps.publicUrl,
+    clock: deps.clock,
+  })
   const bootstrap = await bootstrapAccess(deps.database.db, access.iam, deps.auth)
   installAuthentication(server, access.tokens, deps.auth.realm)
   access.routes(server)

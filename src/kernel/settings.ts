@@ -1,6 +1,8 @@
 import { eq } from 'drizzle-orm'
 import type { Db } from './db/database.ts'
 import { tenantSettings } from './db/schema/index.ts'
+import type { Clock } from './clock.ts'
+import { dayIn } from './time-zone.ts'
 
 export type TenantSettings = typeof tenantSettings.$inferSelect
 
@@ -31,6 +33,15 @@ export async function cachedTenantSettings(db: Db): Promise<TenantSettings> {
   const settings = await readTenantSettings(db)
   cache.set(db, { at: Date.now(), settings })
   return settings
+}
+
+/**
+ * The tenant's today: the clock's instant read as a day (yyyy-MM-dd) in the tenant's time zone, with that zone. The
+ * one rule for "today" outside a transaction (the overview, the session every logged-in caller reads).
+ */
+export async function tenantToday(db: Db, clock: Clock): Promise<{ today: string; timeZone: string }> {
+  const { timeZone } = await cachedTenantSettings(db)
+  return { today: dayIn(clock.now(), timeZone), timeZone }
 }
 
 export function forgetTenantSettings(db: Db): void {

@@ -171,6 +171,28 @@ describe('discount plans', () => {
     expect(last.body.message).toBe('Discount plan DP_WELCOME is ACTIVE and ITEM_10 is its last item')
   })
 
+  it('lists only the plans an order may apply now when asked (usable=true), the others with usable=false', async () => {
+    const usable = await t.request('GET', '/api/v1/discountPlans?usable=true&sortBy=code')
+    expect(usable.status, JSON.stringify(usable.body)).toBe(200)
+    expect(usable.body.data.map((p: { code: string; status: string }) => [p.code, p.status])).toEqual([
+      ['DP_WELCOME', 'ACTIVE'],
+    ])
+    expect(usable.body.total).toBe(1)
+    const others = await t.request('GET', '/api/v1/discountPlans?usable=false&sortBy=code')
+    expect(others.body.data.map((p: { code: string; status: string }) => [p.code, p.status])).toEqual([
+      ['DP_UPSERT', 'DRAFT'],
+    ])
+    expect(others.body.total).toBe(1)
+    const bad = await t.request('GET', '/api/v1/discountPlans?usable=soon')
+    expect(bad.status).toBe(400)
+    expect(bad.body.details).toEqual([{ field: 'usable', message: 'query parameter expected true or false' }])
+    // The filter is a read of the plans: their view role, nothing less.
+    const offers = await t.tokenWithRoles(['catalog.offers.manage'])
+    expect((await t.requestAs(offers, 'GET', '/api/v1/discountPlans?usable=true')).status).toBe(403)
+    const viewer = await t.tokenWithRoles(['catalog.discounts.view'])
+    expect((await t.requestAs(viewer, 'GET', '/api/v1/discountPlans?usable=true')).body.total).toBe(1)
+  })
+
   it('lists, partially updates and deletes plans', async () => {
     const list = await t.request('GET', '/api/v1/discountPlans?sortBy=code')
     expect(list.body.data.map((p: { code: string }) => p.code)).toEqual(['DP_UPSERT', 'DP_WELCOME'])

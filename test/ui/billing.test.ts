@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { screenshots, WIDTHS } from './browser.ts'
 import { useUiApp } from './ui-app.ts'
+import { field, pick } from './pickers.ts'
 
 // Bill runs and invoices in Chromium, on the demo data (twelve accounts of CYC_MONTHLY with open wallet operations):
 // a MANUAL run driven from its page to VALIDATED, an invoice's page with its PDF, and a credit note issued.
@@ -129,6 +130,24 @@ describe('bill runs and invoices', () => {
     await expect.poll(() => table.locator('tbody tr').count()).toBeGreaterThan(0)
     await screenshots(page, 'invoices')
     await noOverflowAtPhoneWidth(page)
+    expect(app.ui.problems).toEqual([])
+
+    // The billing account filter is found by typing part of its holder's name, at both widths; cleared with the rest.
+    for (const size of [{ width: 1440, height: 900 }, WIDTHS.phone]) {
+      await page.setViewportSize(size)
+      await pick(page, 'Billing account', 'dora love', 'BA_003 · Dora Lovelace')
+      await expect.poll(() => page.getByTestId('invoice-count').textContent()).toMatch(/match these filters$/)
+      await expect
+        .poll(async () => {
+          const rows = await table.locator('tbody tr').allTextContents()
+          return rows.length > 0 && rows.every((r) => r.includes('BA_003'))
+        })
+        .toBe(true)
+      expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(size.width)
+      await page.getByRole('button', { name: 'Clear filters' }).click()
+      await expect.poll(() => field(page, 'Billing account').inputValue()).toBe('')
+    }
+    await page.setViewportSize(WIDTHS.desktop)
     expect(app.ui.problems).toEqual([])
   }, 240_000)
 })

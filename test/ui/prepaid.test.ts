@@ -84,6 +84,34 @@ describe('prepaid', () => {
     expect(app.ui.problems).toEqual([])
   }, 120_000)
 
+  it('finds the user account by typing part of its holder’s name, at both widths', async () => {
+    const page = await app.loggedIn('prepaid')
+    // The Query API's answer to what was typed (any case, anywhere in the name): the one account of that holder,
+    // after the account chosen before (the picker keeps the current choice listed).
+    for (const [size, typed, code, holder, options] of [
+      [{ width: 1440, height: 900 }, 'dora love', 'UA_003', 'Dora Lovelace', ['UA_003 · Dora Lovelace']],
+      [
+        { width: 390, height: 844 },
+        'BLAISE L',
+        'UA_001',
+        'Blaise Lovelace',
+        ['UA_003 · Dora Lovelace', 'UA_001 · Blaise Lovelace'],
+      ],
+    ] as const) {
+      await page.setViewportSize(size)
+      await page.getByLabel('User account').first().fill(typed)
+      await expect.poll(() => page.getByRole('option').allTextContents()).toEqual(options)
+      await page.getByRole('option', { name: `${code} · ${holder}` }).click()
+      await expect.poll(() => page.getByRole('heading', { name: `Wallets of ${code}` }).count()).toBe(1)
+      await expect
+        .poll(() => page.getByRole('region', { name: 'Wallets' }).first().textContent())
+        .toContain('PRINCIPAL')
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(size.width)
+    }
+    await screenshots(page, 'prepaid-account-typed')
+    expect(app.ui.problems).toEqual([])
+  }, 120_000)
+
   it('says plainly when a credit is refused, naming the field', async () => {
     const page = await app.loggedIn('prepaid')
     await chooseAccount(page, 'UA_001')

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { screenshots, WIDTHS } from './browser.ts'
+import { screenshots, SCREENSHOTS, WIDTHS } from './browser.ts'
 import { useUiApp } from './ui-app.ts'
 import { field, pick, plain } from './pickers.ts'
 
@@ -86,6 +86,61 @@ describe('orders', () => {
     expect(app.ui.problems).toEqual([])
   })
 
+  it("the preview's lines and totals are read without scrolling sideways inside their card, at 1440 and 390 px", async () => {
+    const page = await app.loggedIn('order')
+    await pick(page, 'Billing account', 'BA_005', /^BA_005/)
+    await pick(page, 'Offer', 'OF_INTERNET', /^OF_INTERNET ·/)
+    await pick(page, 'Service tier', '', 'GOLD')
+    await pick(page, 'Region', '', 'EU')
+    const rated = page.getByRole('region', { name: 'Rated lines' })
+    const totals = rated.getByTestId('totals')
+    const lines = rated.getByRole('table', { name: 'Lines of OF_INTERNET' })
+    for (const [name, size] of [
+      ['desktop', { width: 1440, height: 900 }],
+      ['phone', WIDTHS.phone],
+    ] as const) {
+      await page.setViewportSize(size)
+      await expect
+        .poll(() => totals.locator('tr', { hasText: 'Total with tax' }).textContent().then(plain))
+        .toContain('EUR 131.98')
+      // Every box of the card, the totals' own first, is as wide as its content: nothing scrolls inside it.
+      // (Polled: the menu slides away after a resize, the card widening as it goes.)
+      const overflowing = () =>
+        page.evaluate<string[]>(`(() => {
+        const totals = document.querySelector('[data-testid="totals"]')
+        const card = totals.closest('.mantine-Paper-root')
+        return [totals, card, ...card.querySelectorAll('*')]
+          .filter((e) => e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).display !== 'inline')
+          .map((e) => e.tagName + '.' + e.className + ' ' + e.scrollWidth + '>' + e.clientWidth)
+      })()`)
+      await expect.poll(overflowing).toEqual([])
+      // Readable: each total's words and amount, and each line's amounts, lie inside the window.
+      const cells = await totals
+        .locator('th, td')
+        .or(lines.locator('tbody td'))
+        .evaluateAll(
+          (all, width) =>
+            all.map((c) => {
+              const r = c.getBoundingClientRect()
+              return { text: c.textContent, inside: r.left >= 0 && r.right <= width && r.width > 0 }
+            }),
+          size.width,
+        )
+      expect(cells.length).toBe(5 * 2 + 3 * 4)
+      for (const c of cells) expect(c).toEqual({ text: c.text, inside: true })
+      expect(plain(await totals.locator('tr', { hasText: 'Usage: ' }).textContent())).toContain('EUR 0.01 per MB')
+      expect(plain(await lines.locator('tr', { hasText: 'Internet access, monthly' }).textContent())).toBe(
+        'Internet access, monthlyRecurringEUR 59.99EUR 71.99',
+      )
+      // A wide card names the amounts' columns in its header; a narrow one under each amount's own name.
+      const headerShown = await lines.locator('thead').isVisible()
+      expect(headerShown).toBe(name === 'desktop')
+      await page.screenshot({ path: `${SCREENSHOTS}/order-preview-totals-${name}.png`, fullPage: true })
+      expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(size.width)
+    }
+    expect(app.ui.problems).toEqual([])
+  })
+
   it(
     'lists the orders with status, account and rated amounts, narrowed to an account found by typing',
     { timeout: 90_000 },
@@ -107,6 +162,59 @@ describe('orders', () => {
       await screenshots(page, 'sales-orders')
       await fitsAPhone(page)
       expect(app.ui.problems).toEqual([])
+    },
+  )
+})
+
+describe('discount plans offered', () => {
+  it(
+    'an offer and an order pick among the plans the server says orders may use now; a linked draft plan is marked',
+    { timeout: 120_000 },
+    async () => {
+      // A plan still in draft, linked to the demo offer beside its active one.
+      const plan = await app.t.request('POST', '/api/v1/discountPlans', {
+        code: 'DP_LATER',
+        description: 'Later: 20 % off',
+        discountPlanType: 'OFFER',
+      })
+      expect(plan.status, JSON.stringify(plan.body)).toBe(201)
+      const linked = await app.t.request('PUT', '/api/v1/offerTemplates/OF_INTERNET', {
+        discountPlans: ['DP_WELCOME_10', 'DP_LATER'],
+      })
+      expect(linked.status, JSON.stringify(linked.body)).toBe(200)
+      try {
+        const page = await app.loggedIn('catalog/offers/new')
+        await page.setViewportSize({ width: 1440, height: 900 })
+        const plans = page.getByRole('combobox', { name: 'Discount plans orders may choose' })
+        await plans.click()
+        // The active plans only: the draft is not offered to a new offer.
+        await expect
+          .poll(() => page.getByRole('option').allTextContents())
+          .toEqual(['DP_LOYALTY_5 · Loyalty: 5 EUR off', 'DP_WELCOME_10 · Welcome: 10 % off'])
+        await page.keyboard.press('Escape')
+
+        // The offer that has the draft shows it, marked, beside the active one.
+        await page.goto(`${app.base}/ui/catalog/offers/OF_INTERNET`)
+        const root = page.locator('.mantine-MultiSelect-root', { hasText: 'Discount plans orders may choose' })
+        await expect
+          .poll(() => root.locator('.mantine-Pill-label').allTextContents())
+          .toEqual(['DP_LATER (orders cannot use it now)', 'DP_WELCOME_10 · Welcome: 10 % off'])
+        await screenshots(page, 'offer-discount-plans')
+        await fitsAPhone(page)
+
+        // The order preview offers the active plans of the offer and its product, not the draft.
+        await page.goto(`${app.base}/ui/order`)
+        await pick(page, 'Billing account', 'BA_002', /^BA_002/)
+        await pick(page, 'Offer', 'OF_INTERNET', /^OF_INTERNET ·/)
+        await expect.poll(() => page.getByRole('checkbox').count()).toBeGreaterThan(0)
+        expect(
+          await page.getByRole('checkbox').evaluateAll((boxes) => boxes.map((b) => b.getAttribute('aria-label'))),
+        ).toEqual(['Welcome: 10 % off', 'Loyalty: 5 EUR off'])
+        await fitsAPhone(page)
+        expect(app.ui.problems).toEqual([])
+      } finally {
+        await app.t.request('PUT', '/api/v1/offerTemplates/OF_INTERNET', { discountPlans: ['DP_WELCOME_10'] })
+      }
     },
   )
 })

@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'react'
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
-import { Select } from '@mantine/core'
+import { Select, type SelectProps } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
 import { queryRecords, text } from './query-api.ts'
 
@@ -27,6 +27,7 @@ export function AccountPicker({
   within,
   placeholder = 'Type a code or a name',
   disabled,
+  w,
 }: {
   kind: AccountKind
   label: string
@@ -35,6 +36,8 @@ export function AccountPicker({
   within?: Record<string, string>
   placeholder?: string
   disabled?: boolean
+  /** The field's width (Mantine's style prop: `{ base: '100%', xs: 320 }`). */
+  w?: SelectProps['w']
 }) {
   const [search, setSearch] = useState('')
   const [picked, setPicked] = useState<PickedAccount>()
@@ -71,6 +74,7 @@ export function AccountPicker({
       searchable
       clearable
       disabled={disabled}
+      w={w}
       value={value || null}
       searchValue={search}
       onSearchChange={setSearch}

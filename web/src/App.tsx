@@ -2,8 +2,9 @@ import { useEffect, useState } from 'react'
 import { Navigate, NavLink as RouterLink, Route, Routes, useLocation, useNavigate } from 'react-router'
 import { AppShell, Burger, Button, Group, NavLink, ScrollArea, Stack, Text, Title } from '@mantine/core'
 import { useDisclosure } from '@mantine/hooks'
-import { logout, me, onSessionExpired, storedSession, type Me, type PortalSession } from './api.ts'
+import { logout, onSessionExpired, storedSession, type PortalSession } from './api.ts'
 import { queryClient } from './query-client.ts'
+import { useSession } from './session.ts'
 import { Login } from './screens/Login.tsx'
 import { HOME, SCREENS, SECTIONS } from './routes.tsx'
 
@@ -33,7 +34,6 @@ function NotFound() {
 export function App() {
   const [session, setSession] = useState<PortalSession | undefined>(storedSession)
   const [notice, setNotice] = useState<string>()
-  const [who, setWho] = useState<Me>()
   const [opened, { toggle, close }] = useDisclosure(false)
   const { pathname } = useLocation()
   useLegacyHashLinks()
@@ -41,14 +41,11 @@ export function App() {
   useEffect(() => {
     onSessionExpired(() => {
       setSession(undefined)
-      setWho(undefined)
       queryClient.clear()
       setNotice('Your session has expired; log in again.')
     })
   }, [])
-  useEffect(() => {
-    if (session) me().then(setWho, () => undefined)
-  }, [session])
+  const who = useSession(session !== undefined).data
   // The menu closes when a screen is chosen (on a phone it covers the page).
   useEffect(close, [pathname, close])
 
@@ -93,7 +90,6 @@ export function App() {
               onClick={() => {
                 void logout().finally(() => {
                   setSession(undefined)
-                  setWho(undefined)
                   queryClient.clear()
                   setNotice('You have logged out.')
                 })

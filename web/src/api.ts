@@ -1,8 +1,7 @@
 /**
  * The portal session (login, logout, the bearer token it hands out, a group created with the session's CSRF token)
  * and the ApiError every refusal becomes. Calls to the public API go through the generated client (client.ts), which
- * sends them through `authorizedFetch`. The order preview's helpers below are the last hand-written calls: they go
- * when that screen moves to the client.
+ * sends them through `authorizedFetch`; who the caller is comes from the generated client too (session.ts).
  */
 
 export interface ApiErrorBody {
@@ -106,11 +105,6 @@ async function bearer(): Promise<string> {
   return token.value
 }
 
-interface Answer<T> {
-  body: T
-  headers: Headers
-}
-
 /**
  * Sends a request with the portal session's bearer token. The token may have run out between fetching it and using
  * it: a 401 is tried once more with a fresh one. The typed client (client.ts) sends every request through here.
@@ -133,29 +127,6 @@ export function apiError(response: Response, body: unknown): ApiError {
     body && typeof body === 'object' ? body : { message: typeof body === 'string' && body ? body : response.statusText }
   return new ApiError(response.status, shaped, response.headers.get('retry-after'))
 }
-
-async function call<T>(method: string, path: string, body?: unknown): Promise<Answer<T>> {
-  const response = await authorizedFetch(
-    new Request(path, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
-  )
-  if (!response.ok) throw await failure(response)
-  const answer = response.status === 204 ? undefined : ((await response.json()) as T)
-  return { body: answer as T, headers: response.headers }
-}
-
-const get = async <T>(path: string): Promise<T> => (await call<T>('GET', path)).body
-// --- who am I
-
-export interface Me {
-  username?: string
-  roles: string[]
-  groups: string[]
-}
-export const me = (): Promise<Me> => get<Me>('/api/v1/auth/session')
 
 // --- groups
 

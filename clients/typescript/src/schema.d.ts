@@ -290,7 +290,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Who the bearer token says the caller is
+         * Who the bearer token says the caller is, and the tenant's today (its day in the tenant time zone)
          * @description Required role: none; any valid bearer token.
          */
         get: operations["getSession"];
@@ -2238,7 +2238,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List discount plans, paginated
+         * List discount plans, paginated (usable=true: only those an order may apply now)
          * @description Required role: `catalog.discounts.view`.
          */
         get: operations["listDiscountPlans"];
@@ -6745,6 +6745,15 @@ export interface components {
             groups: string[];
             roles: string[];
             expiresAt: string | null;
+            tenant: {
+                /**
+                 * Format: date
+                 * @description today in the tenant's time zone (yyyy-MM-dd): the day version states and defaults are read on
+                 */
+                today: string;
+                /** @description the tenant's time zone (IANA name) */
+                timeZone: string;
+            };
         };
         /** Tax */
         Tax: {
@@ -23617,6 +23626,8 @@ export interface operations {
                 sortBy?: string;
                 /** @description `ASC`, `DESC`, `ASCENDING` or `DESCENDING`, in any case (`asc`, `desc`…) */
                 sortOrder?: string;
+                /** @description true: only the plans an order may apply now (ACTIVE or IN_USE), the ones an offer or an order picks from; false: only the others (DRAFT, EXPIRED) */
+                usable?: boolean;
             };
             header?: never;
             path?: never;

@@ -91,23 +91,43 @@ export async function findById(
   return (await selectRecords(db, entity, sql`t.id = ${id}`, sellerCodes))[0]
 }
 
+/** A list's restriction to the records whose `field` holds one of `values` (`negate`: none of them). */
+export interface ValueFilter {
+  readonly field: FieldDef
+  readonly values: readonly string[]
+  readonly negate?: boolean
+}
+
+function valueCondition({ field, values, negate }: ValueFilter): SQL {
+  const matches =
+    values.length === 0
+      ? sql`false`
+      : sql`t.${ident(field.column)} in (${sql.join(
+          values.map((v) => sql`${v}`),
+          sql`, `,
+        )})`
+  return negate ? sql`not (${matches})` : sql`(${matches})`
+}
+
 export async function list(
   db: Db,
   entity: EntityDef,
   page: { offset: number; limit: number; sortBy: FieldDef; descending: boolean },
   sellerCodes: SellerCodes = null,
+  filter?: ValueFilter,
 ): Promise<{ total: number; data: WireRecord[] }> {
   const direction = page.descending ? sql`desc` : sql`asc`
+  const where = filter ? valueCondition(filter) : sql`true`
   const data = await selectRecords(
     db,
     entity,
-    sql`true`,
+    where,
     sellerCodes,
     sql` order by t.${ident(page.sortBy.column)} ${direction}, t.id ${direction} limit ${page.limit} offset ${page.offset}`,
   )
   const count = await rows<{ n: string }>(
     db,
-    sql`select count(*)::text as n from ${ident(entity.tableName)} t where ${visible(entity, 't', sellerCodes)}`,
+    sql`select count(*)::text as n from ${ident(entity.tableName)} t where ${where} and ${visible(entity, 't', sellerCodes)}`,
   )
   return { total: Number(count[0]?.n ?? 0), data }
 }

@@ -52,6 +52,13 @@ export function createResourceService(deps: { resource: Resource; db: Db; defaul
     return null
   }
 
+  /** A field a list is filtered on (named by code, never by a request). */
+  function filterField(name: string): FieldDef {
+    const field = def.fields.get(name)
+    if (!field) throw new Error(`${def.name} has no field ${name} to filter on`)
+    return field
+  }
+
   function notFound(code: string): AppError {
     return new AppError('ENTITY_NOT_FOUND', `${resource.label} ${code} not found`)
   }
@@ -164,7 +171,12 @@ export function createResourceService(deps: { resource: Resource; db: Db; defaul
       return found
     },
 
-    async list(query: ListQuery, sellerCodes?: SellerCodes) {
+    /** A page of the records; `filter`: only those whose field holds one of the values (a rule of the caller's). */
+    async list(
+      query: ListQuery,
+      sellerCodes?: SellerCodes,
+      filter?: { field: string; values: readonly string[]; negate?: boolean },
+    ) {
       const scope = scopeOf(sellerCodes)
       const limit = Math.min(query.limit ?? (await defaultLimit()), MAX_PAGE_LIMIT)
       const offset = query.offset ?? 0
@@ -193,6 +205,7 @@ export function createResourceService(deps: { resource: Resource; db: Db; defaul
         def,
         { offset, limit, sortBy: sortField, descending: order.startsWith('DESC') },
         scope,
+        filter && { ...filter, field: filterField(filter.field) },
       )
       return { total, offset, limit, data }
     },

@@ -1,6 +1,9 @@
 import { sql } from 'drizzle-orm'
 import { rows, type Db } from '../../kernel/db/database.ts'
 
+/** The statuses of a plan an order may apply now (a DRAFT plan is not active yet, an EXPIRED one used up). */
+export const USABLE_PLAN_STATUSES: readonly string[] = ['ACTIVE', 'IN_USE']
+
 /** What counting an order's plan uses found: whether the uses were counted, each plan's status under the lock. */
 export interface PlanUses {
   readonly counted: boolean

@@ -74,6 +74,18 @@ const DiscountPlanItem = Type.Object(
   },
   { $id: 'DiscountPlanItem', title: 'DiscountPlanItem', additionalProperties: false },
 )
+const DiscountPlanListQuery = Type.Object(
+  {
+    ...ListQuery.properties,
+    usable: Type.Optional(
+      Type.Boolean({
+        description:
+          'true: only the plans an order may apply now (ACTIVE or IN_USE), the ones an offer or an order picks from; false: only the others (DRAFT, EXPIRED)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
 const DiscountPlanItems = Type.Object(
   { discountPlanCode: Type.String(), items: Type.Array(DiscountPlanItem, { description: 'by sequence' }) },
   { $id: 'DiscountPlanItems', title: 'DiscountPlanItems', additionalProperties: false },
@@ -115,8 +127,8 @@ export function registerDiscountPlanRoutes(
       config: view,
       schema: {
         tags,
-        summary: 'List discount plans, paginated',
-        querystring: ListQuery,
+        summary: 'List discount plans, paginated (usable=true: only those an order may apply now)',
+        querystring: DiscountPlanListQuery,
         response: { 200: schemas.page },
       },
     },

@@ -8,6 +8,7 @@ import { registry } from '../../kernel/model/index.ts'
 import * as records from '../../kernel/resources/resource.repository.ts'
 import type { ListQuery, ResourceService } from '../../kernel/resources/resource.service.ts'
 import { auditable, decimalWire, readDecimal } from '../pricing/index.ts'
+import { USABLE_PLAN_STATUSES } from './discount-plan-usage.ts'
 
 export interface ItemInput {
   code?: string
@@ -112,7 +113,13 @@ export function createDiscountPlanService(deps: { db: Db; records: ResourceServi
 
   return {
     get: (code: string) => deps.records.get(code),
-    list: (query: ListQuery) => deps.records.list(query),
+    /** `usable`: true, only the plans an order may apply now (ACTIVE or IN_USE); false, only the others. */
+    list: ({ usable, ...query }: ListQuery & { usable?: boolean }) =>
+      deps.records.list(
+        query,
+        undefined,
+        usable === undefined ? undefined : { field: 'status', values: USABLE_PLAN_STATUSES, negate: !usable },
+      ),
     create: (body: Record<string, unknown>, actor: string) => deps.records.create(body, { username: actor }),
     update: (code: string, body: Record<string, unknown>, actor: string) =>
       deps.records.update(code, body, { username: actor }),

@@ -9,7 +9,7 @@ import { registerDiscountPlanRoutes } from './discount-plan.routes.ts'
 import { createDiscountPlanService } from './discount-plan.service.ts'
 
 export type { DiscountPlanService } from './discount-plan.service.ts'
-export { countDiscountPlanUses, type PlanUses } from './discount-plan-usage.ts'
+export { countDiscountPlanUses, USABLE_PLAN_STATUSES, type PlanUses } from './discount-plan-usage.ts'
 export { discountPlansOf, type DiscountItemRow, type DiscountPlanRow } from './discount-plan-lookup.repository.ts'
 
 /** Discount plans and their items. */

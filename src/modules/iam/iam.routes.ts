@@ -29,7 +29,12 @@ import {
 } from './iam.schemas.ts'
 
 /** Roles, groups, users, clients and the caller's session. */
-export function registerIamRoutes(server: FastifyInstance, iam: IamService, realm: string): void {
+export function registerIamRoutes(
+  server: FastifyInstance,
+  iam: IamService,
+  realm: string,
+  tenantDay: () => Promise<{ today: string; timeZone: string }>,
+): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>()
   const role = (r: string) => ({ policy: { role: r } })
   const actor = (request: unknown) => actorOf(request).username
@@ -294,7 +299,7 @@ export function registerIamRoutes(server: FastifyInstance, iam: IamService, real
       schema: {
         operationId: 'getSession',
         tags: ['Authentication'],
-        summary: 'Who the bearer token says the caller is',
+        summary: "Who the bearer token says the caller is, and the tenant's today (its day in the tenant time zone)",
         response: { 200: Session },
       },
     },
@@ -308,6 +313,7 @@ export function registerIamRoutes(server: FastifyInstance, iam: IamService, real
         groups: [...principal.groups],
         roles: [...principal.roles].sort(),
         expiresAt: request.tokenExpiresAt?.toISOString() ?? null,
+        tenant: await tenantDay(),
       }
     },
   )

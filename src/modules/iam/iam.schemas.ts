@@ -136,6 +136,16 @@ export const Session = Type.Object(
     groups: Type.Array(Type.String()),
     roles: Type.Array(Type.String()),
     expiresAt: Nullable(Type.String({ format: 'date-time' })),
+    tenant: Type.Object(
+      {
+        today: Type.String({
+          format: 'date',
+          description: "today in the tenant's time zone (yyyy-MM-dd): the day version states and defaults are read on",
+        }),
+        timeZone: Type.String({ description: "the tenant's time zone (IANA name)" }),
+      },
+      { additionalProperties: false },
+    ),
   },
   { $id: 'Session', title: 'Session', additionalProperties: false },
 )

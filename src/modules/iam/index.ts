@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import type { Db } from '../../kernel/db/database.ts'
 import type { AuthConfig } from '../../kernel/config.ts'
+import type { Clock } from '../../kernel/clock.ts'
+import { tenantToday } from '../../kernel/settings.ts'
 import { createIamService } from './iam.service.ts'
 import { SigningKeys } from './signing-keys.ts'
 import { createTokenService } from './tokens.ts'
@@ -18,7 +20,7 @@ export { createTokenService, currentPrincipal, type TokenService } from './token
 export { BILLING_ROLES, QUERY_ROLES, BUILT_IN_GROUPS } from './role-catalog.ts'
 
 /** Identity and access: role catalog, groups, users, clients, the token issuer and the portal session. */
-export function createIamModule(deps: { db: Db; config: AuthConfig; baseUrl: string }) {
+export function createIamModule(deps: { db: Db; config: AuthConfig; baseUrl: string; clock: Clock }) {
   const iam = createIamService({ db: deps.db })
   const keys = new SigningKeys(deps.db, deps.config.tokenTtlSec)
   const tokens = createTokenService({ db: deps.db, keys, config: deps.config, baseUrl: deps.baseUrl })
@@ -34,7 +36,7 @@ export function createIamModule(deps: { db: Db; config: AuthConfig; baseUrl: str
     tokens,
     routes(app: FastifyInstance) {
       registerAuthRoutes(app, { config: deps.config, tokens, keys, throttle })
-      registerIamRoutes(app, iam, deps.config.realm)
+      registerIamRoutes(app, iam, deps.config.realm, () => tenantToday(deps.db, deps.clock))
       registerPortalRoutes(app, {
         portal,
         sessionTtlSec: deps.config.portalSessionTtlSec,

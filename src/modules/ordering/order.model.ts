@@ -89,7 +89,7 @@ export interface ResolvedOrder {
   readonly plans: readonly ResolvedPlan[]
 }
 
-export const USABLE_PLAN_STATUSES: readonly string[] = ['ACTIVE', 'IN_USE']
+export { USABLE_PLAN_STATUSES } from '../discounts/index.ts'
 
 const NUMERIC = /^-?\d+(\.\d+)?$/
 const INTEGER = /^-?\d+$/

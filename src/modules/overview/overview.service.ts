@@ -2,7 +2,7 @@ import type { Clock } from '../../kernel/clock.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import { AppError } from '../../kernel/errors.ts'
 import type { Principal } from '../../kernel/http/principal.ts'
-import { cachedTenantSettings } from '../../kernel/settings.ts'
+import { tenantToday } from '../../kernel/settings.ts'
 import { dayIn, plusDays } from '../../kernel/time-zone.ts'
 import type { QueryEngine } from '../query/index.ts'
 
@@ -53,8 +53,7 @@ export function createOverviewService(deps: { db: Db; clock: Clock; engine: Quer
 
   return {
     async overview(principal: Principal) {
-      const { timeZone } = await cachedTenantSettings(deps.db)
-      const today = dayIn(deps.clock.now(), timeZone)
+      const { today, timeZone } = await tenantToday(deps.db, deps.clock)
       const tomorrow = plusDays(today, 1)
       const monthStart = `${today.slice(0, 8)}01`
       const trendStart = plusDays(today, 1 - TREND_DAYS)

@@ -216,16 +216,20 @@ function OfferFields({
   creating: boolean
 }) {
   const products = useCatalogList('products').data?.data
-  const plans = useCatalogList('discountPlans').data?.data
+  const plans = useCatalogList('usableDiscountPlans').data?.data
   const sellers = useCatalogList('sellers').data?.data
   const [adding, setAdding] = useState<string | null>(null)
   const setComponent = (i: number, patch: Partial<ComponentForm>) =>
     setForm((f) => ({ ...f, components: f.components.map((c, j) => (j === i ? { ...c, ...patch } : c)) }))
   const productOptions = optionsOf(products).filter((o) => !form.components.some((c) => c.productCode === o.value))
-  const planOptions = (plans ?? []).map((p) => ({
-    value: p.code,
-    label: `${p.code}${p.description ? ` · ${p.description}` : ''}${p.status === 'DRAFT' ? ' (not active yet)' : ''}`,
-  }))
+  // The plans orders may use now, as the server lists them; one the offer already has that orders cannot use now
+  // (still in draft, or used up) stays shown, marked, so it can be seen and removed.
+  const planOptions = [
+    ...optionsOf(plans),
+    ...(plans === undefined ? [] : form.discountPlans)
+      .filter((code) => !plans?.some((p) => p.code === code))
+      .map((code) => ({ value: code, label: `${code} (orders cannot use it now)` })),
+  ]
 
   return (
     <Stack gap="sm">

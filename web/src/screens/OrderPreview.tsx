@@ -71,8 +71,7 @@ async function previewOrder(order: OrderInput) {
   return ok(api.POST('/api/v1/orders/preview', { body: order }))
 }
 
-/** A plan applies only ACTIVE or IN_USE (the API refuses the others): only those are offered. */
-const USABLE = new Set(['ACTIVE', 'IN_USE'])
+/** The plans an order may apply now, as the server says (`usable=true`): only those are offered. */
 type Plans = Map<string, { description: string | null; automatic: boolean }>
 
 function PlanPicker({
@@ -175,7 +174,13 @@ function PlaceOrder({ order }: { order: OrderInput }) {
 /** The preview's summary: one-time, recurring per period, usage per unit, tax and the total with tax. */
 function Summary({ summary, currency }: { summary: Preview['summary']; currency: string }) {
   return (
-    <Table data-testid="totals" aria-label="Totals" withRowBorders={false} verticalSpacing={4}>
+    <Table
+      data-testid="totals"
+      aria-label="Totals"
+      className="preview-totals"
+      withRowBorders={false}
+      verticalSpacing={4}
+    >
       <Table.Tbody>
         <Table.Tr>
           <Table.Th scope="row">One-time</Table.Th>
@@ -248,14 +253,11 @@ export function OrderPreview() {
     queryFn: () => ok(api.GET('/v1/catalog/offers', { params: { query: { orderable: true, range: '0-99' } } })),
   })
   const plans = useQuery({
-    queryKey: ['discountPlans', 'all'],
-    queryFn: () => ok(api.GET('/api/v1/discountPlans', { params: { query: { limit: 1000, sortBy: 'code' } } })),
+    queryKey: ['discountPlans', 'usable'],
+    queryFn: () =>
+      ok(api.GET('/api/v1/discountPlans', { params: { query: { limit: 1000, sortBy: 'code', usable: true } } })),
     select: (page): Plans =>
-      new Map(
-        page.data
-          .filter((p) => USABLE.has(p.status))
-          .map((p) => [p.code, { description: p.description, automatic: p.automaticApplication }]),
-      ),
+      new Map(page.data.map((p) => [p.code, { description: p.description, automatic: p.automaticApplication }])),
   })
   const offer = useQuery({
     queryKey: ['offerTemplate', offerCode],
@@ -476,7 +478,7 @@ export function OrderPreview() {
             </Text>
           )}
           {shownPreview?.offers.map((o) => (
-            <Paper key={o.offerCode} withBorder p="md" miw={0} style={{ overflowX: 'auto' }}>
+            <Paper key={o.offerCode} withBorder p="md" miw={0} className="preview-card">
               <Title order={2} size="h3">
                 {o.offerCode}{' '}
                 <Text span c="dimmed" size="sm">
@@ -484,7 +486,7 @@ export function OrderPreview() {
                 </Text>
               </Title>
               <Table.ScrollContainer minWidth={0}>
-                <Table aria-label={`Lines of ${o.offerCode}`} verticalSpacing={4}>
+                <Table aria-label={`Lines of ${o.offerCode}`} className="preview-lines" verticalSpacing={4}>
                   <Table.Thead>
                     <Table.Tr>
                       <Table.Th>Charge</Table.Th>
@@ -505,11 +507,11 @@ export function OrderPreview() {
                             </Text>
                           )}
                         </Table.Td>
-                        <Table.Td>{chargeTypeWords(l.chargeType)}</Table.Td>
-                        <Table.Td ta="right">
+                        <Table.Td className="type">{chargeTypeWords(l.chargeType)}</Table.Td>
+                        <Table.Td ta="right" data-label="Without tax">
                           {l.amountWithoutTax === null ? 'when used' : amount(l.amountWithoutTax, currency)}
                         </Table.Td>
-                        <Table.Td ta="right">
+                        <Table.Td ta="right" data-label="With tax">
                           {l.amountWithTax === null ? 'when used' : amount(l.amountWithTax, currency)}
                         </Table.Td>
                       </Table.Tr>

@@ -1,6 +1,7 @@
 import { useState, type SyntheticEvent } from 'react'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Alert, Button, Group, Paper, Select, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core'
+import { AccountPicker } from '../AccountPicker.tsx'
 import { api, ok, type Got } from '../client.ts'
 import { DataTable, ErrorMessage, Notice, notify, type Column } from '../components.tsx'
 import { day, money, moment, quantity } from '../format.ts'
@@ -112,14 +113,6 @@ export function Prepaid() {
   const [reference, setReference] = useState('')
   const [newWallet, setNewWallet] = useState('')
 
-  const accounts = useQuery({
-    queryKey: ['userAccounts', 'picker'],
-    queryFn: async () =>
-      (await ok(api.GET('/api/v1/userAccounts', { params: { query: { limit: 1000, sortBy: 'code' } } }))).data as {
-        code: string
-        description?: string | null
-      }[],
-  })
   const wallets = useQuery({
     queryKey: ['wallets', account],
     enabled: !!account,
@@ -236,21 +229,15 @@ export function Prepaid() {
         Prepaid
       </Title>
       <Group gap="sm" align="flex-end" wrap="wrap">
-        <Select
+        <AccountPicker
+          kind="userAccount"
           label="User account"
-          placeholder="Type a code or a name…"
-          searchable
-          data={(accounts.data ?? []).map((a) => ({
-            value: a.code,
-            label: a.description ? `${a.code} · ${a.description}` : a.code,
-          }))}
-          value={account}
+          value={account ?? ''}
           onChange={(code) => {
             begin()
-            setAccount(code)
+            setAccount(code || null)
             setHistoryOf(undefined)
           }}
-          nothingFoundMessage="No user account matches"
           w={{ base: '100%', xs: 320 }}
         />
         {account && (
@@ -260,7 +247,7 @@ export function Prepaid() {
         )}
       </Group>
       <Notice message={message} />
-      <ErrorMessage error={error ?? accounts.error ?? wallets.error ?? reservations.error} />
+      <ErrorMessage error={error ?? wallets.error ?? reservations.error} />
       {account && wallets.data && (
         <section aria-label="Wallets">
           <Title order={2} size="h4" mt="md">

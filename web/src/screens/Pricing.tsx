@@ -519,7 +519,7 @@ export function ChargePricing({ charge }: { charge: Charge }) {
   const errors = fieldErrors(save.error ?? publish.error)
   const busy = save.isPending || publish.isPending || discard.isPending
 
-  const start = () => {
+  const start = (today: string) => {
     setMessage(undefined)
     save.reset()
     publish.reset()
@@ -541,15 +541,17 @@ export function ChargePricing({ charge }: { charge: Charge }) {
   return (
     <Stack gap="sm" renderRoot={(props) => <section {...props} />} aria-label={`Pricing of ${code}`}>
       <Title order={3}>Prices</Title>
-      {versions && <Timeline versions={versions} today={today} />}
+      {versions && today && <Timeline versions={versions} today={today} />}
       {message && (
         <Text role="status" c="green.8" fw={500}>
           {message}
         </Text>
       )}
-      {versions && !form && (
+      {versions && today && !form && (
         <Group>
-          <Button onClick={start}>{latest ? `New draft from version ${latest.version}` : 'New draft'}</Button>
+          <Button onClick={() => start(today)}>
+            {latest ? `New draft from version ${latest.version}` : 'New draft'}
+          </Button>
         </Group>
       )}
       {form && (

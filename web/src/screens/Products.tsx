@@ -541,11 +541,12 @@ function ProductPage() {
             style={{ listStyle: 'none', padding: 0, margin: 0 }}
             aria-label="Product versions"
           >
-            {[...list]
-              .sort((a, b) => b.version - a.version)
-              .map((v) => (
-                <VersionCard key={`${v.version}-${v.status}`} productCode={code} version={v} today={today} />
-              ))}
+            {today &&
+              [...list]
+                .sort((a, b) => b.version - a.version)
+                .map((v) => (
+                  <VersionCard key={`${v.version}-${v.status}`} productCode={code} version={v} today={today} />
+                ))}
           </Stack>
         </>
       )}

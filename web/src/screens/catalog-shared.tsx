@@ -22,7 +22,9 @@ const LISTS = {
   invoiceSubCategories: () => ok(api.GET('/api/v1/invoiceSubCategories', ALL)),
   taxClasses: () => ok(api.GET('/api/v1/taxClasses', ALL)),
   unitsOfMeasure: () => ok(api.GET('/api/v1/unitsOfMeasure', ALL)),
-  discountPlans: () => ok(api.GET('/api/v1/discountPlans', ALL)),
+  /** The plans an order may apply now (the server's rule): those an offer is given. */
+  usableDiscountPlans: () =>
+    ok(api.GET('/api/v1/discountPlans', { params: { query: { ...ALL.params.query, usable: true } } })),
   sellers: () => ok(api.GET('/api/v1/sellers', ALL)),
 }
 type Lists = typeof LISTS
@@ -101,26 +103,7 @@ export const ONE_SHOT_WORDS: Record<string, string> = {
   OTHER: 'when applied by hand',
 }
 
-/**
- * Today in the tenant's time zone (the server's setting), yyyy-MM-dd; the browser's zone only while the setting is
- * not known (or not readable by the caller).
- */
-export function useTenantToday(): string {
-  const settings = useQuery({
-    queryKey: ['tenantSettings'],
-    queryFn: () => ok(api.GET('/api/v1/tenantSettings')),
-    staleTime: 60 * 60_000,
-    retry: false,
-  })
-  const timeZone = settings.data?.timeZone
-  // en-CA writes yyyy-MM-dd.
-  return new Intl.DateTimeFormat('en-CA', {
-    ...(timeZone ? { timeZone } : {}),
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  }).format(new Date())
-}
+export { useTenantToday } from '../session.ts'
 
 /** A dated version (pricing or product) on a day: its state in words, from its status and dates. */
 export function versionState(

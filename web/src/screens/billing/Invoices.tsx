@@ -19,6 +19,7 @@ import {
 } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { AccountPicker } from '../../AccountPicker.tsx'
 import { api, ok, type Schemas } from '../../client.ts'
 import { ErrorMessage } from '../../components.tsx'
 import { day, moment, quantity } from '../../format.ts'
@@ -108,7 +109,7 @@ function invoiceQuery(filters: Filters, offset: number) {
     offset,
     limit: PAGE,
     ...(filters.status ? { status: filters.status } : {}),
-    ...(filters.billingAccount.trim() ? { billingAccount: filters.billingAccount.trim() } : {}),
+    ...(filters.billingAccount ? { billingAccount: filters.billingAccount } : {}),
     ...(run !== undefined ? { billRun: run } : {}),
     ...(filters.from ? { invoiceDateFrom: filters.from } : {}),
     ...(filters.to ? { invoiceDateTo: filters.to } : {}),
@@ -155,12 +156,13 @@ function InvoiceList() {
             onChange={(value) => set({ status: value ?? '' })}
             w={150}
           />
-          <TextInput
+          <AccountPicker
+            kind="billingAccount"
             label="Billing account"
-            placeholder="Code"
+            placeholder="Any"
             value={filters.billingAccount}
-            onChange={(e) => set({ billingAccount: e.currentTarget.value })}
-            w={150}
+            onChange={(code) => set({ billingAccount: code })}
+            w={{ base: '100%', xs: 240 }}
           />
           <TextInput
             label="Bill run"
