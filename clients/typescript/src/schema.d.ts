@@ -3706,7 +3706,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Saved workbench queries the caller may see, by code, a page at a time (limit 100 by default, at most 1000)
+         * Saved workbench queries the caller may see, by code, a page at a time (the tenant's default page size, at most 1000)
          * @description Required role: `queryUser`.
          */
         get: operations["listWorkbenchQueries"];
@@ -7989,7 +7989,9 @@ export interface operations {
     listUsers: {
         parameters: {
             query?: {
+                /** @description records to skip */
                 offset?: number;
+                /** @description records to return (default: the tenant's defaultListLimit, 100 unless changed; at most 1000) */
                 limit?: number;
             };
             header?: never;
@@ -27504,9 +27506,11 @@ export interface operations {
     };
     listJobExecutions: {
         parameters: {
-            query: {
-                offset: number;
-                limit: number;
+            query?: {
+                /** @description records to skip */
+                offset?: number;
+                /** @description records to return (default: the tenant's defaultListLimit, 100 unless changed; at most 1000) */
+                limit?: number;
             };
             header?: never;
             path: {
@@ -34989,9 +34993,11 @@ export interface operations {
     };
     listWorkbenchQueries: {
         parameters: {
-            query: {
-                offset: number;
-                limit: number;
+            query?: {
+                /** @description records to skip */
+                offset?: number;
+                /** @description records to return (default: the tenant's defaultListLimit, 100 unless changed; at most 1000) */
+                limit?: number;
                 queryType?: "HQL" | "NATIVE_SQL";
             };
             header?: never;
@@ -35624,9 +35630,11 @@ export interface operations {
     };
     listWorkbenchExpertExecutions: {
         parameters: {
-            query: {
-                offset: number;
-                limit: number;
+            query?: {
+                /** @description records to skip */
+                offset?: number;
+                /** @description records to return (default: the tenant's defaultListLimit, 100 unless changed; at most 1000) */
+                limit?: number;
             };
             header?: never;
             path?: never;

@@ -8,6 +8,7 @@ import { one, rows, type Database, type Db } from '../db/database.ts'
 import type { Clock } from '../clock.ts'
 import { AppError } from '../errors.ts'
 import { readTenantSettings } from '../settings.ts'
+import { defaultPageLimit, pageOf, type PageRequest } from '../http/pagination.ts'
 import { compileSchedule, ScheduleExpressionError, type ScheduleExpression } from './schedule-expression.ts'
 
 export interface JobContext {
@@ -401,7 +402,8 @@ export class JobRuntime {
     return found && executionView(found)
   }
 
-  async executions(code: string, page: { offset: number; limit: number }) {
+  async executions(code: string, request: PageRequest) {
+    const page = pageOf(request, await defaultPageLimit(this.db))
     // One snapshot for the page and the total: executions are inserted concurrently by timers and workers.
     return this.db.transaction(
       async (tx) => {

@@ -5,6 +5,7 @@ import type { Clock } from '../../kernel/clock.ts'
 import { ExportTooLargeError, type Database, type Db } from '../../kernel/db/database.ts'
 import { AppError } from '../../kernel/errors.ts'
 import type { Outbox } from '../../kernel/events/index.ts'
+import { defaultPageLimit, pageOf, type PageRequest } from '../../kernel/http/pagination.ts'
 import { requireRole, type Principal } from '../../kernel/http/principal.ts'
 import { cachedTenantSettings } from '../../kernel/settings.ts'
 import { currentPrincipal } from '../iam/index.ts'
@@ -414,8 +415,11 @@ export function createExpertService(deps: {
     submit,
     runScheduled,
     get: visible,
-    list: (principal: Principal, page: { offset: number; limit: number }) =>
-      listExecutions(deps.db, principal.username, page),
+    /** A page of the caller's runs, newest first, paged as every list (`pageOf`). */
+    async list(principal: Principal, request: PageRequest) {
+      const page = pageOf(request, await defaultPageLimit(deps.db))
+      return { ...(await listExecutions(deps.db, principal.username, page)), ...page }
+    },
     file,
     cancel,
     sweep,
