@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import fs from 'node:fs'
 import path from 'node:path'
 import type { Clock } from '../../kernel/clock.ts'
-import { ExportTooLargeError, type Database, type Db } from '../../kernel/db/database.ts'
+import type { Database, Db } from '../../kernel/db/database.ts'
 import { AppError } from '../../kernel/errors.ts'
 import type { Outbox } from '../../kernel/events/index.ts'
 import { defaultPageLimit, pageOf, type PageRequest } from '../../kernel/http/pagination.ts'
@@ -27,6 +27,8 @@ import {
   type ExpertExecution,
   type ExpertStatus,
 } from './expert.repository.ts'
+import { expertExportOf } from './expert-export.driver.ts'
+import { ExportTooLargeError } from './expert-export.ts'
 import { expertStatement, exportFile, lineAndColumn, scheduleJobCode } from './expert.model.ts'
 import { queryLimitExceeded } from './governor.ts'
 import { closeAudit, openAudit, openGovernedAudit } from './workbench.repository.ts'
@@ -40,9 +42,6 @@ export interface ExpertSubmission {
 
 /** Seconds a client refused for too many runs at once is told to wait: about one polling period. */
 const CONCURRENCY_RETRY_AFTER_SEC = 2
-
-/** Expert runs one process executes at once on a server (each on its own connection); PGlite runs one. */
-const SERVER_RUNNERS = 8
 
 /** PostgreSQL's SQLSTATE of a statement interrupted by its timeout or by pg_cancel_backend. */
 const QUERY_CANCELED = '57014'
@@ -100,7 +99,9 @@ export function createExpertService(deps: {
   /** Runs of this process, aborted by a cancel or the shutdown: on PGlite the export stops at its next batch. */
   const aborts = new Map<number, AbortController>()
   let stopping = false
-  const capacity = deps.database.kind === 'pglite' ? 1 : SERVER_RUNNERS
+  /** Where runs write their CSV, by the database's driver; as many runs at once as it takes. */
+  const exporter = expertExportOf(deps.database)
+  const capacity = exporter.capacity
   const tag = (id: number) => `obol-expert-${id}`
 
   function pump(): void {
@@ -146,13 +147,13 @@ export function createExpertService(deps: {
       deps.database.kind === 'postgres'
         ? setInterval(() => {
             cancelRequested(deps.db, id)
-              .then((asked) => (asked ? deps.database.cancelCsvExport(tag(id)) : false))
+              .then((asked) => (asked ? exporter.cancel(tag(id)) : false))
               .catch(() => undefined)
           }, CANCEL_CHECK_MS)
         : undefined
     try {
       await fs.promises.mkdir(path.dirname(file), { recursive: true })
-      lineCount = await deps.database.exportCsv(
+      lineCount = await exporter.exportCsv(
         {
           text: claimed.statement,
           kind: /^\s*explain\b/i.test(claimed.statement) ? 'explain' : 'select',
@@ -383,7 +384,7 @@ export function createExpertService(deps: {
       // Whichever instance runs it: its connection is found by the run's tag; a run of this process (on PGlite, the
       // only one) stops at its next batch.
       aborts.get(id)?.abort()
-      await deps.database.cancelCsvExport(tag(id))
+      await exporter.cancel(tag(id))
     }
     return (await findExecution(deps.db, id))!
   }
@@ -407,7 +408,7 @@ export function createExpertService(deps: {
     // Ended first, so the interrupted statements are not recorded as timeouts.
     await failOwnOpenRuns(deps.db, deps.outbox, deps.instanceId).catch(() => undefined)
     for (const abort of aborts.values()) abort.abort()
-    await Promise.allSettled([...active.keys()].map((id) => deps.database.cancelCsvExport(tag(id))))
+    await Promise.allSettled([...active.keys()].map((id) => exporter.cancel(tag(id))))
     await Promise.allSettled([...active.values()])
   }
 
