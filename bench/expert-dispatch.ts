@@ -1,16 +1,15 @@
 /**
- * Expert dispatch benchmark ("one shape round two", item 3): would Expert runs be slower if dispatched through the
- * job runtime's queue (pg-boss, `JobRuntime.defineQueue`/`send` inside the submitting transaction) instead of the
- * workbench's in-process runner? On one store (BENCH_STORE=pglite, the default: in memory; or postgres), with the
- * app built as `obol start` builds it (role all):
+ * Expert dispatch benchmark ("one shape round two", item 3): what Expert runs pay for going through the job
+ * runtime's queue (pg-boss, `JobRuntime.defineQueue`/`send` inside the submitting transaction). On one store
+ * (BENCH_STORE=pglite, the default: in memory; or postgres), with the app built as `obol start` builds it (role all):
  *
- * 1. A short Expert run (`select 1`) as now: POST execute, then its record polled every millisecond until it ends;
+ * 1. A short Expert run (`select 1`): POST execute, then its record polled every millisecond until it ends;
  *    BENCH_ROUNDS runs (default 30), submit to end, p50 / p95 / max.
- * 2. The queue a run would go through: a message sent in a transaction on a queue of the same runtime, from its
+ * 2. A queue as Expert's (woken at commit, BENCH_WAKE=0 to poll instead): a message sent in a transaction, from its
  *    commit to its handler's start; as many rounds, each after a random pause (0-500 ms) so that sends fall anywhere
- *    in the workers' polling period. p50 / p95 / max. The added delay of a queued run is this.
- * 3. Runs at once on one instance: 8 messages sent together, each handler holding 200 ms; the time until the last
- *    one started (the in-process runner starts 8 at once on a server, 1 on PGlite).
+ *    in the workers' polling period. p50 / p95 / max.
+ * 3. Runs at once on one instance: 8 messages sent together on that queue (BENCH_CONCURRENCY handlers at once,
+ *    default 8, Expert's on a server), each holding 200 ms; the time until the last one started.
  *
  *   BENCH_DATABASE_URL (postgres; default postgres://postgres@127.0.0.1:5432/test): only its server is used; the
  *     database is obol_bench_dispatch_<pid>, dropped at the end.
@@ -75,6 +74,8 @@ async function main(): Promise<void> {
   let holdMs = 0
   jobs.defineQueue<{ round: number }>({
     name: QUEUE,
+    wakeAtCommit: process.env.BENCH_WAKE !== '0',
+    concurrency: Number(process.env.BENCH_CONCURRENCY ?? 8),
     async handle(data) {
       started.set(data.round, performance.now())
       if (holdMs) await delay(holdMs)
@@ -138,7 +139,7 @@ async function main(): Promise<void> {
       }
       expert.push(performance.now() - begun)
     }
-    say(`1. short Expert run, submit to end (in-process runner): ${summary(expert)}`)
+    say(`1. short Expert run, submit to end: ${summary(expert)}`)
 
     const queued: number[] = []
     for (let round = 0; round < rounds; round++) {
@@ -148,7 +149,7 @@ async function main(): Promise<void> {
       while (!started.has(round)) await delay(1)
       queued.push(started.get(round)! - committed)
     }
-    say(`2. job runtime queue, commit to handler start: ${summary(queued)}`)
+    say(`2. a queue as Expert's, commit to handler start: ${summary(queued)}`)
 
     holdMs = 200
     const first = 1_000_000

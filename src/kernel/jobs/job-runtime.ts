@@ -110,6 +110,13 @@ export interface QueueDefinition<T extends object> {
   /** A handler that throws gets its message again after this delay, up to `retryLimit` times (defaults 5 s, 20). */
   readonly retryDelaySeconds?: number
   readonly retryLimit?: number
+  /** Handlers of this queue one instance runs at once (pg-boss `localConcurrency`). Default 1. */
+  readonly concurrency?: number
+  /**
+   * Wake the workers when the sending transaction commits (LISTEN/NOTIFY) instead of at their next poll, up to 0.5 s
+   * later: for work a user waits for. Default false.
+   */
+  readonly wakeAtCommit?: boolean
 }
 
 const executionColumns = sql`e.id, i.code as "jobCode", e.status, e.trigger,
@@ -205,6 +212,8 @@ export class JobRuntime {
     // died — to another instance: checked at a third of the silence after which an instance counts as dead.
     const checkSeconds = Math.max(1, Math.round(this.options.instanceStaleAfterMs / 3000))
     const supervision = {
+      // Queues that ask for it (`wakeAtCommit`) wake their workers at the sender's commit; the others still poll.
+      useListenNotify: true,
       schedule: false,
       supervise: this.options.worker,
       superviseIntervalSeconds: checkSeconds,
@@ -297,11 +306,13 @@ export class JobRuntime {
       heartbeatSeconds: definition.heartbeatSeconds ?? 10,
       retryLimit: definition.retryLimit ?? 20,
       retryDelay: definition.retryDelaySeconds ?? 5,
+      notify: definition.wakeAtCommit ?? false,
     })
     await warmQueue(boss, definition.name)
     if (!this.options.worker) return
     const log = this.options.log.child({ queue: definition.name })
-    await boss.work<object>(definition.name, { pollingIntervalSeconds: 0.5, batchSize: 1 }, async (jobs) => {
+    const options = { pollingIntervalSeconds: 0.5, batchSize: 1, localConcurrency: definition.concurrency ?? 1 }
+    await boss.work<object>(definition.name, options, async (jobs) => {
       for (const job of jobs) {
         this.running++
         try {
