@@ -12,7 +12,7 @@ export const OUTPUT = path.join(ROOT, 'dist', 'cli.js')
  * Worker threads the server starts from a file next to its own module (`new URL('./x.worker.ts', import.meta.url)`):
  * each is built to dist/<name>.js, where the built server finds it.
  */
-const WORKERS = ['src/kernel/db/csv-export.worker.ts']
+const WORKERS = ['src/modules/workbench/csv-export.worker.ts']
 /** Bundled into dist/cli.js; everything else stays a package loaded at run time (WASM, workers, static assets). */
 const BUNDLED = new Set(['drizzle-orm'])
 

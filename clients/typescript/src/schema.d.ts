@@ -3706,7 +3706,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Saved workbench queries the caller may see, by code, a page at a time (limit 100 by default, at most 1000)
+         * Saved workbench queries the caller may see, by code, a page at a time (the tenant's default page size, at most 1000)
          * @description Required role: `queryUser`.
          */
         get: operations["listWorkbenchQueries"];
@@ -7998,7 +7998,9 @@ export interface operations {
     listUsers: {
         parameters: {
             query?: {
+                /** @description records to skip */
                 offset?: number;
+                /** @description records to return (default: the tenant's defaultListLimit, 100 unless changed; at most 1000) */
                 limit?: number;
             };
             header?: never;
@@ -27515,9 +27517,11 @@ export interface operations {
     };
     listJobExecutions: {
         parameters: {
-            query: {
-                offset: number;
-                limit: number;
+            query?: {
+                /** @description records to skip */
+                offset?: number;
+                /** @description records to return (default: the tenant's defaultListLimit, 100 unless changed; at most 1000) */
+                limit?: number;
             };
             header?: never;
             path: {
@@ -35000,9 +35004,11 @@ export interface operations {
     };
     listWorkbenchQueries: {
         parameters: {
-            query: {
-                offset: number;
-                limit: number;
+            query?: {
+                /** @description records to skip */
+                offset?: number;
+                /** @description records to return (default: the tenant's defaultListLimit, 100 unless changed; at most 1000) */
+                limit?: number;
                 queryType?: "HQL" | "NATIVE_SQL";
             };
             header?: never;
@@ -35635,9 +35641,11 @@ export interface operations {
     };
     listWorkbenchExpertExecutions: {
         parameters: {
-            query: {
-                offset: number;
-                limit: number;
+            query?: {
+                /** @description records to skip */
+                offset?: number;
+                /** @description records to return (default: the tenant's defaultListLimit, 100 unless changed; at most 1000) */
+                limit?: number;
             };
             header?: never;
             path?: never;

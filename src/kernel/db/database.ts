@@ -4,26 +4,11 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres'
 import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import { sql, type SQL } from 'drizzle-orm'
-import { Worker } from 'node:worker_threads'
 import pg from 'pg'
-import type { CsvExportReply, CsvExportTask } from './csv-export.worker.ts'
-import {
-  csvLines,
-  exclusively,
-  exportThroughCursor,
-  ExportTooLargeError,
-  simpleQuery,
-  textValue,
-  writeLines,
-  type CsvExport,
-} from './csv-export.ts'
-import { EXPERT_ROLE, QUERY_ROLE } from './query-role.ts'
+import { QUERY_ROLE } from './query-role.ts'
 import { isDatabaseUnavailable, pgErrorOf } from './database-errors.ts'
 import { parseLsn, Replicas, type ReplicaStatus } from './replicas.ts'
 import { createPglite, type PgliteOptions } from '../../embedded/pglite.ts'
-
-export type { CsvExport } from './csv-export.ts'
-export { ExportTooLargeError } from './csv-export.ts'
 
 export type Db = PgDatabase<PgQueryResultHKT>
 /** A drizzle handle usable inside or outside a transaction. */
@@ -62,6 +47,26 @@ export interface Reader {
   readonly subject: string | null
 }
 
+/** A server a module opens sessions of its own on (server only): the primary or a replica. */
+export interface Server {
+  readonly url: string
+  /** How long to wait to connect to it: a replica's is short, the primary answering instead. */
+  readonly connectTimeoutMs: number
+}
+
+/** The servers reads may go to, for a module that opens sessions of its own on them (an Expert export). */
+export interface ReadServers {
+  /**
+   * Runs `read` on a server chosen by the rules of `readOnlyQuery`: with a `reader` and replicas, a replica replayed
+   * past the reader's last write within the lag bound; the primary when none is, or when the chosen one cannot be
+   * reached or cancels the read for a conflict with its recovery (SQLSTATE 40001): that replica is then marked down
+   * and `read` runs again on the primary. Counted in `readStats`.
+   */
+  onServerFor<T>(reader: Reader | undefined, read: (server: Server) => Promise<T>): Promise<T>
+  /** The primary, then each replica (down or not). */
+  readonly all: readonly Server[]
+}
+
 /** One database, embedded (PGlite) or server (node-postgres pool), behind the same Drizzle handle. */
 export interface Database {
   readonly kind: 'pglite' | 'postgres'
@@ -90,19 +95,8 @@ export interface Database {
   readStats(): { primary: number; replica: number }
   /** Each replica's state and lag (none without replicas). */
   replicaStatus(): ReplicaStatus[]
-  /**
-   * Writes a statement's result as PostgreSQL's CSV (`COPY (...) TO STDOUT WITH (FORMAT csv, HEADER)`) into `file`,
-   * read-only and as the Expert role (billing data only); answers the number of data rows. On a server: on its own
-   * connection, streamed by a worker thread, so memory stays flat, with `statement_timeout`; an error of the statement
-   * (timeout, cancel: SQLSTATE 57014) rejects with its `code`. With a `reader` and replicas, on a replica chosen by
-   * the rules of `readOnlyQuery` (replayed past the reader's last write, within the lag bound), the primary when none
-   * is, or when the chosen one cannot be reached or cancels the export for a conflict with its recovery (the file is
-   * then written again from the primary). On PGlite: through a cursor, in batches between which other requests run
-   * (`exportThroughCursor`). Either way a file that would pass `maxBytes` rejects with ExportTooLargeError.
-   */
-  exportCsv(statement: CsvExport, file: string, reader?: Reader): Promise<number>
-  /** Cancels the running export tagged `tag` (pg_cancel_backend) on the primary or a replica, from any instance; false when none runs. */
-  cancelCsvExport(tag: string): Promise<boolean>
+  /** The primary and the replicas, and the choice between them (server only). */
+  readonly readServers: ReadServers | undefined
   /**
    * A handle whose commits do not wait for the write-ahead log to reach disk (`synchronous_commit = off`): for
    * bookkeeping whose last fraction of a second may be lost in a database crash — the workbench audit and governor
@@ -139,22 +133,7 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Database>
     recordWrite: async () => undefined,
     readStats: () => ({ primary: reads, replica: 0 }),
     replicaStatus: () => [],
-    exportCsv: async (statement, file) => {
-      if (statement.kind === 'select') return exportThroughCursor(pglite, statement, file)
-      // A simple-query message of three statements runs as one implicit transaction: read-only, as the Expert role.
-      const messages = await exclusively(pglite, () =>
-        pglite.execProtocolStream(
-          simpleQuery(`SET TRANSACTION READ ONLY; SET LOCAL ROLE ${EXPERT_ROLE}; ${statement.text}`),
-        ),
-      )
-      const plan = messages.flatMap((m) =>
-        m.name === 'dataRow' ? [(m as unknown as { fields: (string | null)[] }).fields] : [],
-      )
-      await writePlan(file, statement.maxBytes, plan)
-      return plan.length
-    },
-    // PGlite runs one statement at a time in this process: nothing to interrupt.
-    cancelCsvExport: async () => false,
+    readServers: undefined,
     close: async () => {
       try {
         await pglite.close()
@@ -163,55 +142,6 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Database>
       }
     },
   }
-}
-
-/** An EXPLAIN's plan lines as COPY would write one text column named QUERY PLAN. */
-function writePlan(file: string, maxBytes: number, plan: readonly (readonly (string | null)[])[]): Promise<void> {
-  return writeLines(file, maxBytes, [csvLines([[textValue('QUERY PLAN')], ...plan.map((row) => row.map(textValue))])])
-}
-
-/**
- * The export worker's young generation, in MiB: small, so the buffers of the network reads it discards are collected
- * every few megabytes instead of piling up (measured: flat at a few MiB instead of tens to hundreds).
- */
-const EXPORT_WORKER_YOUNG_MB = 2
-
-/**
- * The export worker's file, beside this module: the TypeScript source when Obol runs from src/, its build when it runs
- * from dist/cli.js (bin/build.js builds dist/csv-export.worker.js beside it).
- */
-const EXPORT_WORKER = new URL(
-  import.meta.url.endsWith('.ts') ? './csv-export.worker.ts' : './csv-export.worker.js',
-  import.meta.url,
-)
-
-/**
- * Runs one COPY export in a worker thread (`csv-export.worker.ts`); rejects with the statement's error and code, or
- * with ExportTooLargeError when the file would pass `task.maxBytes` (the worker then cancelled the statement).
- */
-function exportInWorker(task: CsvExportTask, onProgress?: (rowsSoFar: number) => void): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(EXPORT_WORKER, {
-      workerData: task,
-      resourceLimits: { maxYoungGenerationSizeMb: EXPORT_WORKER_YOUNG_MB },
-    })
-    let settled = false
-    worker.on('message', (reply: CsvExportReply) => {
-      if ('progress' in reply) return onProgress?.(reply.progress)
-      settled = true
-      if ('rows' in reply) resolve(reply.rows)
-      else if ('tooLarge' in reply) reject(new ExportTooLargeError(task.maxBytes))
-      else reject(Object.assign(new Error(reply.error.message), { code: reply.error.code }))
-    })
-    worker.once('error', (error: Error) => {
-      if (!settled) reject(error)
-      settled = true
-    })
-    worker.once('exit', (code) => {
-      if (!settled) reject(new Error(`the export worker stopped (exit code ${code})`))
-      settled = true
-    })
-  })
 }
 
 /**
@@ -292,11 +222,15 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Databa
    * position is looked up only when a replica could serve at all), else on the primary. A replica that went away, or
    * cancelled the read for a conflict with its recovery (SQLSTATE 40001), is marked down and the primary answers.
    */
-  const readOnReplicaOrPrimary = async <T>(reader: Reader | undefined, read: (server: string) => Promise<T>) => {
+  const primary: Server = { url, connectTimeoutMs: CONNECTION_TIMEOUT_MS }
+  const replicaServers = new Map(
+    replicaUrls.map((replicaUrl) => [replicaUrl, { url: replicaUrl, connectTimeoutMs: REPLICA_CONNECTION_TIMEOUT_MS }]),
+  )
+  const readOnReplicaOrPrimary = async <T>(reader: Reader | undefined, read: (server: Server) => Promise<T>) => {
     const replica = reader && replicas?.anyUp() ? replicas.choose(await positionOf(reader.subject)) : undefined
     if (replica) {
       try {
-        const found = await read(replica.url)
+        const found = await read(replicaServers.get(replica.url)!)
         reads.replica++
         return found
       } catch (error) {
@@ -304,7 +238,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Databa
         replicas!.markDown(replica.url, error)
       }
     }
-    const found = await read(url)
+    const found = await read(primary)
     reads.primary++
     return found
   }
@@ -326,7 +260,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Databa
     },
     readOnlyQuery: <T>(statementTimeoutMs: number, statement: TextStatement, reader?: Reader): Promise<T[]> =>
       readOnReplicaOrPrimary(reader, (server) =>
-        (server === url ? primaryReads : replicaReads.get(server)!).query<T>(statementTimeoutMs, statement),
+        (server === primary ? primaryReads : replicaReads.get(server.url)!).query<T>(statementTimeoutMs, statement),
       ),
     recordsWrites: replicas !== undefined,
     recordWrite: async (subject: string) => {
@@ -337,21 +271,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Databa
       )
     },
     readStats: () => ({ ...reads }),
-    exportCsv: (statement, file, reader) =>
-      readOnReplicaOrPrimary(reader, (server) =>
-        exportOn(server, server === url ? CONNECTION_TIMEOUT_MS : REPLICA_CONNECTION_TIMEOUT_MS, statement, file),
-      ),
-    cancelCsvExport: async (tag) => {
-      // The export runs on the primary or on one of the replicas: each is asked; a replica that is down has none.
-      const cancelled = await rows<{ done: boolean }>(
-        db,
-        sql`select pg_cancel_backend(pid) as done from pg_stat_activity where application_name = ${tag}`,
-      )
-      const onReplicas = await Promise.all(
-        replicaUrls.map((replicaUrl) => cancelOn(replicaUrl, tag, REPLICA_CONNECTION_TIMEOUT_MS).catch(() => false)),
-      )
-      return cancelled.some((row) => row.done) || onReplicas.some(Boolean)
-    },
+    readServers: { onServerFor: readOnReplicaOrPrimary, all: [primary, ...replicaServers.values()] },
     replicaStatus: () => replicas?.status() ?? [],
     close: async () => {
       if (closed) return
@@ -408,65 +328,6 @@ function readPools(url: string, options: PostgresOptions, connectionTimeoutMilli
     end: async () => {
       await current?.pool.end()
     },
-  }
-}
-
-/**
- * One Expert export on a server (the primary or a replica): a SELECT streamed by a worker thread from a connection of
- * its own; an EXPLAIN's plan lines (EXPLAIN cannot be COPY's query) written as COPY would write one text column. The
- * session is read-only, as the Expert role, with the statement timeout, and named by the run's tag for cancelling.
- */
-async function exportOn(
-  url: string,
-  connectionTimeoutMillis: number,
-  statement: CsvExport,
-  file: string,
-): Promise<number> {
-  const settings = `-c role=${EXPERT_ROLE} -c default_transaction_read_only=on -c statement_timeout=${Math.max(1, Math.floor(statement.statementTimeoutMs))}`
-  if (statement.kind === 'select') {
-    return exportInWorker(
-      {
-        connectionString: url,
-        applicationName: statement.tag,
-        options: settings,
-        copy: `COPY (${statement.text}) TO STDOUT WITH (FORMAT csv, HEADER)`,
-        file,
-        maxBytes: statement.maxBytes,
-        connectionTimeoutMillis,
-      },
-      statement.onProgress,
-    )
-  }
-  const client = new pg.Client({
-    connectionString: url,
-    application_name: statement.tag,
-    connectionTimeoutMillis,
-    options: settings,
-  })
-  client.on('error', () => undefined)
-  try {
-    await client.connect()
-    const plan = await client.query<(string | null)[]>({ text: statement.text, rowMode: 'array' })
-    await writePlan(file, statement.maxBytes, plan.rows)
-    return plan.rows.length
-  } finally {
-    await client.end().catch(() => undefined)
-  }
-}
-
-/** Cancels, on one replica, the export whose connection carries `tag`. */
-async function cancelOn(url: string, tag: string, connectionTimeoutMillis: number): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis })
-  client.on('error', () => undefined)
-  try {
-    await client.connect()
-    const found = await client.query<{ done: boolean }>(
-      'select pg_cancel_backend(pid) as done from pg_stat_activity where application_name = $1',
-      [tag],
-    )
-    return found.rows.some((row) => row.done)
-  } finally {
-    await client.end().catch(() => undefined)
   }
 }
 

@@ -8,6 +8,7 @@ import { one, rows, type Database, type Db } from '../db/database.ts'
 import type { Clock } from '../clock.ts'
 import { AppError } from '../errors.ts'
 import { readTenantSettings } from '../settings.ts'
+import { defaultPageLimit, pageOf, type PageRequest } from '../http/pagination.ts'
 import { compileSchedule, ScheduleExpressionError, type ScheduleExpression } from './schedule-expression.ts'
 
 export interface JobContext {
@@ -109,6 +110,13 @@ export interface QueueDefinition<T extends object> {
   /** A handler that throws gets its message again after this delay, up to `retryLimit` times (defaults 5 s, 20). */
   readonly retryDelaySeconds?: number
   readonly retryLimit?: number
+  /** Handlers of this queue one instance runs at once (pg-boss `localConcurrency`). Default 1. */
+  readonly concurrency?: number
+  /**
+   * Wake the workers when the sending transaction commits (LISTEN/NOTIFY) instead of at their next poll, up to 0.5 s
+   * later: for work a user waits for. Default false.
+   */
+  readonly wakeAtCommit?: boolean
 }
 
 const executionColumns = sql`e.id, i.code as "jobCode", e.status, e.trigger,
@@ -204,6 +212,8 @@ export class JobRuntime {
     // died — to another instance: checked at a third of the silence after which an instance counts as dead.
     const checkSeconds = Math.max(1, Math.round(this.options.instanceStaleAfterMs / 3000))
     const supervision = {
+      // Queues that ask for it (`wakeAtCommit`) wake their workers at the sender's commit; the others still poll.
+      useListenNotify: true,
       schedule: false,
       supervise: this.options.worker,
       superviseIntervalSeconds: checkSeconds,
@@ -296,11 +306,13 @@ export class JobRuntime {
       heartbeatSeconds: definition.heartbeatSeconds ?? 10,
       retryLimit: definition.retryLimit ?? 20,
       retryDelay: definition.retryDelaySeconds ?? 5,
+      notify: definition.wakeAtCommit ?? false,
     })
     await warmQueue(boss, definition.name)
     if (!this.options.worker) return
     const log = this.options.log.child({ queue: definition.name })
-    await boss.work<object>(definition.name, { pollingIntervalSeconds: 0.5, batchSize: 1 }, async (jobs) => {
+    const options = { pollingIntervalSeconds: 0.5, batchSize: 1, localConcurrency: definition.concurrency ?? 1 }
+    await boss.work<object>(definition.name, options, async (jobs) => {
       for (const job of jobs) {
         this.running++
         try {
@@ -401,7 +413,8 @@ export class JobRuntime {
     return found && executionView(found)
   }
 
-  async executions(code: string, page: { offset: number; limit: number }) {
+  async executions(code: string, request: PageRequest) {
+    const page = pageOf(request, await defaultPageLimit(this.db))
     // One snapshot for the page and the total: executions are inserted concurrently by timers and workers.
     return this.db.transaction(
       async (tx) => {

@@ -6,14 +6,10 @@ import type { JobRuntime } from './job-runtime.ts'
 import type { JobService } from './job.service.ts'
 import { SCHEDULE_FIELDS, type ScheduleExpression } from './schedule-expression.ts'
 import { CodeParams, PageOf } from '../http/schemas.ts'
+import { PageQuery as ListPage } from '../http/pagination.ts'
 
-const PageQuery = Type.Object(
-  {
-    offset: Type.Integer({ minimum: 0, default: 0 }),
-    limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
-  },
-  { additionalProperties: false },
-)
+/** The executions list's paging: the one rule of every list (the tenant's default page size, at most MAX_PAGE_LIMIT). */
+const PageQuery = Type.Object(ListPage, { additionalProperties: false })
 /** The EJB ScheduleExpression fields as strings (checked by the service), or null for no timer. */
 const Timer = Type.Unsafe<ScheduleExpression | null>({
   type: ['object', 'null'],

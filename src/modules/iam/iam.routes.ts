@@ -159,7 +159,7 @@ export function registerIamRoutes(
         response: { 200: UserPage },
       },
     },
-    async (request) => iam.listUsers({ offset: request.query.offset ?? 0, limit: request.query.limit ?? 100 }),
+    async (request) => iam.listUsers(request.query),
   )
   app.post(
     '/api/v1/users',

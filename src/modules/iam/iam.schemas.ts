@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { Auditable, ListOf, Nullable, PageOf } from '../../kernel/http/schemas.ts'
 import { describePattern } from '../../kernel/http/validation.ts'
+import { PageQuery as ListPage } from '../../kernel/http/pagination.ts'
 
 /** A name without spaces at either end. */
 const NAME_PATTERN = '^\\S(.*\\S)?$'
@@ -91,13 +92,8 @@ export const User = Type.Object(
   { $id: 'User', title: 'User', additionalProperties: false },
 )
 export const UserPage = PageOf(User, 'UserPage')
-export const PageQuery = Type.Object(
-  {
-    offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
-  },
-  { additionalProperties: false },
-)
+/** The users list's paging: the one rule of every list (the tenant's default page size, at most MAX_PAGE_LIMIT). */
+export const PageQuery = Type.Object(ListPage, { additionalProperties: false })
 
 const clientFields = {
   description: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),

@@ -2,6 +2,7 @@ import type { Db } from '../../kernel/db/database.ts'
 import { withTransaction } from '../../kernel/db/transaction.ts'
 import { AppError, validationError, type ErrorDetail } from '../../kernel/errors.ts'
 import { pgErrorOf } from '../../kernel/db/database-errors.ts'
+import { defaultPageLimit, pageOf, type PageRequest } from '../../kernel/http/pagination.ts'
 import { ALL_ROLES, BUILT_IN_GROUPS } from './role-catalog.ts'
 import { hashSecret, randomSecret } from './secrets.ts'
 import type { ClientView, GroupInput, GroupView, UserView } from './iam.schemas.ts'
@@ -183,7 +184,8 @@ export function createIamService(deps: { db: Db }) {
 
     getUser,
 
-    async listUsers(page: { offset: number; limit: number }) {
+    async listUsers(request: PageRequest) {
+      const page = pageOf(request, await defaultPageLimit(db))
       const { total, data } = await repo.listUsers(db, page)
       return { total, offset: page.offset, limit: page.limit, data }
     },

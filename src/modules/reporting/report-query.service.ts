@@ -3,6 +3,7 @@ import { withTransaction } from '../../kernel/db/transaction.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import { pgErrorOf } from '../../kernel/db/database-errors.ts'
 import { AppError } from '../../kernel/errors.ts'
+import { defaultPageLimit, pageOf, type PageRequest } from '../../kernel/http/pagination.ts'
 import type { Principal } from '../../kernel/http/principal.ts'
 import { registry } from '../../kernel/model/index.ts'
 import {
@@ -467,8 +468,9 @@ export function createReportQueryService(deps: {
      */
     async listWorkbenchQueries(
       principal: Principal,
-      page: { offset: number; limit: number; queryType?: 'HQL' | 'NATIVE_SQL' | undefined },
+      request: PageRequest & { queryType?: 'HQL' | 'NATIVE_SQL' | undefined },
     ) {
+      const page = { ...pageOf(request, await defaultPageLimit(db)), queryType: request.queryType }
       const total = await repo.countWorkbenchQueries(db, principal, page.queryType)
       async function* queries() {
         for await (const batch of repo.workbenchQueryPages(db, principal, page)) yield* batch.map(toWire)

@@ -109,8 +109,9 @@ export async function listExecutions(
 
 /**
  * The governor's concurrency rule and the record's creation in one transaction, serialized per user by an
- * advisory lock: instances racing for a user's last free run cannot both take it. Answers the new id, or undefined
- * when the user already has `maxOpen` runs queued or running.
+ * advisory lock: instances racing for a user's last free run cannot both take it. `enqueue` runs in that transaction
+ * (the run's message commits with its record, or neither does). Answers the new id, or undefined when the user
+ * already has `maxOpen` runs queued or running.
  */
 export async function createExecution(
   db: Db,
@@ -128,6 +129,7 @@ export async function createExecution(
     rowCap: number | null
   },
   maxOpen: number,
+  enqueue?: (tx: Db, id: number) => Promise<void>,
 ): Promise<number | undefined> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`obol.expert:${run.username}`}))`)
@@ -145,14 +147,20 @@ export async function createExecution(
           ${run.rowCap})
         returning id`,
     )
-    return Number(created!.id)
+    const id = Number(created!.id)
+    await enqueue?.(tx, id)
+    return id
   })
 }
 
-/** Takes a queued run for this instance: nothing when it was cancelled, swept or taken already. */
+/**
+ * Takes a queued run for the instance `runner` (recorded as the run's instance: the stale sweep ends it if that
+ * instance dies): nothing when it was cancelled, swept or taken already.
+ */
 export async function claimExecution(
   db: Db,
   id: number,
+  runner: string,
 ): Promise<
   | { username: string; statement: string; startDate: Date; auditId: number | null; readerSubject: string | null }
   | undefined
@@ -165,7 +173,7 @@ export async function claimExecution(
     readerSubject: string | null
   }>(
     db,
-    sql`update query_execution set running_since = now()
+    sql`update query_execution set running_since = now(), app_instance_id = ${runner}
       where id = ${id} and end_date is null and running_since is null
       returning username, statement_text as statement, ${instantText(sql`start_date`)} as "startDate",
         audit_id as "auditId", reader_subject as "readerSubject"`,

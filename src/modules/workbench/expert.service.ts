@@ -2,9 +2,11 @@ import type { FastifyBaseLogger } from 'fastify'
 import fs from 'node:fs'
 import path from 'node:path'
 import type { Clock } from '../../kernel/clock.ts'
-import { ExportTooLargeError, type Database, type Db } from '../../kernel/db/database.ts'
+import type { Database, Db } from '../../kernel/db/database.ts'
 import { AppError } from '../../kernel/errors.ts'
 import type { Outbox } from '../../kernel/events/index.ts'
+import type { JobRuntime } from '../../kernel/jobs/job-runtime.ts'
+import { defaultPageLimit, pageOf, type PageRequest } from '../../kernel/http/pagination.ts'
 import { requireRole, type Principal } from '../../kernel/http/principal.ts'
 import { cachedTenantSettings } from '../../kernel/settings.ts'
 import { currentPrincipal } from '../iam/index.ts'
@@ -26,6 +28,8 @@ import {
   type ExpertExecution,
   type ExpertStatus,
 } from './expert.repository.ts'
+import { expertExportOf } from './expert-export.driver.ts'
+import { ExportTooLargeError } from './expert-export.ts'
 import { expertStatement, exportFile, lineAndColumn, scheduleJobCode } from './expert.model.ts'
 import { queryLimitExceeded } from './governor.ts'
 import { closeAudit, openAudit, openGovernedAudit } from './workbench.repository.ts'
@@ -40,9 +44,6 @@ export interface ExpertSubmission {
 /** Seconds a client refused for too many runs at once is told to wait: about one polling period. */
 const CONCURRENCY_RETRY_AFTER_SEC = 2
 
-/** Expert runs one process executes at once on a server (each on its own connection); PGlite runs one. */
-const SERVER_RUNNERS = 8
-
 /** PostgreSQL's SQLSTATE of a statement interrupted by its timeout or by pg_cancel_backend. */
 const QUERY_CANCELED = '57014'
 
@@ -54,6 +55,9 @@ const CANCEL_CHECK_MS = 500
 
 /** How often a running run records its rows so far (GET shows them as rowsSoFar). */
 const PROGRESS_MS = 250
+
+/** The job runtime's queue of Expert runs: one message per submitted run, sent with its record. */
+export const EXPERT_RUN_QUEUE = 'obol-expert-run'
 
 const notFound = (id: number | string) => new AppError('NOT_FOUND', `Expert execution ${id} not found`)
 
@@ -79,8 +83,8 @@ function databaseMessage(error: unknown): string {
 
 /**
  * Expert mode: native SQL vetted (keyword rules and PostgreSQL's parse tree), governed (per-minute slots shared
- * with Deep, `maxConcurrentAsyncPerUser` open runs per user across instances), audited, then run in this process
- * after the answer: `COPY (...) TO STDOUT` as the Expert role (billing data only), read-only, with the async statement timeout, into
+ * with Deep, `maxConcurrentAsyncPerUser` open runs per user across instances), audited, then run after the answer
+ * by a worker instance (a message of the job runtime's queue, sent with the record): `COPY (...) TO STDOUT` as the Expert role (billing data only), read-only, with the async statement timeout, into
  * `{exportDir}/exports/queryStudio/<user>/<yyyy-MM-dd>/expert-<id>.csv`. Records live in the database, so any
  * instance serves status, download (shared export storage) and cancel (pg_cancel_backend by the run's tag).
  */
@@ -93,30 +97,38 @@ export function createExpertService(deps: {
   instanceId: string
   log: FastifyBaseLogger
   outbox: Outbox
+  jobs: JobRuntime
 }) {
-  const queue: number[] = []
+  /** Runs under way in this process (a queued message handled here, or a scheduled run). */
   const active = new Map<number, Promise<void>>()
   /** Runs of this process, aborted by a cancel or the shutdown: on PGlite the export stops at its next batch. */
   const aborts = new Map<number, AbortController>()
   let stopping = false
-  const capacity = deps.database.kind === 'pglite' ? 1 : SERVER_RUNNERS
+  /** Where runs write their CSV, by the database's driver; as many runs at once as it takes. */
+  const exporter = expertExportOf(deps.database)
   const tag = (id: number) => `obol-expert-${id}`
 
-  function pump(): void {
-    while (!stopping && active.size < capacity && queue.length > 0) {
-      const id = queue.shift()!
-      const running: Promise<void> = run(id)
-        .catch((error: unknown) => deps.log.error({ err: error, execution: id }, 'Expert run failed'))
-        .finally(() => {
-          active.delete(id)
-          pump()
-        })
-      active.set(id, running)
-    }
-  }
+  /**
+   * A submitted run's message, on whichever worker instance takes it: woken at the submitting commit, as many at once
+   * as the export takes (8 on a server, 1 on PGlite). A message reaching an instance that is stopping goes back to the
+   * queue (retried on another instance, or here after a restart); a duplicate finds its run taken and does nothing.
+   */
+  deps.jobs.defineQueue<{ executionId: number }>({
+    name: EXPERT_RUN_QUEUE,
+    concurrency: exporter.capacity,
+    wakeAtCommit: true,
+    async handle({ executionId }) {
+      if (stopping) throw new Error('this instance is stopping: the run is left to another')
+      const running: Promise<void> = run(executionId)
+        .catch((error: unknown) => deps.log.error({ err: error, execution: executionId }, 'Expert run failed'))
+        .finally(() => active.delete(executionId))
+      active.set(executionId, running)
+      await running
+    },
+  })
 
   async function run(id: number): Promise<void> {
-    const claimed = await claimExecution(deps.db, id)
+    const claimed = await claimExecution(deps.db, id, deps.instanceId)
     if (!claimed) return
     const started = deps.clock.now()
     const settings = await cachedTenantSettings(deps.db)
@@ -145,13 +157,13 @@ export function createExpertService(deps: {
       deps.database.kind === 'postgres'
         ? setInterval(() => {
             cancelRequested(deps.db, id)
-              .then((asked) => (asked ? deps.database.cancelCsvExport(tag(id)) : false))
+              .then((asked) => (asked ? exporter.cancel(tag(id)) : false))
               .catch(() => undefined)
           }, CANCEL_CHECK_MS)
         : undefined
     try {
       await fs.promises.mkdir(path.dirname(file), { recursive: true })
-      lineCount = await deps.database.exportCsv(
+      lineCount = await exporter.exportCsv(
         {
           text: claimed.statement,
           kind: /^\s*explain\b/i.test(claimed.statement) ? 'explain' : 'select',
@@ -268,6 +280,8 @@ export function createExpertService(deps: {
         rowCap: vetted.kind === 'explain' || limit < rowLimit ? null : rowLimit,
       },
       maxOpen,
+      // The run's message commits with its record: a worker instance runs it once the answer is sent.
+      (tx, created) => deps.jobs.send(tx, EXPERT_RUN_QUEUE, { executionId: created }),
     )
     if (id === undefined) {
       return refuse(
@@ -278,8 +292,6 @@ export function createExpertService(deps: {
         ),
       )
     }
-    queue.push(id)
-    pump()
     return { queryExecutionResultId: id, status: 'ACCEPTED' }
   }
 
@@ -382,7 +394,7 @@ export function createExpertService(deps: {
       // Whichever instance runs it: its connection is found by the run's tag; a run of this process (on PGlite, the
       // only one) stops at its next batch.
       aborts.get(id)?.abort()
-      await deps.database.cancelCsvExport(tag(id))
+      await exporter.cancel(tag(id))
     }
     return (await findExecution(deps.db, id))!
   }
@@ -402,11 +414,10 @@ export function createExpertService(deps: {
   /** On shutdown: running statements are cancelled, and whatever is still open ends FAILED. */
   async function stop(): Promise<void> {
     stopping = true
-    queue.length = 0
     // Ended first, so the interrupted statements are not recorded as timeouts.
     await failOwnOpenRuns(deps.db, deps.outbox, deps.instanceId).catch(() => undefined)
     for (const abort of aborts.values()) abort.abort()
-    await Promise.allSettled([...active.keys()].map((id) => deps.database.cancelCsvExport(tag(id))))
+    await Promise.allSettled([...active.keys()].map((id) => exporter.cancel(tag(id))))
     await Promise.allSettled([...active.values()])
   }
 
@@ -414,17 +425,20 @@ export function createExpertService(deps: {
     submit,
     runScheduled,
     get: visible,
-    list: (principal: Principal, page: { offset: number; limit: number }) =>
-      listExecutions(deps.db, principal.username, page),
+    /** A page of the caller's runs, newest first, paged as every list (`pageOf`). */
+    async list(principal: Principal, request: PageRequest) {
+      const page = pageOf(request, await defaultPageLimit(deps.db))
+      return { ...(await listExecutions(deps.db, principal.username, page)), ...page }
+    },
     file,
     cancel,
     sweep,
     stop,
     /** Where exports are written: records name their files relative to it. */
     exportDir: deps.exportDir,
-    /** Runs waiting or running in this process (tests and shutdown). */
+    /** Runs under way in this process (tests and shutdown). */
     get pending() {
-      return queue.length + active.size
+      return active.size
     },
   }
 }

@@ -156,7 +156,7 @@ export function registerWorkbenchRoutes(
       schema: {
         tags,
         summary:
-          'Saved workbench queries the caller may see, by code, a page at a time (limit 100 by default, at most 1000)',
+          "Saved workbench queries the caller may see, by code, a page at a time (the tenant's default page size, at most 1000)",
         querystring: WorkbenchQueryListQuerystring,
         response: { 200: WorkbenchQueryList },
       },
@@ -222,10 +222,7 @@ export function registerWorkbenchRoutes(
         response: { 200: ExpertExecutionList },
       },
     },
-    async (request) => {
-      const page = request.query
-      return { ...(await services.expert.list(principalOf(request), page)), offset: page.offset, limit: page.limit }
-    },
+    async (request) => services.expert.list(principalOf(request), request.query),
   )
   app.get(
     '/api/v1/workbench/expert/executions/:id',

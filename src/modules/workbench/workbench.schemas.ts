@@ -1,5 +1,6 @@
 import { Type } from '@fastify/type-provider-typebox'
 import type { Readable } from 'node:stream'
+import { PageQuery as ListPage } from '../../kernel/http/pagination.ts'
 
 /** TypeBox schemas of the workbench routes (Deep queries, schema endpoints, saved workbench queries). */
 
@@ -108,8 +109,7 @@ export const WorkbenchQueryList = Type.Unsafe<Readable>(
 
 export const WorkbenchQueryListQuerystring = Type.Object(
   {
-    offset: Type.Integer({ minimum: 0, default: 0 }),
-    limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+    ...ListPage,
     queryType: Type.Optional(Type.Union([Type.Literal('HQL'), Type.Literal('NATIVE_SQL')])),
   },
   { additionalProperties: false },
@@ -173,13 +173,8 @@ export const ExpertExecutionList = Type.Object({
 
 export const ExecutionParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 9_007_199_254_740_991 }) })
 
-export const PageQuerystring = Type.Object(
-  {
-    offset: Type.Integer({ minimum: 0, default: 0 }),
-    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-  },
-  { additionalProperties: false },
-)
+/** The Expert runs list's paging: the one rule of every list (the tenant's default page size, at most MAX_PAGE_LIMIT). */
+export const PageQuerystring = Type.Object(ListPage, { additionalProperties: false })
 
 const cronField = Type.Optional(Type.String({ maxLength: 200 }))
 

@@ -4,15 +4,19 @@ import path from 'node:path'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { onPostgres } from '../../../test/support/test-database.ts'
-import { openPglite, type Database } from './database.ts'
+import { openPglite, type Database } from '../../kernel/db/database.ts'
 import { ExportTooLargeError, type CsvExport } from './csv-export.ts'
+import { expertExportOf } from './expert-export.driver.ts'
+import type { ExpertExport } from './expert-export.ts'
 
 // The embedded export reads a cursor and writes the CSV itself: byte for byte what PostgreSQL's COPY writes.
 describe.skipIf(onPostgres)('Expert exports on the embedded database (PGlite only)', () => {
   let database: Database
+  let exporter: ExpertExport
   let dir: string
   beforeAll(async () => {
     database = await openPglite({ loadDataDir: new Blob([fs.readFileSync(inject('pgliteTemplate'))]) })
+    exporter = expertExportOf(database)
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'obol-csv-'))
   })
   afterAll(async () => {
@@ -23,7 +27,7 @@ describe.skipIf(onPostgres)('Expert exports on the embedded database (PGlite onl
   let files = 0
   async function exported(text: string, options: Partial<CsvExport> = {}): Promise<{ rows: number; csv: Buffer }> {
     const file = path.join(dir, `export-${++files}.csv`)
-    const rows = await database.exportCsv(
+    const rows = await exporter.exportCsv(
       { text, kind: 'select', statementTimeoutMs: 1000, tag: `test-${files}`, maxBytes: 1 << 30, ...options },
       file,
     )
@@ -74,7 +78,7 @@ line")`,
     const text = `select repeat('x', 100000) as wide from generate_series(1, 20) as g`
     const file = path.join(dir, 'too-large.csv')
     const capped = { text, kind: 'select', statementTimeoutMs: 1000, tag: 'capped', maxBytes: 1 << 20 } as const
-    await expect(database.exportCsv(capped, file)).rejects.toBeInstanceOf(ExportTooLargeError)
+    await expect(exporter.exportCsv(capped, file)).rejects.toBeInstanceOf(ExportTooLargeError)
     expect(fs.statSync(file).size).toBeLessThanOrEqual(1 << 20)
     // The cursor is closed: the same tag declares again.
     expect((await exported(text, { tag: 'capped' })).rows).toBe(20)
@@ -84,7 +88,7 @@ line")`,
     const text = `select repeat('x', 1000000) as wide from generate_series(1, 200) as g`
     const file = path.join(dir, 'far-too-large.csv')
     await expect(
-      database.exportCsv({ text, kind: 'select', statementTimeoutMs: 1000, tag: 'far', maxBytes: 1 << 20 }, file),
+      exporter.exportCsv({ text, kind: 'select', statementTimeoutMs: 1000, tag: 'far', maxBytes: 1 << 20 }, file),
     ).rejects.toBeInstanceOf(ExportTooLargeError)
     expect(fs.existsSync(file)).toBe(false)
   })
@@ -99,7 +103,7 @@ line")`,
     const text = 'select g from generate_series(1, 1000000) as g'
     const file = path.join(dir, 'aborted.csv')
     const abort = new AbortController()
-    const running = database.exportCsv(
+    const running = exporter.exportCsv(
       { text, kind: 'select', statementTimeoutMs: 1000, tag: 'aborted', maxBytes: 1 << 30, signal: abort.signal },
       file,
     )

@@ -7,7 +7,7 @@ import { to as copyTo } from 'pg-copy-streams'
 
 /**
  * One Expert export on a PostgreSQL server, in a worker thread of its own: `COPY (...) TO STDOUT` streamed from its
- * own connection into the file. The thread's small young generation (see `exportCsv`) has its garbage — a buffer
+ * own connection into the file. The thread's small young generation (see `EXPORT_WORKER_YOUNG_MB`) has its garbage — a buffer
  * per network read — collected as it goes, so the process's memory stays flat whatever the row count, and the
  * main thread's event loop keeps serving requests.
  */

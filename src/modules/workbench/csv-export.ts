@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { PGlite } from '@electric-sql/pglite'
-import { EXPERT_ROLE } from './query-role.ts'
+import { EXPERT_ROLE } from '../../kernel/db/query-role.ts'
 
 /** An Expert export: one vetted statement written as CSV (header line first) as the Expert role, read-only. */
 export interface CsvExport {
@@ -9,7 +9,7 @@ export interface CsvExport {
   readonly text: string
   readonly kind: 'select' | 'explain'
   readonly statementTimeoutMs: number
-  /** Names the run's connection (application_name) so any instance can cancel it with `cancelCsvExport`. */
+  /** Names the run's connection (application_name) so any instance can cancel it (`ExpertExport.cancel`). */
   readonly tag: string
   /** The most bytes the file may hold: past them the export stops, rejects with ExportTooLargeError. */
   readonly maxBytes: number
@@ -272,4 +272,13 @@ export async function exportThroughCursor(pglite: PGlite, statement: CsvExport, 
     await out?.close()
     await exclusively(pglite, () => pglite.execProtocolStream(simpleQuery(`CLOSE ${cursor}`))).catch(() => undefined)
   }
+}
+
+/** An EXPLAIN's plan lines as COPY would write one text column named QUERY PLAN. */
+export function writePlan(
+  file: string,
+  maxBytes: number,
+  plan: readonly (readonly (string | null)[])[],
+): Promise<void> {
+  return writeLines(file, maxBytes, [csvLines([[textValue('QUERY PLAN')], ...plan.map((row) => row.map(textValue))])])
 }
