@@ -162,7 +162,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   })
   const bootstrap = await bootstrapAccess(deps.database.db, access.iam, deps.auth)
   installAuthentication(server, access.tokens, deps.auth.realm)
-  access.routes(server)
+  await access.routes(server)
 
   registerHealthRoutes(server, deps.database, metrics, () => draining)
   // The outbox every module reports its changes to; the webhooks module delivers them.
@@ -185,9 +185,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const catalogCache = createCatalogCache()
   registerCacheGauge(metrics, 'catalog', () => catalogCache.size())
   createOrderingModule({ db: deps.database.db, actorOf, clock: deps.clock, catalogCache, outbox }).routes(server)
-  createOffersModule({ db: deps.database.db, actorOf, clock: deps.clock, publicUrl: deps.publicUrl, outbox }).routes(
-    server,
-  )
+  await createOffersModule({
+    db: deps.database.db,
+    actorOf,
+    clock: deps.clock,
+    publicUrl: deps.publicUrl,
+    outbox,
+  }).routes(server)
   registerJobRoutes(server, createJobService({ db: deps.database.db, clock: deps.clock }), deps.jobs, actorOf)
   const exportDir = deps.exportDir ?? path.resolve('data')
   const invoicing = createInvoicingModule({
@@ -223,7 +227,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   })
   prepaid.routes(server)
   const query = createQueryModule({ database: deps.database })
-  query.routes(server)
+  await query.routes(server)
   registerCacheGauge(metrics, 'query_statements', query.engine.cachedStatements)
   const workbench = createWorkbenchModule({
     db: deps.database.db,
@@ -244,7 +248,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     onDelete: [deleteScheduleOf],
   })
   await reporting.service.syncSystemQueries()
-  reporting.routes(server)
+  await reporting.routes(server)
   workbench.routes(server, reporting.service)
   createOverviewModule({ db: deps.database.db, clock: deps.clock, engine: query.engine }).routes(server)
 

@@ -32,20 +32,49 @@ function familyCode(family: Family, generic: ErrorCode, details: readonly ErrorD
   return FAMILY_CODES[family]?.[generic] ?? generic
 }
 
-/** The route family decides the error body shape: `Error`, `QueryError` (with `code`), `ErrorV1` or `OAuthError`. */
-export function errorFamily(url: string): Family {
-  const path = url.split('?')[0] ?? ''
-  if (
-    path.startsWith('/api/v1/reportQueries') ||
-    path.startsWith('/api/v1/reportExtracts') ||
-    path.startsWith('/api/v1/reports/')
-  )
-    return 'v1'
-  if (path.startsWith('/api/v1/query') || path.startsWith('/api/rest/v2/') || path.startsWith('/opencell/api/rest/v2/'))
-    return 'query'
-  if (path.startsWith('/auth/realms/')) return 'oauth'
-  if (path === '/v1/catalog/offers' || path.startsWith('/v1/catalog/offers/')) return 'offers'
-  return 'default'
+/**
+ * A route family: the error body shape its routes answer in — `Error`, `QueryError` (with `code`), `ErrorV1` or
+ * `OAuthError` — and the URL prefixes it owns (an unknown path under one is answered in its shape).
+ */
+export interface RouteFamily {
+  readonly family: Exclude<Family, 'default'>
+  readonly prefixes: readonly string[]
+}
+
+/**
+ * The family of a scope `routeFamily` made, on the scope itself: a Fastify scope's child inherits its properties
+ * (its prototype is the parent), so a plugin the family's routes register inside it is of the family too.
+ */
+const FAMILY = Symbol('errorFamily')
+type FamilyScope = FastifyInstance & { [FAMILY]?: Family }
+
+/** The error family of the routes registered on `scope` (the `this` of an onRoute hook); outside one, `default`. */
+export function familyOf(scope: FastifyInstance): Family {
+  return (scope as FamilyScope)[FAMILY] ?? 'default'
+}
+
+/**
+ * Registers a family's routes in a Fastify scope of their own, with the family's error handler (encapsulated: it
+ * applies to those routes only) and, for each of its prefixes, a not-found handler in its shape.
+ */
+export async function routeFamily(
+  app: FastifyInstance,
+  family: RouteFamily,
+  register: (scope: FastifyInstance) => void,
+): Promise<void> {
+  // Awaited: the family's routes are registered now, in the order the app registers its modules (the OpenAPI order).
+  await app.register(async (scope) => {
+    ;(scope as FamilyScope)[FAMILY] = family.family
+    scope.setErrorHandler(errorHandler(family.family))
+    register(scope)
+  })
+  for (const prefix of family.prefixes)
+    await app.register(
+      async (scope) => {
+        scope.setNotFoundHandler(notFoundHandler(family.family))
+      },
+      { prefix },
+    )
 }
 
 /** RFC 6749 §5.2 error codes (plus `temporarily_unavailable` of §4.1.2.1) for the token endpoint's failures. */
@@ -83,8 +112,7 @@ export function errorBody(
   }
 }
 
-function send(reply: FastifyReply, request: FastifyRequest, error: AppError) {
-  const family = errorFamily(request.url)
+function send(family: Family, reply: FastifyReply, request: FastifyRequest, error: AppError) {
   for (const [k, v] of Object.entries(error.headers ?? {})) void reply.header(k, v)
   return reply
     .status(error.status)
@@ -124,11 +152,12 @@ export function errorResponse(family: Family, error: AppError): { status: number
   return { status: error.status, body: errorBody(family, error.code, error.message, error.details) }
 }
 
-/** Maps every failure to the AppError table; nothing internal reaches a client. */
-export function installErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((raw: FastifyError | AppError | Error, request, reply) => {
+/** A family's error handler: every failure mapped to the AppError table, in its shape; nothing internal reaches a client. */
+function errorHandler(family: Family) {
+  return (raw: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply) => {
     if ((raw as FastifyError).code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
       return send(
+        family,
         reply,
         request,
         new AppError(
@@ -141,19 +170,41 @@ export function installErrorHandling(app: FastifyInstance): void {
     }
     const known = asAppError(raw)
     if (known?.code === 'DATABASE_UNAVAILABLE') request.log.warn({ err: raw }, 'database unavailable')
-    if (known) return send(reply, request, known)
+    if (known) return send(family, reply, request, known)
     const error = raw as FastifyError
     if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
       // A body the client cut off (ECONNRESET) has its own "request aborted" line; its error is only detail.
       if (error.code === 'ECONNRESET') request.log.debug({ err: error }, 'client error')
       else request.log.info({ err: error }, 'client error')
-      return send(reply, request, new AppError('VALIDATION_FAILED', 'The request could not be processed as sent'))
+      return send(
+        family,
+        reply,
+        request,
+        new AppError('VALIDATION_FAILED', 'The request could not be processed as sent'),
+      )
     }
     request.log.error({ err: error }, 'unexpected error')
-    return send(reply, request, new AppError('INTERNAL_ERROR', `An unexpected error occurred (request ${request.id})`))
-  })
+    return send(
+      family,
+      reply,
+      request,
+      new AppError('INTERNAL_ERROR', `An unexpected error occurred (request ${request.id})`),
+    )
+  }
+}
 
-  app.setNotFoundHandler((request, reply) =>
-    send(reply, request, new AppError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0] ?? ''}`)),
-  )
+function notFoundHandler(family: Family) {
+  return (request: FastifyRequest, reply: FastifyReply) =>
+    send(
+      family,
+      reply,
+      request,
+      new AppError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0] ?? ''}`),
+    )
+}
+
+/** The application's error and not-found handlers, in the default family's shape (families set their own). */
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler(errorHandler('default'))
+  app.setNotFoundHandler(notFoundHandler('default'))
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance, RouteOptions } from 'fastify'
-import { errorFamily, type Family } from './error-handler.ts'
+import { familyOf, type Family } from './error-handler.ts'
 import type { RoutePolicy } from './route-policy.ts'
 import { ErrorBody, ErrorV1, FAMILY_ERROR, NoContent, OAuthError, QueryError } from './schemas.ts'
 
@@ -255,14 +255,15 @@ export function defaultErrorStatuses(method: string, url: string, policy: RouteP
 
 /** Gives every documented route its operationId and its error responses (see the module comment). */
 export function installOpenApiConventions(app: FastifyInstance): void {
-  app.addHook('onRoute', (route: RouteOptions) => {
+  // `this` is the scope the route is registered in: its family (routeFamily) gives the error schema.
+  app.addHook('onRoute', function (this: FastifyInstance, route: RouteOptions) {
     if (!route.schema || route.schema.hide) return
     const method = Array.isArray(route.method) ? route.method[0]! : route.method
     route.schema.operationId ??= operationIdOf(method, route.url)
     const policy = route.config?.policy
     if (policy && 'public' in policy) route.schema.security ??= []
     if (policy && 'session' in policy) route.schema.security ??= [{ portalSession: [] }]
-    const family = FAMILY_SCHEMAS[errorFamily(route.url)]
+    const family = FAMILY_SCHEMAS[familyOf(this)]
     // The response's description is not the schema's: the schema stays the same named component for every status.
     const response: Record<string, unknown> = { ...(route.schema.response as Record<string, unknown> | undefined) }
     const success = Object.keys(response).some((status) => status.startsWith('2'))

@@ -11,6 +11,7 @@ import { registerAuthRoutes } from './auth.routes.ts'
 import { registerIamRoutes } from './iam.routes.ts'
 import { registerPortalRoutes } from './portal.routes.ts'
 import { createPortalService } from './portal.service.ts'
+import { routeFamily } from '../../kernel/http/error-handler.ts'
 
 export { bootstrapAccess, QUERY_ADMIN_GROUP, type BootstrapResult } from './bootstrap.ts'
 export { IAM_COMMAND_HELP, runIamCommand } from './iam.cli.ts'
@@ -34,8 +35,11 @@ export function createIamModule(deps: { db: Db; config: AuthConfig; baseUrl: str
     iam,
     keys,
     tokens,
-    routes(app: FastifyInstance) {
-      registerAuthRoutes(app, { config: deps.config, tokens, keys, throttle })
+    async routes(app: FastifyInstance) {
+      // The OpenID issuer answers errors as RFC 6749 §5.2 (`error`, `error_description`).
+      await routeFamily(app, { family: 'oauth', prefixes: ['/auth/realms'] }, (scope) =>
+        registerAuthRoutes(scope, { config: deps.config, tokens, keys, throttle }),
+      )
       registerIamRoutes(app, iam, deps.config.realm, () => tenantToday(deps.db, deps.clock))
       registerPortalRoutes(app, {
         portal,

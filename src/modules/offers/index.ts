@@ -5,6 +5,7 @@ import type { Db } from '../../kernel/db/database.ts'
 import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
 import { registerOffersRoutes } from './offers.routes.ts'
 import { createOffersService } from './offers.service.ts'
+import { routeFamily } from '../../kernel/http/error-handler.ts'
 
 export type { OffersService } from './offers.service.ts'
 
@@ -22,6 +23,10 @@ export function createOffersModule(deps: {
   const service = createOffersService({ db: deps.db, clock: deps.clock ?? systemClock, outbox: deps.outbox })
   return {
     service,
-    routes: (app: FastifyInstance) => registerOffersRoutes(app, service, deps.actorOf, deps.publicUrl),
+    // The second offer interface answers in the catalog document's OFFER_* codes.
+    routes: (app: FastifyInstance) =>
+      routeFamily(app, { family: 'offers', prefixes: ['/v1/catalog/offers'] }, (scope) =>
+        registerOffersRoutes(scope, service, deps.actorOf, deps.publicUrl),
+      ),
   }
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { Database } from '../../kernel/db/database.ts'
 import { registerQueryRoutes } from './query.routes.ts'
 import { createQueryEngine } from './query.service.ts'
+import { routeFamily } from '../../kernel/http/error-handler.ts'
 
 export type * from './query.model.ts'
 export { combine, negate, freeze, TRUE } from './query.model.ts'
@@ -38,6 +39,12 @@ export function createQueryModule(deps: { database: Database }) {
   const engine = createQueryEngine(deps)
   return {
     engine,
-    routes: (app: FastifyInstance) => registerQueryRoutes(app, engine),
+    // The Query API and the Opencell generic API answer errors as QueryError (with `code`).
+    routes: (app: FastifyInstance) =>
+      routeFamily(
+        app,
+        { family: 'query', prefixes: ['/api/v1/query', '/api/rest/v2', '/opencell/api/rest/v2'] },
+        (scope) => registerQueryRoutes(scope, engine),
+      ),
   }
 }

@@ -3,6 +3,7 @@ import type { Clock } from '../../kernel/clock.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import { createReportQueryService, type QueryDeleteListener, type QueryRunner } from './report-query.service.ts'
 import { registerReportQueryRoutes } from './report-query.routes.ts'
+import { routeFamily } from '../../kernel/http/error-handler.ts'
 
 export { createReportQueryService, type ReportQueryService, type QueryRunner } from './report-query.service.ts'
 export { queryApiRunner, type HqlRunner } from './query-runner.ts'
@@ -18,6 +19,12 @@ export function createReportingModule(deps: {
   const service = createReportQueryService(deps)
   return {
     service,
-    routes: (app: FastifyInstance) => registerReportQueryRoutes(app, service),
+    // Report queries, extracts and reports answer errors as the spec's ErrorV1 (`error_code`).
+    routes: (app: FastifyInstance) =>
+      routeFamily(
+        app,
+        { family: 'v1', prefixes: ['/api/v1/reportQueries', '/api/v1/reportExtracts', '/api/v1/reports'] },
+        (scope) => registerReportQueryRoutes(scope, service),
+      ),
   }
 }
