@@ -3874,7 +3874,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The landing figures: wallet operations rated today and this month (the tenant's calendar) and per day over 30 days, open reservations and what they hold, the next bill runs; each part null without its view role (billing.wallets.view, billing.billingRuns.view), and only the caller's sellers
+         * The landing figures: wallet operations rated today and this month (the tenant's calendar) and per day (with amounts by currency) over 30 days, open reservations and what they hold, the next bill runs; each part null without its view role (billing.wallets.view, billing.billingRuns.view), and only the caller's sellers
          * @description Required role: any of `billing.wallets.view`, `billing.billingRuns.view`.
          */
         get: operations["getOverview"];
@@ -6201,10 +6201,19 @@ export interface components {
                     /** @description a decimal, exact */
                     amountWithTax: string;
                 }[];
+                /** @description every day of the last 30 of the tenant's calendar, oldest first, today last */
                 perDay: {
                     /** Format: date */
                     day: string;
+                    /** @description operations that day, every currency */
                     count: number;
+                    /** @description by currency, never added across currencies */
+                    totals: {
+                        currency: string;
+                        count: number;
+                        /** @description a decimal, exact */
+                        amountWithTax: string;
+                    }[];
                 }[];
             } | null;
             openReservations: {
