@@ -45,7 +45,7 @@ describe('GET /api/v1/overview', () => {
     expect(countOf(ops.today)).toBe(countOf(before_.today) + 1)
     expect(countOf(ops.thisMonth)).toBe(countOf(before_.thisMonth) + 1)
     expect(ops.perDay).toHaveLength(30)
-    expect(ops.perDay.at(-1)).toEqual({ day: '2026-11-24', count: countOf(ops.today) })
+    expect(ops.perDay.at(-1)).toEqual({ day: '2026-11-24', count: countOf(ops.today), totals: ops.today })
     expect(ops.perDay[0].day).toBe('2026-10-26')
     // 200 MB at 0.01 is 2.00, 2.40 with tax, still held.
     const reservations = after.body.openReservations.find((x: { currency: string }) => x.currency === 'EUR')

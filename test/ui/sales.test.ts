@@ -164,6 +164,31 @@ describe('orders', () => {
       expect(app.ui.problems).toEqual([])
     },
   )
+
+  it(
+    'asks for the attributes of the version the order takes today, not of a later one published ahead',
+    { timeout: 90_000 },
+    async () => {
+      // A version 2 of the internet product, published now but starting in 2099, asks for a colour only.
+      const t = app.t
+      const colour = { code: 'COLOUR', description: 'Colour', attributeType: 'LIST_TEXT', allowedValues: ['RED'] }
+      expect((await t.request('POST', '/api/v1/attributes', colour)).status).toBe(201)
+      const next = await t.request('POST', '/api/v1/products/PR_INTERNET/versions', { validFrom: '2099-01-01' })
+      expect(next.status, JSON.stringify(next.body)).toBe(201)
+      const version = `/api/v1/products/PR_INTERNET/versions/${next.body.version}`
+      expect((await t.request('POST', `${version}/attributes/COLOUR`, {})).status).toBe(200)
+      expect((await t.request('PUT', `${version}/status?status=PUBLISHED`)).status).toBe(200)
+
+      const page = await app.loggedIn('order')
+      await pick(page, 'Billing account', 'ba_004', /^BA_004/)
+      await pick(page, 'Offer', 'internet', /^OF_INTERNET ·/)
+      await expect
+        .poll(() => page.getByTestId('preview-waits').textContent().then(plain))
+        .toBe('Choose a value for Service tier (PR_INTERNET), Region (PR_INTERNET) to see the rated lines.')
+      expect(await page.getByLabel('Colour').count()).toBe(0)
+      expect(app.ui.problems).toEqual([])
+    },
+  )
 })
 
 describe('discount plans offered', () => {

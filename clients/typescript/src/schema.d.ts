@@ -2002,6 +2002,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/products/{code}/orderableVersion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The version an order takes when it names none: the PUBLISHED version valid on the subscription day (default the tenant's today), with its attributes; version null when none is
+         * @description Required role: `catalog.products.view`.
+         */
+        get: operations["getOrderableProductVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/products/{code}/versions/{version}": {
         parameters: {
             query?: never;
@@ -4446,7 +4466,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The landing figures: wallet operations rated today and this month (the tenant's calendar) and per day over 30 days, open reservations and what they hold, the next bill runs; each part null without its view role (billing.wallets.view, billing.billingRuns.view), and only the caller's sellers
+         * The landing figures: wallet operations rated today and this month (the tenant's calendar) and per day (with amounts by currency) over 30 days, open reservations and what they hold, the next bill runs; each part null without its view role (billing.wallets.view, billing.billingRuns.view), and only the caller's sellers
          * @description Required role: any of `billing.wallets.view`, `billing.billingRuns.view`.
          */
         get: operations["getOverview"];
@@ -6180,6 +6200,17 @@ export interface components {
                 };
             }[];
         };
+        /** OrderableProductVersion */
+        OrderableProductVersion: {
+            productCode: string;
+            /**
+             * Format: date
+             * @description the subscription day asked, else the tenant’s today
+             */
+            day: string;
+            /** @description the PUBLISHED version valid that day, which an order naming no version takes; null when none is */
+            version: components["schemas"]["ProductVersion"] | null;
+        };
         /** Overview */
         Overview: {
             /**
@@ -6201,10 +6232,19 @@ export interface components {
                     /** @description a decimal, exact */
                     amountWithTax: string;
                 }[];
+                /** @description every day of the last 30 of the tenant's calendar, oldest first, today last */
                 perDay: {
                     /** Format: date */
                     day: string;
+                    /** @description operations that day, every currency */
                     count: number;
+                    /** @description by currency, never added across currencies */
+                    totals: {
+                        currency: string;
+                        count: number;
+                        /** @description a decimal, exact */
+                        amountWithTax: string;
+                    }[];
                 }[];
             } | null;
             openReservations: {
@@ -21768,6 +21808,85 @@ export interface operations {
             };
             /** @description The content type is not accepted */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure: the body carries a request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOrderableProductVersion: {
+        parameters: {
+            query?: {
+                /** @description a subscription day (yyyy-MM-dd); default today */
+                day?: string;
+            };
+            header?: never;
+            path: {
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderableProductVersion"];
+                };
+            };
+            /** @description Bad request: a field is missing or invalid (the body names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden: the caller lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

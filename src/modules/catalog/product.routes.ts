@@ -59,6 +59,20 @@ const ProductVersionList = Type.Object(
   { productCode: Type.String(), versions: Type.Array(ProductVersion) },
   { $id: 'ProductVersionList', title: 'ProductVersionList', additionalProperties: false },
 )
+const OrderableVersion = Type.Object(
+  {
+    productCode: Type.String(),
+    day: Type.String({ format: 'date', description: 'the subscription day asked, else the tenant’s today' }),
+    version: Type.Union([ProductVersion, Type.Null()], {
+      description: 'the PUBLISHED version valid that day, which an order naming no version takes; null when none is',
+    }),
+  },
+  { $id: 'OrderableProductVersion', title: 'OrderableProductVersion', additionalProperties: false },
+)
+const DayQuery = Type.Object(
+  { day: Type.Optional(Type.String({ maxLength: 40, description: 'a subscription day (yyyy-MM-dd); default today' })) },
+  { additionalProperties: false },
+)
 const ProductDiscountPlans = Type.Object(
   {
     productCode: Type.String(),
@@ -88,6 +102,22 @@ export function registerProductRoutes(server: FastifyInstance, products: Product
       },
     },
     async (request) => products.listVersions(request.params.code),
+  )
+  app.get(
+    '/api/v1/products/:code/orderableVersion',
+    {
+      config: view,
+      schema: {
+        operationId: 'getOrderableProductVersion',
+        tags,
+        summary:
+          "The version an order takes when it names none: the PUBLISHED version valid on the subscription day (default the tenant's today), with its attributes; version null when none is",
+        params: CodeParams,
+        querystring: DayQuery,
+        response: { 200: OrderableVersion },
+      },
+    },
+    async (request) => products.orderableVersion(request.params.code, request.query.day),
   )
   app.post(
     base,

@@ -4,9 +4,10 @@ import { readDay } from '../../kernel/time-zone.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import { AppError, validationError } from '../../kernel/errors.ts'
 import { registry } from '../../kernel/model/index.ts'
-import { readTenantSettings } from '../../kernel/settings.ts'
+import { readTenantSettings, tenantToday } from '../../kernel/settings.ts'
 import * as records from '../../kernel/resources/resource.repository.ts'
 import { auditable, isoInstant, planPublication } from '../pricing/index.ts'
+import { versionValidOn } from './product-version.model.ts'
 import * as repo from './product.repository.ts'
 
 export interface ProductVersionInput {
@@ -103,11 +104,25 @@ export function createProductService(deps: { db: Db; clock: Clock }) {
     })
   }
 
+  const listVersions = async (productCode: string) => {
+    const id = await productId(deps.db, productCode, false)
+    const rows = await repo.versionsOf(deps.db, id)
+    return { productCode, versions: await Promise.all(rows.map((row) => wire(deps.db, productCode, row))) }
+  }
+
   return {
-    async listVersions(productCode: string) {
-      const id = await productId(deps.db, productCode, false)
-      const rows = await repo.versionsOf(deps.db, id)
-      return { productCode, versions: await Promise.all(rows.map((row) => wire(deps.db, productCode, row))) }
+    listVersions,
+
+    /**
+     * The version an order subscribing on `day` (default: the tenant's today) takes when it names none: the PUBLISHED
+     * version valid that day, the rule order placement applies (`versionValidOn`); null when there is none.
+     */
+    async orderableVersion(productCode: string, dayText: string | undefined) {
+      const { today, timeZone } = await tenantToday(deps.db, deps.clock)
+      const day = dayText === undefined ? today : readDay(dayText, timeZone)
+      if (day === undefined) throw validationError([{ field: 'day', message: 'expected a date (yyyy-MM-dd)' }])
+      const { versions } = await listVersions(productCode)
+      return { productCode, day, version: versionValidOn(versions, day) ?? null }
     },
 
     async getVersion(productCode: string, number: number) {

@@ -23,7 +23,17 @@ export const Overview = Type.Object(
         {
           today: Type.Array(CurrencyTotal),
           thisMonth: Type.Array(CurrencyTotal),
-          perDay: Type.Array(Type.Object({ day: Type.String({ format: 'date' }), count: Type.Integer() })),
+          perDay: Type.Array(
+            Type.Object(
+              {
+                day: Type.String({ format: 'date' }),
+                count: Type.Integer({ description: 'operations that day, every currency' }),
+                totals: Type.Array(CurrencyTotal, { description: 'by currency, never added across currencies' }),
+              },
+              { additionalProperties: false },
+            ),
+            { description: "every day of the last 30 of the tenant's calendar, oldest first, today last" },
+          ),
         },
         { additionalProperties: false, description: 'rated wallet operations, cancelled ones left out' },
       ),
@@ -51,7 +61,7 @@ export function registerOverviewRoutes(server: FastifyInstance, service: Overvie
         operationId: 'getOverview',
         tags: ['Overview'],
         summary:
-          "The landing figures: wallet operations rated today and this month (the tenant's calendar) and per day over 30 days, open reservations and what they hold, the next bill runs; each part null without its view role (billing.wallets.view, billing.billingRuns.view), and only the caller's sellers",
+          "The landing figures: wallet operations rated today and this month (the tenant's calendar) and per day (with amounts by currency) over 30 days, open reservations and what they hold, the next bill runs; each part null without its view role (billing.wallets.view, billing.billingRuns.view), and only the caller's sellers",
         response: { 200: Overview },
       },
     },

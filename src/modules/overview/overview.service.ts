@@ -3,8 +3,8 @@ import type { Db } from '../../kernel/db/database.ts'
 import { AppError } from '../../kernel/errors.ts'
 import type { Principal } from '../../kernel/http/principal.ts'
 import { tenantToday } from '../../kernel/settings.ts'
-import { dayIn, plusDays } from '../../kernel/time-zone.ts'
-import type { QueryEngine } from '../query/index.ts'
+import { plusDays } from '../../kernel/time-zone.ts'
+import { MAX_LIMIT, type QueryEngine } from '../query/index.ts'
 
 /** How many days the trend of rated operations covers, today included. */
 export const TREND_DAYS = 30
@@ -15,6 +15,12 @@ export interface CurrencyTotal {
   amountWithTax: string
 }
 
+export interface DayTotal {
+  day: string
+  count: number
+  totals: CurrencyTotal[]
+}
+
 /** A decimal the query layer parsed (a number when a double holds it exactly, else its raw JSON) as its text. */
 const decimalText = (value: unknown): string =>
   value === null || value === undefined ? '0' : typeof value === 'number' ? String(value) : JSON.stringify(value)
@@ -22,7 +28,7 @@ const decimalText = (value: unknown): string =>
 /**
  * The figures a billing team looks at first, read through the query layer (so with the caller's read roles and
  * sellers, like any Query API request): wallet operations rated today and this month — days of the tenant's calendar,
- * not the browser's — and per day over 30 days, open reservations and what they hold, the next bill runs. A part the
+ * not the browser's — and per day and currency over 30 days, open reservations and what they hold, the next bill runs. A part the
  * caller may not read is null.
  */
 export function createOverviewService(deps: { db: Db; clock: Clock; engine: QueryEngine }) {
@@ -36,12 +42,13 @@ export function createOverviewService(deps: { db: Db; clock: Clock; engine: Quer
       throw error
     }
   }
+  const total = (r: Record<string, unknown>, currencyKey: string): CurrencyTotal => ({
+    currency: String(r[currencyKey]),
+    count: Number(r['COUNT(id)']),
+    amountWithTax: decimalText(r['SUM(amountWithTax)']),
+  })
   const totals = (rows: Record<string, unknown>[] | null, currencyKey: string): CurrencyTotal[] | null =>
-    rows?.map((r) => ({
-      currency: String(r[currencyKey]),
-      count: Number(r['COUNT(id)']),
-      amountWithTax: decimalText(r['SUM(amountWithTax)']),
-    })) ?? null
+    rows?.map((r) => total(r, currencyKey)) ?? null
   const rated = (principal: Principal, from: string, to: string) =>
     read(principal, 'WalletOperation', {
       fields: ['currency.code', 'COUNT(id)', 'SUM(amountWithTax)'],
@@ -51,26 +58,38 @@ export function createOverviewService(deps: { db: Db; clock: Clock; engine: Quer
       limit: 100,
     })
 
+  /**
+   * Rated operations per day and currency, grouped by the database. An operation's date is already its day of the
+   * tenant's calendar (rating writes it so, `usageDay`): it is read as it is, never as an instant again, which would
+   * move every day back by one west of UTC. Every group is read, page after page: 30 days times the currencies in use.
+   */
+  const perDay = async (principal: Principal, from: string, to: string) => {
+    const groups: Record<string, unknown>[] = []
+    for (let offset = 0; ; offset += MAX_LIMIT) {
+      const page = await read(principal, 'WalletOperation', {
+        fields: ['operationDate', 'currency.code', 'COUNT(id)', 'SUM(amountWithTax)'],
+        groupBy: ['operationDate', 'currency.code'],
+        filters: { 'fromRange operationDate': from, 'toRange operationDate': to, 'ne status': 'CANCELED' },
+        sortBy: ['operationDate', 'currency.code'],
+        offset,
+        limit: MAX_LIMIT,
+      })
+      if (!page) return null
+      groups.push(...page)
+      if (page.length < MAX_LIMIT) return groups
+    }
+  }
+
   return {
     async overview(principal: Principal) {
       const { today, timeZone } = await tenantToday(deps.db, deps.clock)
       const tomorrow = plusDays(today, 1)
       const monthStart = `${today.slice(0, 8)}01`
       const trendStart = plusDays(today, 1 - TREND_DAYS)
-      const [ratedToday, ratedThisMonth, perDay, reservations, billRuns] = await Promise.all([
+      const [ratedToday, ratedThisMonth, days, reservations, billRuns] = await Promise.all([
         rated(principal, today, tomorrow),
         rated(principal, monthStart, tomorrow),
-        read(principal, 'WalletOperation', {
-          fields: ['operationDate', 'COUNT(id)'],
-          groupBy: ['operationDate'],
-          filters: {
-            'fromRange operationDate': trendStart,
-            'toRange operationDate': tomorrow,
-            'ne status': 'CANCELED',
-          },
-          sortBy: ['operationDate'],
-          limit: TREND_DAYS,
-        }),
+        perDay(principal, trendStart, tomorrow),
         read(principal, 'Reservation', {
           fields: ['userAccount.billingAccount.tradingCurrency.code', 'COUNT(id)', 'SUM(amountWithTax)'],
           groupBy: ['userAccount.billingAccount.tradingCurrency.code'],
@@ -85,15 +104,15 @@ export function createOverviewService(deps: { db: Db; clock: Clock; engine: Quer
         }),
       ])
       // Every day of the trend, those without an operation at zero: a chart reads the gaps as they are.
-      // The rows are per operation instant: each counts on its day in the tenant's zone, summed.
-      const counts = new Map<string, number>()
-      for (const r of perDay ?? []) {
-        const day = dayIn(new Date(String(r.operationDate)), timeZone)
-        counts.set(day, (counts.get(day) ?? 0) + Number(r['COUNT(id)']))
+      const byDay = new Map<string, CurrencyTotal[]>()
+      for (const r of days ?? []) {
+        const day = String(r.operationDate)
+        byDay.set(day, [...(byDay.get(day) ?? []), total(r, 'currency.code')])
       }
-      const trend = Array.from({ length: TREND_DAYS }, (_, i) => {
+      const trend = Array.from({ length: TREND_DAYS }, (_, i): DayTotal => {
         const day = plusDays(trendStart, i)
-        return { day, count: counts.get(day) ?? 0 }
+        const totals = byDay.get(day) ?? []
+        return { day, count: totals.reduce((sum, t) => sum + t.count, 0), totals }
       })
       const todayTotals = totals(ratedToday, 'currency.code')
       const monthTotals = totals(ratedThisMonth, 'currency.code')
@@ -101,7 +120,7 @@ export function createOverviewService(deps: { db: Db; clock: Clock; engine: Quer
         today,
         timeZone,
         walletOperations:
-          todayTotals && monthTotals && perDay ? { today: todayTotals, thisMonth: monthTotals, perDay: trend } : null,
+          todayTotals && monthTotals && days ? { today: todayTotals, thisMonth: monthTotals, perDay: trend } : null,
         openReservations: totals(reservations, 'userAccount.billingAccount.tradingCurrency.code'),
         nextBillRuns:
           billRuns?.map((r) => ({

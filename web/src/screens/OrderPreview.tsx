@@ -110,12 +110,16 @@ function PlanPicker({
   )
 }
 
-/** The attributes of a product's latest published version, with their allowed values. */
+/**
+ * The attributes of the version the order will take, with their allowed values: which version that is (the one
+ * valid on the tenant's today) is the server's answer, never chosen here.
+ */
 async function attributesOf(productCode: string): Promise<Attribute[]> {
-  const versions = await ok(api.GET('/api/v1/products/{code}/versions', { params: { path: { code: productCode } } }))
-  const published = versions.versions.filter((v) => v.status === 'PUBLISHED').sort((a, b) => b.version - a.version)[0]
+  const orderable = await ok(
+    api.GET('/api/v1/products/{code}/orderableVersion', { params: { path: { code: productCode } } }),
+  )
   return Promise.all(
-    (published?.attributes ?? []).map((code) =>
+    (orderable.version?.attributes ?? []).map((code) =>
       ok(api.GET('/api/v1/attributes/{code}', { params: { path: { code } } })),
     ),
   )
