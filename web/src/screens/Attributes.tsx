@@ -77,6 +77,11 @@ const formOf = (a: Attribute): AttributeForm => ({
 })
 
 const ATTRIBUTE_FIELDS = /^(code|description|attributeType|allowedValues(\[\d+\])?|unitNbDecimal|disabled)$/
+/** Whether the form shows a field the server names: the allowed values only for a list type, decimals for a number. */
+const showsField = (form: AttributeForm) => (field: string) =>
+  ATTRIBUTE_FIELDS.test(field) &&
+  (!field.startsWith('allowedValues') || LIST_TYPES.has(form.attributeType)) &&
+  (field !== 'unitNbDecimal' || form.attributeType === 'NUMERIC')
 const orNull = (value: string) => (value.trim() === '' ? null : value.trim())
 
 /** The body of a create or an update: a list type sends its values (empty fields left out), the others none. */
@@ -322,7 +327,7 @@ function NewAttribute() {
         }}
       >
         <Stack gap="sm">
-          <FormError error={create.error} shows={(field) => ATTRIBUTE_FIELDS.test(field)} />
+          <FormError error={create.error} shows={showsField(form)} />
           <AttributeFields form={form} setForm={setForm} errors={fieldErrors(create.error)} creating />
           <Group>
             <Button type="submit" loading={create.isPending}>
@@ -359,7 +364,7 @@ function AttributeEditor({ attribute }: { attribute: Attribute }) {
       }}
     >
       <Stack gap="sm">
-        <FormError error={update.error} shows={(field) => ATTRIBUTE_FIELDS.test(field)} />
+        <FormError error={update.error} shows={showsField(form)} />
         <AttributeFields
           form={form}
           setForm={(f) => {
