@@ -281,6 +281,8 @@ describe('the catalog', { timeout: 180_000 }, () => {
       'catalog/charges/CH_INTERNET_MONTHLY',
       'catalog/products/PR_INTERNET',
       'catalog/offers/OF_INTERNET',
+      'catalog/attributes/REGION',
+      'catalog/discount-plans/DP_WELCOME_10',
     ]) {
       await page.goto(`${app.base}/ui/${screen}`)
       await page.getByRole('heading', { level: 1 }).first().waitFor()

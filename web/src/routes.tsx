@@ -35,6 +35,8 @@ const Accounts = lazyScreen(async () => (await import('./screens/Accounts.tsx'))
 const Orders = lazyScreen(async () => (await import('./screens/Orders.tsx')).Orders)
 const Offers = lazyScreen(async () => (await import('./screens/Offers.tsx')).Offers)
 const Products = lazyScreen(async () => (await import('./screens/Products.tsx')).Products)
+const Attributes = lazyScreen(async () => (await import('./screens/Attributes.tsx')).Attributes)
+const DiscountPlans = lazyScreen(async () => (await import('./screens/DiscountPlans.tsx')).DiscountPlans)
 const Charges = lazyScreen(async () => (await import('./screens/Charges.tsx')).Charges)
 
 /** The sections of the navigation, in the order a billing team works through them. */
@@ -61,6 +63,8 @@ export const SCREENS: readonly ScreenRoute[] = [
   { path: 'catalog/charges/*', label: 'Charges', section: 'Catalog', element: <Charges /> },
   { path: 'catalog/products/*', label: 'Products', section: 'Catalog', element: <Products /> },
   { path: 'catalog/offers/*', label: 'Offers', section: 'Catalog', element: <Offers /> },
+  { path: 'catalog/attributes/*', label: 'Attributes', section: 'Catalog', element: <Attributes /> },
+  { path: 'catalog/discount-plans/*', label: 'Discount plans', section: 'Catalog', element: <DiscountPlans /> },
   { path: 'order', label: 'Order preview', section: 'Sales', element: <OrderPreview /> },
   { path: 'orders/*', label: 'Orders', section: 'Sales', element: <Orders /> },
   { path: 'accounts/*', label: 'Accounts', section: 'Sales', element: <Accounts /> },

@@ -4,7 +4,7 @@
  * version states in words, and the tenant's today.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query'
-import { Alert, Badge } from '@mantine/core'
+import { Alert, Badge, TextInput } from '@mantine/core'
 import { ApiError } from '../api.ts'
 import { api, ok } from '../client.ts'
 import { day } from '../format.ts'
@@ -17,6 +17,8 @@ const LISTS = {
   products: () => ok(api.GET('/api/v1/products', ALL)),
   offers: () => ok(api.GET('/api/v1/offerTemplates', ALL)),
   attributes: () => ok(api.GET('/api/v1/attributes', ALL)),
+  discountPlans: () => ok(api.GET('/api/v1/discountPlans', ALL)),
+  accountingArticles: () => ok(api.GET('/api/v1/accountingArticles', ALL)),
   currencies: () => ok(api.GET('/api/v1/tradingCurrencies', ALL)),
   calendars: () => ok(api.GET('/api/v1/calendars', ALL)),
   invoiceSubCategories: () => ok(api.GET('/api/v1/invoiceSubCategories', ALL)),
@@ -72,6 +74,9 @@ export function fieldErrors(error: unknown): Record<string, string> {
   return found
 }
 
+/** The server's message as a sentence (a 403 says `This operation needs the role …`, without a full stop). */
+const asSentence = (message: string) => (/[.!?)]$/.test(message.trim()) ? message : `${message.trim()}.`)
+
 /**
  * A refused write as a sentence above its form; when every problem is shown under the field it names (`shows` says
  * which fields the form has), only a pointer to them, so no sentence is read twice.
@@ -83,12 +88,42 @@ export function FormError({ error, shows }: { error: unknown; shows?: (field: st
   const message = marked
     ? `Correct the ${fields.length === 1 ? 'field' : 'fields'} marked below.`
     : error instanceof Error
-      ? error.message
+      ? asSentence(error.message)
       : 'Something went wrong.'
   return (
     <Alert color="red" role="alert" variant="light" p="xs">
       {message}
     </Alert>
+  )
+}
+
+/** Whether a record shows under a search: every word typed is in one of its texts (any case). */
+export function matches(search: string, ...texts: (string | null | undefined)[]): boolean {
+  const words = search.toLowerCase().split(/\s+/).filter(Boolean)
+  const haystack = texts.filter(Boolean).join(' ').toLowerCase()
+  return words.every((w) => haystack.includes(w))
+}
+
+/** The search box above a catalog list (the list is filtered as it is typed, in the browser). */
+export function ListSearch({
+  value,
+  onChange,
+  label,
+}: {
+  value: string
+  onChange: (value: string) => void
+  label: string
+}) {
+  return (
+    <TextInput
+      type="search"
+      label={label}
+      placeholder="Code or description"
+      value={value}
+      onChange={(e) => onChange(e.currentTarget.value)}
+      w={320}
+      maw="100%"
+    />
   )
 }
 
