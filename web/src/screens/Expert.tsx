@@ -101,6 +101,17 @@ function StatusBadge({ run }: { run: Execution }) {
   )
 }
 
+/**
+ * A run's error as a sentence: what happened, then the database's own words ("The query failed: column "x" does not
+ * exist.").
+ */
+function runError(run: Execution): Error | undefined {
+  if (!run.errorMessage) return undefined
+  const lead = run.status === 'TIMEOUT' ? 'The query ran out of time' : 'The query failed'
+  const words = run.errorMessage.trim().replace(/^[A-Z](?=[a-z])/, (c) => c.toLowerCase())
+  return new Error(`${lead}: ${words}${/[.!?]$/.test(words) ? '' : '.'}`)
+}
+
 /** The current run: its state, time and lines in one line ("Done · 0.42 s in all · 50 lines"), its cap, its error. */
 function CurrentRun({
   run,
@@ -113,7 +124,7 @@ function CurrentRun({
   onDownload: (id: number) => void
   onCancel: (id: number) => void
 }) {
-  const failure = useMemo(() => (run.errorMessage ? new Error(run.errorMessage) : undefined), [run.errorMessage])
+  const failure = useMemo(() => runError(run), [run])
   const running = run.status === null
   return (
     <Paper withBorder p="sm" my="sm" component="section" aria-label="Current run" aria-live="polite">
