@@ -109,8 +109,9 @@ function runError(run: Execution): Error | undefined {
   if (!run.errorMessage) return undefined
   const lead = run.status === 'TIMEOUT' ? 'The query ran out of time' : 'The query failed'
   const words = run.errorMessage.trim().replace(/^[A-Z](?=[a-z])/, (c) => c.toLowerCase())
-  return new Error(`${lead}: ${words}${/[.!?]$/.test(words) ? '' : '.'}`)
+  return new Error(`${lead}: ${fullStop(words)}`)
 }
+const fullStop = (text: string) => (/[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`)
 
 /** The current run: its state, time and lines in one line ("Done · 0.42 s in all · 50 lines"), its cap, its error. */
 function CurrentRun({
@@ -149,7 +150,7 @@ function CurrentRun({
       </Group>
       {run.truncatedMessage && (
         <Alert color="orange" variant="light" role="note" mt="xs" data-testid="run-cap">
-          {run.truncatedMessage}
+          {fullStop(run.truncatedMessage)}
         </Alert>
       )}
       <ErrorMessage error={failure} />
