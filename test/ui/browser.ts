@@ -74,7 +74,12 @@ export function useBrowser(): UiBrowser {
 export async function screenshots(page: Page, name: string): Promise<void> {
   for (const [label, size] of Object.entries(WIDTHS)) {
     await page.setViewportSize(size)
-    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-${label}.png`), fullPage: true })
+    // Transitions finished (the menu sliding away after a resize), as a user sees the screen a moment later.
+    await page.screenshot({
+      path: path.join(SCREENSHOTS, `${name}-${label}.png`),
+      fullPage: true,
+      animations: 'disabled',
+    })
   }
   await page.setViewportSize(WIDTHS.desktop)
 }

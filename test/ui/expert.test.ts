@@ -81,6 +81,11 @@ describe('the Expert workbench', { timeout: 120_000 }, () => {
     await page.keyboard.press('Control+Enter')
     const status = page.getByTestId('run-status')
     await expect.poll(() => status.textContent(), { timeout: 15_000 }).toMatch(/^Failed/)
+    // The database's reason, as an alert in the run's box.
+    await expect
+      .poll(() => page.getByRole('region', { name: 'Current run' }).getByRole('alert').textContent())
+      .toBe('The query failed: column "query_exec" does not exist.')
+    await screenshots(page, 'expert-failed')
     expect(app.ui.problems).toEqual([])
   })
 

@@ -79,7 +79,7 @@ export function SavedQueries({
   }
 
   return (
-    <Group gap="sm" align="flex-end" my="xs" wrap="wrap" className="toolbar">
+    <Group gap="sm" align="flex-end" my="xs" wrap="wrap">
       <Select
         label="Saved queries"
         placeholder="Open a saved query…"
@@ -95,7 +95,10 @@ export function SavedQueries({
         value={code}
         onChange={(e) => setCode(e.currentTarget.value)}
         placeholder="MY_QUERY"
-        w={{ base: '100%', xs: 200 }}
+        // On a phone the name takes the row beside its Save button.
+        w={{ base: 'auto', xs: 200 }}
+        flex={{ base: 1, xs: 'none' }}
+        miw={0}
       />
       <Button
         variant="default"

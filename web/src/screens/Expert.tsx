@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useState } from 'react'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useSearchParams } from 'react-router'
+import { Alert, Badge, Box, Button, Group, Paper, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core'
 import { api, ok, type Got } from '../client.ts'
 import { ErrorMessage, Notice } from '../components.tsx'
 import { SavedQueries } from '../SavedQueries.tsx'
@@ -67,6 +68,200 @@ async function download(id: number): Promise<void> {
   link.click()
   link.remove()
   setTimeout(() => URL.revokeObjectURL(url), 10_000)
+}
+
+const STATUS_COLORS: Record<string, string> = {
+  SUCCESS: 'green',
+  FAILED: 'red',
+  TIMEOUT: 'orange',
+  CANCELLED: 'gray',
+}
+/** A run's lines as a phone shows them under its status: "50 lines", "1,000 lines (cap)", "5,086 rows so far". */
+function linesInWords(e: Execution): string {
+  if (e.lineCount !== null)
+    return `${count(e.lineCount)} ${e.lineCount === 1 ? 'line' : 'lines'}${e.truncated ? ' (cap)' : ''}`
+  return e.rowsSoFar === null ? '' : `${count(e.rowsSoFar)} rows so far`
+}
+
+/** The run's state as a coloured word: blue while it runs. */
+function StatusBadge({ run }: { run: Execution }) {
+  return (
+    <Badge
+      component="span"
+      variant="light"
+      tt="none"
+      size="md"
+      color={run.status === null ? 'blue' : (STATUS_COLORS[run.status] ?? 'gray')}
+      style={{ verticalAlign: 'baseline' }}
+      // The word is never cut to "Do…" in a narrow column.
+      styles={{ label: { overflow: 'visible' } }}
+    >
+      {statusWord(run)}
+    </Badge>
+  )
+}
+
+/**
+ * A run's error as a sentence: what happened, then the database's own words ("The query failed: column "x" does not
+ * exist.").
+ */
+function runError(run: Execution): Error | undefined {
+  if (!run.errorMessage) return undefined
+  const lead = run.status === 'TIMEOUT' ? 'The query ran out of time' : 'The query failed'
+  const words = run.errorMessage.trim().replace(/^[A-Z](?=[a-z])/, (c) => c.toLowerCase())
+  return new Error(`${lead}: ${fullStop(words)}`)
+}
+const fullStop = (text: string) => (/[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`)
+
+/** The current run: its state, time and lines in one line ("Done · 0.42 s in all · 50 lines"), its cap, its error. */
+function CurrentRun({
+  run,
+  now,
+  onDownload,
+  onCancel,
+}: {
+  run: Execution
+  now: number
+  onDownload: (id: number) => void
+  onCancel: (id: number) => void
+}) {
+  const failure = useMemo(() => runError(run), [run])
+  const running = run.status === null
+  return (
+    <Paper withBorder p="sm" my="sm" component="section" aria-label="Current run" aria-live="polite">
+      <Group justify="space-between" align="center" gap="xs" wrap="wrap">
+        <Stack gap={2}>
+          <Title order={2} size="h5">
+            Run {run.id}
+          </Title>
+          <Text data-testid="run-status" size="sm">
+            <StatusBadge run={run} /> · {elapsed(run, now)}
+            {running ? ' elapsed' : ' in all'}
+            {run.lineCount !== null && ` · ${count(run.lineCount)} ${run.lineCount === 1 ? 'line' : 'lines'}`}
+            {running && (run.rowsSoFar === null ? ' · starting' : ` · ${count(run.rowsSoFar)} rows so far`)}
+          </Text>
+        </Stack>
+        {run.status === 'SUCCESS' && <Button onClick={() => onDownload(run.id)}>Download CSV</Button>}
+        {running && (
+          <Button variant="default" onClick={() => onCancel(run.id)}>
+            Cancel run
+          </Button>
+        )}
+      </Group>
+      {run.truncatedMessage && (
+        <Alert color="orange" variant="light" role="note" mt="xs" data-testid="run-cap">
+          {fullStop(run.truncatedMessage)}
+        </Alert>
+      )}
+      <ErrorMessage error={failure} />
+    </Paper>
+  )
+}
+
+/** The user's last runs: what ran, when, how it ended, and the query to open again, its CSV or its cancel. */
+function RecentRuns({
+  runs,
+  onOpen,
+  onDownload,
+  onCancel,
+}: {
+  runs: Execution[]
+  onOpen: (run: Execution) => void
+  onDownload: (id: number) => void
+  onCancel: (id: number) => void
+}) {
+  return (
+    // Holds the visually hidden header: positioned against the page, it would widen it on a phone.
+    <Box pos="relative">
+      <Table.ScrollContainer minWidth={0} type="native">
+        <Table aria-label="Recent runs" striped highlightOnHover verticalSpacing={6} fz="sm">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Run</Table.Th>
+              <Table.Th visibleFrom="sm">Started</Table.Th>
+              <Table.Th>Status</Table.Th>
+              <Table.Th ta="right" visibleFrom="sm">
+                Lines
+              </Table.Th>
+              <Table.Th ta="right" visibleFrom="sm">
+                Time
+              </Table.Th>
+              <Table.Th visibleFrom="md">Query</Table.Th>
+              <Table.Th>
+                <VisuallyHidden>Actions</VisuallyHidden>
+              </Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {runs.map((e) => (
+              <Table.Tr key={e.id}>
+                <Table.Td ff="monospace">{e.id}</Table.Td>
+                <Table.Td visibleFrom="sm" style={{ whiteSpace: 'nowrap' }}>
+                  {new Date(e.startDate).toLocaleString()}
+                </Table.Td>
+                <Table.Td>
+                  <StatusBadge run={e} />
+                  {/* On a phone the lines go under the status, in words: the table has no room for their column. */}
+                  <Text hiddenFrom="sm" size="xs" c="dimmed" mt={2}>
+                    {linesInWords(e)}
+                  </Text>
+                </Table.Td>
+                <Table.Td
+                  ta="right"
+                  visibleFrom="sm"
+                  style={{ fontVariantNumeric: 'tabular-nums', whiteSpace: 'nowrap' }}
+                >
+                  {e.lineCount === null ? (e.rowsSoFar === null ? '' : `${count(e.rowsSoFar)}…`) : count(e.lineCount)}
+                  {e.truncated && ' (cap)'}
+                </Table.Td>
+                <Table.Td ta="right" visibleFrom="sm" style={{ whiteSpace: 'nowrap' }}>
+                  {e.durationMs === null ? '' : seconds(e.durationMs)}
+                </Table.Td>
+                <Table.Td visibleFrom="md">
+                  <Text ff="monospace" fz="xs" maw="28rem" truncate="end" title={e.queryText}>
+                    {e.queryText}
+                  </Text>
+                </Table.Td>
+                <Table.Td>
+                  <Group gap={6} wrap="wrap" justify="flex-end">
+                    <Button
+                      size="compact-sm"
+                      variant="default"
+                      onClick={() => onOpen(e)}
+                      aria-label={`Open the query of run ${e.id}`}
+                    >
+                      Open
+                    </Button>
+                    {e.status === 'SUCCESS' && (
+                      <Button
+                        size="compact-sm"
+                        variant="light"
+                        onClick={() => onDownload(e.id)}
+                        aria-label={`Download the CSV of run ${e.id}`}
+                      >
+                        Download
+                      </Button>
+                    )}
+                    {e.status === null && (
+                      <Button
+                        size="compact-sm"
+                        variant="light"
+                        color="red"
+                        onClick={() => onCancel(e.id)}
+                        aria-label={`Cancel run ${e.id}`}
+                      >
+                        Cancel
+                      </Button>
+                    )}
+                  </Group>
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+    </Box>
+  )
 }
 
 /** Expert mode: native SQL run in the background into a CSV file, its live status, and the user's recent runs. */
@@ -162,12 +357,14 @@ export function Expert() {
   }
 
   return (
-    <div className="screen workbench">
-      <h1>Query workbench · Expert (SQL)</h1>
-      <p className="muted">
+    <Paper withBorder p="md" className="screen workbench">
+      <Title order={1} size="h3" mb={4}>
+        Query workbench · Expert (SQL)
+      </Title>
+      <Text size="sm" c="dimmed" mb="xs">
         A read-only SQL query over the database runs in the background into a CSV file; its status, time and rows so far
         update every second, and it stays here when you come back.
-      </p>
+      </Text>
       <SavedQueries queryType="NATIVE_SQL" text={text} onOpen={setText} onMessage={setMessage} onError={setError} />
       <HqlEditor
         label="SQL query"
@@ -178,110 +375,35 @@ export function Expert() {
         schemaCompletion={false}
         sqlSchema={tables}
       />
-      <div className="toolbar">
-        <button type="button" className="primary" onClick={submit} disabled={submitting}>
-          {submitting ? 'Submitting…' : 'Submit'}
-        </button>
-        <span className="hint">Ctrl+Enter submits</span>
-      </div>
+      <Group gap="sm" my="xs" wrap="wrap">
+        <Button onClick={submit} loading={submitting} loaderProps={{ type: 'dots' }}>
+          Submit
+        </Button>
+        <Text size="sm" c="dimmed">
+          Ctrl+Enter submits
+        </Text>
+      </Group>
       <Notice message={message} />
       <ErrorMessage error={error ?? runQuery.error ?? recentQuery.error} />
-      {current && (
-        <section className="run-status" aria-label="Current run" aria-live="polite">
-          <h2>Run {current.id}</h2>
-          <p data-testid="run-status">
-            <strong>{statusWord(current)}</strong> · {elapsed(current, now)}
-            {current.status !== null ? ' in all' : ' elapsed'}
-            {current.lineCount !== null &&
-              ` · ${count(current.lineCount)} ${current.lineCount === 1 ? 'line' : 'lines'}`}
-            {current.status === null &&
-              (current.rowsSoFar === null ? ' · starting' : ` · ${count(current.rowsSoFar)} rows so far`)}
-          </p>
-          {current.truncatedMessage && (
-            <p className="notice" data-testid="run-cap">
-              {current.truncatedMessage}
-            </p>
-          )}
-          {current.errorMessage && <div className="error">{current.errorMessage}</div>}
-          <div className="toolbar">
-            {current.status === 'SUCCESS' && (
-              <button type="button" className="primary" onClick={() => save(current.id)}>
-                Download CSV
-              </button>
-            )}
-            {running && (
-              <button type="button" onClick={() => cancel(current.id)}>
-                Cancel run
-              </button>
-            )}
-          </div>
-        </section>
-      )}
-      <h2>Your recent runs</h2>
+      {current && <CurrentRun run={current} now={now} onDownload={save} onCancel={cancel} />}
+      <Title order={2} size="h4" mt="lg" mb="xs">
+        Your recent runs
+      </Title>
       {recent.length === 0 ? (
-        <p className="muted">No runs yet.</p>
+        <Text size="sm" c="dimmed">
+          No runs yet.
+        </Text>
       ) : (
-        <div className="table-scroll">
-          <table className="list stack" aria-label="Recent runs">
-            <thead>
-              <tr>
-                <th>Run</th>
-                <th>Started</th>
-                <th>Status</th>
-                <th className="number">Lines</th>
-                <th className="number">Time</th>
-                <th>Query</th>
-                <th>
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {recent.map((e) => (
-                <tr key={e.id}>
-                  <td className="code" data-label="Run">
-                    {e.id}
-                  </td>
-                  <td data-label="Started">{new Date(e.startDate).toLocaleString()}</td>
-                  <td data-label="Status">{statusWord(e)}</td>
-                  <td data-label="Lines" className="number">
-                    {e.lineCount === null ? (e.rowsSoFar === null ? '' : `${count(e.rowsSoFar)}…`) : count(e.lineCount)}
-                    {e.truncated && ' (cap)'}
-                  </td>
-                  <td data-label="Time" className="number">
-                    {e.durationMs === null ? '' : seconds(e.durationMs)}
-                  </td>
-                  <td className="query-text" title={e.queryText}>
-                    {e.queryText}
-                  </td>
-                  <td className="actions">
-                    <button
-                      type="button"
-                      onClick={() => {
-                        setText(e.queryText)
-                        setParams({ run: String(e.id) })
-                      }}
-                      aria-label={`Open the query of run ${e.id}`}
-                    >
-                      Open
-                    </button>
-                    {e.status === 'SUCCESS' && (
-                      <button type="button" onClick={() => save(e.id)} aria-label={`Download the CSV of run ${e.id}`}>
-                        Download
-                      </button>
-                    )}
-                    {e.status === null && (
-                      <button type="button" onClick={() => cancel(e.id)} aria-label={`Cancel run ${e.id}`}>
-                        Cancel
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <RecentRuns
+          runs={recent}
+          onOpen={(e) => {
+            setText(e.queryText)
+            setParams({ run: String(e.id) })
+          }}
+          onDownload={save}
+          onCancel={cancel}
+        />
       )}
-    </div>
+    </Paper>
   )
 }
