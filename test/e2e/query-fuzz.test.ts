@@ -41,7 +41,7 @@ beforeAll(async () => {
     }
     request.principal = principal
   })
-  createQueryModule({ database: db.current }).routes(server)
+  await createQueryModule({ database: db.current }).routes(server)
   await server.ready()
 })
 
