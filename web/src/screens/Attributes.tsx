@@ -9,7 +9,6 @@ import {
   Checkbox,
   Group,
   NumberInput,
-  Paper,
   Select,
   Stack,
   Table,
@@ -27,6 +26,7 @@ import {
   useCatalogList,
   useCatalogRefresh,
   type Listed,
+  MutationForm,
 } from './catalog-shared.tsx'
 
 type Attribute = Listed<'attributes'>
@@ -316,26 +316,14 @@ function NewAttribute() {
       <Title order={1} style={{ overflowWrap: 'anywhere' }}>
         New attribute
       </Title>
-      <Paper
-        withBorder
-        p="md"
-        component="form"
-        aria-label="New attribute"
-        onSubmit={(e) => {
-          e.preventDefault()
-          create.mutate()
-        }}
-      >
-        <Stack gap="sm">
-          <FormError error={create.error} shows={showsField(form)} />
-          <AttributeFields form={form} setForm={setForm} errors={fieldErrors(create.error)} creating />
-          <Group>
-            <Button type="submit" loading={create.isPending}>
-              Create the attribute
-            </Button>
-          </Group>
-        </Stack>
-      </Paper>
+      <MutationForm label="New attribute" mutation={create} shows={showsField(form)}>
+        <AttributeFields form={form} setForm={setForm} errors={fieldErrors(create.error)} creating />
+        <Group>
+          <Button type="submit" loading={create.isPending}>
+            Create the attribute
+          </Button>
+        </Group>
+      </MutationForm>
     </Stack>
   )
 }
@@ -353,39 +341,27 @@ function AttributeEditor({ attribute }: { attribute: Attribute }) {
     },
   })
   return (
-    <Paper
-      withBorder
-      p="md"
-      component="form"
-      aria-label="Attribute"
-      onSubmit={(e) => {
-        e.preventDefault()
-        update.mutate()
-      }}
-    >
-      <Stack gap="sm">
-        <FormError error={update.error} shows={showsField(form)} />
-        <AttributeFields
-          form={form}
-          setForm={(f) => {
-            setSaved(false)
-            setForm(f)
-          }}
-          errors={fieldErrors(update.error)}
-          creating={false}
-        />
-        <Group>
-          <Button type="submit" variant="default" loading={update.isPending}>
-            Save the attribute
-          </Button>
-          {saved && (
-            <Text role="status" c="green.8" size="sm">
-              Attribute saved.
-            </Text>
-          )}
-        </Group>
-      </Stack>
-    </Paper>
+    <MutationForm label="Attribute" mutation={update} shows={showsField(form)}>
+      <AttributeFields
+        form={form}
+        setForm={(f) => {
+          setSaved(false)
+          setForm(f)
+        }}
+        errors={fieldErrors(update.error)}
+        creating={false}
+      />
+      <Group>
+        <Button type="submit" variant="default" loading={update.isPending}>
+          Save the attribute
+        </Button>
+        {saved && (
+          <Text role="status" c="green.8" size="sm">
+            Attribute saved.
+          </Text>
+        )}
+      </Group>
+    </MutationForm>
   )
 }
 

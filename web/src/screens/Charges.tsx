@@ -7,7 +7,6 @@ import {
   Button,
   Checkbox,
   Group,
-  Paper,
   SegmentedControl,
   Select,
   Stack,
@@ -27,6 +26,7 @@ import {
   useCatalogList,
   useCatalogRefresh,
   type Listed,
+  MutationForm,
 } from './catalog-shared.tsx'
 import { ChargePricing } from './Pricing.tsx'
 
@@ -292,26 +292,14 @@ function NewCharge() {
       <Title order={1} style={{ overflowWrap: 'anywhere' }}>
         New charge
       </Title>
-      <Paper
-        withBorder
-        p="md"
-        component="form"
-        aria-label="New charge"
-        onSubmit={(e) => {
-          e.preventDefault()
-          create.mutate()
-        }}
-      >
-        <Stack gap="sm">
-          <FormError error={create.error} shows={(field) => field in blank} />
-          <ChargeFields form={form} setForm={setForm} errors={fieldErrors(create.error)} creating />
-          <Group>
-            <Button type="submit" loading={create.isPending}>
-              Create the charge
-            </Button>
-          </Group>
-        </Stack>
-      </Paper>
+      <MutationForm label="New charge" mutation={create} shows={(field) => field in blank}>
+        <ChargeFields form={form} setForm={setForm} errors={fieldErrors(create.error)} creating />
+        <Group>
+          <Button type="submit" loading={create.isPending}>
+            Create the charge
+          </Button>
+        </Group>
+      </MutationForm>
     </Stack>
   )
 }
@@ -329,39 +317,27 @@ function ChargeEditor({ charge }: { charge: Charge }) {
     },
   })
   return (
-    <Paper
-      withBorder
-      p="md"
-      component="form"
-      aria-label="Charge"
-      onSubmit={(e) => {
-        e.preventDefault()
-        update.mutate()
-      }}
-    >
-      <Stack gap="sm">
-        <FormError error={update.error} shows={(field) => field in blank} />
-        <ChargeFields
-          form={form}
-          setForm={(f) => {
-            setSaved(false)
-            setForm(f)
-          }}
-          errors={fieldErrors(update.error)}
-          creating={false}
-        />
-        <Group>
-          <Button type="submit" variant="default" loading={update.isPending}>
-            Save the charge
-          </Button>
-          {saved && (
-            <Text role="status" c="green.8" size="sm">
-              Charge saved.
-            </Text>
-          )}
-        </Group>
-      </Stack>
-    </Paper>
+    <MutationForm label="Charge" mutation={update} shows={(field) => field in blank}>
+      <ChargeFields
+        form={form}
+        setForm={(f) => {
+          setSaved(false)
+          setForm(f)
+        }}
+        errors={fieldErrors(update.error)}
+        creating={false}
+      />
+      <Group>
+        <Button type="submit" variant="default" loading={update.isPending}>
+          Save the charge
+        </Button>
+        {saved && (
+          <Text role="status" c="green.8" size="sm">
+            Charge saved.
+          </Text>
+        )}
+      </Group>
+    </MutationForm>
   )
 }
 

@@ -30,6 +30,7 @@ import {
   useCatalogList,
   useCatalogRefresh,
   type Listed,
+  MutationForm,
 } from './catalog-shared.tsx'
 
 type Plan = Listed<'discountPlans'>
@@ -334,29 +335,17 @@ function NewPlan() {
       <Title order={1} style={{ overflowWrap: 'anywhere' }}>
         New discount plan
       </Title>
-      <Paper
-        withBorder
-        p="md"
-        component="form"
-        aria-label="New discount plan"
-        onSubmit={(e) => {
-          e.preventDefault()
-          create.mutate()
-        }}
-      >
-        <Stack gap="sm">
-          <FormError error={create.error} shows={(field) => PLAN_FIELDS.test(field)} />
-          <PlanFields form={form} setForm={setForm} errors={fieldErrors(create.error)} creating />
-          <Text size="sm" c="dimmed">
-            A new plan is a draft: give it its items (what it takes off), then activate it.
-          </Text>
-          <Group>
-            <Button type="submit" loading={create.isPending}>
-              Create the discount plan
-            </Button>
-          </Group>
-        </Stack>
-      </Paper>
+      <MutationForm label="New discount plan" mutation={create} shows={(field) => PLAN_FIELDS.test(field)}>
+        <PlanFields form={form} setForm={setForm} errors={fieldErrors(create.error)} creating />
+        <Text size="sm" c="dimmed">
+          A new plan is a draft: give it its items (what it takes off), then activate it.
+        </Text>
+        <Group>
+          <Button type="submit" loading={create.isPending}>
+            Create the discount plan
+          </Button>
+        </Group>
+      </MutationForm>
     </Stack>
   )
 }

@@ -26,7 +26,15 @@ import {
 } from '../../../src/modules/catalog/offer-status.model.ts'
 import type { Schemas } from '../client.ts'
 import { api, ok } from '../client.ts'
-import { FormError, fieldErrors, optionsOf, useCatalogList, useCatalogRefresh, type Listed } from './catalog-shared.tsx'
+import {
+  FormError,
+  fieldErrors,
+  optionsOf,
+  useCatalogList,
+  useCatalogRefresh,
+  type Listed,
+  MutationForm,
+} from './catalog-shared.tsx'
 
 type Offer = Listed<'offers'>
 type ComponentInput = NonNullable<Schemas['OfferTemplateUpdate']['offerComponents']>[number]
@@ -413,29 +421,17 @@ function NewOffer() {
       <Title order={1} style={{ overflowWrap: 'anywhere' }}>
         New offer
       </Title>
-      <Paper
-        withBorder
-        p="md"
-        component="form"
-        aria-label="New offer"
-        onSubmit={(e) => {
-          e.preventDefault()
-          create.mutate()
-        }}
-      >
-        <Stack gap="sm">
-          <FormError error={create.error} shows={(field) => OFFER_FIELDS.test(field)} />
-          <OfferFields form={form} setForm={setForm} errors={fieldErrors(create.error)} creating />
-          <Text size="sm" c="dimmed">
-            A new offer is a draft, in design: move it to test, then make it ready to be ordered.
-          </Text>
-          <Group>
-            <Button type="submit" loading={create.isPending}>
-              Create the offer
-            </Button>
-          </Group>
-        </Stack>
-      </Paper>
+      <MutationForm label="New offer" mutation={create} shows={(field) => OFFER_FIELDS.test(field)}>
+        <OfferFields form={form} setForm={setForm} errors={fieldErrors(create.error)} creating />
+        <Text size="sm" c="dimmed">
+          A new offer is a draft, in design: move it to test, then make it ready to be ordered.
+        </Text>
+        <Group>
+          <Button type="submit" loading={create.isPending}>
+            Create the offer
+          </Button>
+        </Group>
+      </MutationForm>
     </Stack>
   )
 }

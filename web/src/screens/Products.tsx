@@ -28,6 +28,7 @@ import {
   useCatalogRefresh,
   useTenantToday,
   versionState,
+  MutationForm,
 } from './catalog-shared.tsx'
 
 type Version = Got<'/api/v1/products/{code}/versions'>['versions'][number]
@@ -161,29 +162,17 @@ function NewProduct() {
       <Title order={1} style={{ overflowWrap: 'anywhere' }}>
         New product
       </Title>
-      <Paper
-        withBorder
-        p="md"
-        component="form"
-        aria-label="New product"
-        onSubmit={(e) => {
-          e.preventDefault()
-          create.mutate()
-        }}
-      >
-        <Stack gap="sm">
-          <FormError error={create.error} shows={(field) => field in PRODUCT_FIELDS} />
-          <ProductFields form={form} setForm={setForm} errors={fieldErrors(create.error)} creating />
-          <Text size="sm" c="dimmed">
-            A draft version 1 is created with it: link its charges and attributes, then publish it.
-          </Text>
-          <Group>
-            <Button type="submit" loading={create.isPending}>
-              Create the product
-            </Button>
-          </Group>
-        </Stack>
-      </Paper>
+      <MutationForm label="New product" mutation={create} shows={(field) => field in PRODUCT_FIELDS}>
+        <ProductFields form={form} setForm={setForm} errors={fieldErrors(create.error)} creating />
+        <Text size="sm" c="dimmed">
+          A draft version 1 is created with it: link its charges and attributes, then publish it.
+        </Text>
+        <Group>
+          <Button type="submit" loading={create.isPending}>
+            Create the product
+          </Button>
+        </Group>
+      </MutationForm>
     </Stack>
   )
 }

@@ -4,7 +4,8 @@
  * version states in words, and the tenant's today.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query'
-import { Alert, Badge, TextInput } from '@mantine/core'
+import type { ReactNode } from 'react'
+import { Alert, Badge, Paper, Stack, TextInput } from '@mantine/core'
 import { ApiError } from '../api.ts'
 import { api, ok } from '../client.ts'
 import { day } from '../format.ts'
@@ -166,5 +167,39 @@ export function StateBadge({ state }: { state: { words: string; color: string } 
     <Badge color={state.color} variant="light" tt="none" size="md" radius="sm">
       {state.words}
     </Badge>
+  )
+}
+
+/**
+ * A form that sends one mutation: a bordered box named `label`; on submit, the mutation; above the fields, the
+ * server's refusal (pointing at the fields when every field it names is one `shows` marks on this form).
+ */
+export function MutationForm({
+  label,
+  mutation,
+  shows,
+  children,
+}: {
+  label: string
+  mutation: { mutate: () => void; error: unknown }
+  shows: (field: string) => boolean
+  children: ReactNode
+}) {
+  return (
+    <Paper
+      withBorder
+      p="md"
+      component="form"
+      aria-label={label}
+      onSubmit={(e) => {
+        e.preventDefault()
+        mutation.mutate()
+      }}
+    >
+      <Stack gap="sm">
+        <FormError error={mutation.error} shows={shows} />
+        {children}
+      </Stack>
+    </Paper>
   )
 }
