@@ -316,7 +316,7 @@ function NewAttribute() {
       <Title order={1} style={{ overflowWrap: 'anywhere' }}>
         New attribute
       </Title>
-      <MutationForm label="New attribute" mutation={create} shows={showsField(form)}>
+      <MutationForm label="New attribute" submit={() => create.mutate()} error={create.error} shows={showsField(form)}>
         <AttributeFields form={form} setForm={setForm} errors={fieldErrors(create.error)} creating />
         <Group>
           <Button type="submit" loading={create.isPending}>
@@ -341,7 +341,7 @@ function AttributeEditor({ attribute }: { attribute: Attribute }) {
     },
   })
   return (
-    <MutationForm label="Attribute" mutation={update} shows={showsField(form)}>
+    <MutationForm label="Attribute" submit={() => update.mutate()} error={update.error} shows={showsField(form)}>
       <AttributeFields
         form={form}
         setForm={(f) => {

@@ -292,7 +292,12 @@ function NewCharge() {
       <Title order={1} style={{ overflowWrap: 'anywhere' }}>
         New charge
       </Title>
-      <MutationForm label="New charge" mutation={create} shows={(field) => field in blank}>
+      <MutationForm
+        label="New charge"
+        submit={() => create.mutate()}
+        error={create.error}
+        shows={(field) => field in blank}
+      >
         <ChargeFields form={form} setForm={setForm} errors={fieldErrors(create.error)} creating />
         <Group>
           <Button type="submit" loading={create.isPending}>
@@ -317,7 +322,7 @@ function ChargeEditor({ charge }: { charge: Charge }) {
     },
   })
   return (
-    <MutationForm label="Charge" mutation={update} shows={(field) => field in blank}>
+    <MutationForm label="Charge" submit={() => update.mutate()} error={update.error} shows={(field) => field in blank}>
       <ChargeFields
         form={form}
         setForm={(f) => {

@@ -335,7 +335,12 @@ function NewPlan() {
       <Title order={1} style={{ overflowWrap: 'anywhere' }}>
         New discount plan
       </Title>
-      <MutationForm label="New discount plan" mutation={create} shows={(field) => PLAN_FIELDS.test(field)}>
+      <MutationForm
+        label="New discount plan"
+        submit={() => create.mutate()}
+        error={create.error}
+        shows={(field) => PLAN_FIELDS.test(field)}
+      >
         <PlanFields form={form} setForm={setForm} errors={fieldErrors(create.error)} creating />
         <Text size="sm" c="dimmed">
           A new plan is a draft: give it its items (what it takes off), then activate it.
@@ -689,34 +694,27 @@ function PlanPage() {
             </Text>
             <Moves plan={plan.data} onMoved={setMessage} />
           </Paper>
-          <Paper
-            withBorder
-            p="md"
-            component="form"
-            aria-label="Discount plan"
-            onSubmit={(e) => {
-              e.preventDefault()
-              update.mutate(shown)
-            }}
+          <MutationForm
+            label="Discount plan"
+            submit={() => update.mutate(shown)}
+            error={update.error}
+            shows={(field) => PLAN_FIELDS.test(field)}
           >
-            <Stack gap="sm">
-              <FormError error={update.error} shows={(field) => PLAN_FIELDS.test(field)} />
-              <PlanFields
-                form={shown}
-                setForm={(f) => {
-                  setMessage(undefined)
-                  setForm(f(shown))
-                }}
-                errors={fieldErrors(update.error)}
-                creating={false}
-              />
-              <Group>
-                <Button type="submit" variant="default" loading={update.isPending} disabled={!form}>
-                  Save the discount plan
-                </Button>
-              </Group>
-            </Stack>
-          </Paper>
+            <PlanFields
+              form={shown}
+              setForm={(f) => {
+                setMessage(undefined)
+                setForm(f(shown))
+              }}
+              errors={fieldErrors(update.error)}
+              creating={false}
+            />
+            <Group>
+              <Button type="submit" variant="default" loading={update.isPending} disabled={!form}>
+                Save the discount plan
+              </Button>
+            </Group>
+          </MutationForm>
           <PlanItems key={plan.data.code} plan={plan.data} onMessage={setMessage} />
         </>
       )}

@@ -421,7 +421,12 @@ function NewOffer() {
       <Title order={1} style={{ overflowWrap: 'anywhere' }}>
         New offer
       </Title>
-      <MutationForm label="New offer" mutation={create} shows={(field) => OFFER_FIELDS.test(field)}>
+      <MutationForm
+        label="New offer"
+        submit={() => create.mutate()}
+        error={create.error}
+        shows={(field) => OFFER_FIELDS.test(field)}
+      >
         <OfferFields form={form} setForm={setForm} errors={fieldErrors(create.error)} creating />
         <Text size="sm" c="dimmed">
           A new offer is a draft, in design: move it to test, then make it ready to be ordered.
@@ -493,34 +498,27 @@ function OfferPage() {
             </Text>
             <Moves offer={offer.data} onMoved={setMessage} />
           </Paper>
-          <Paper
-            withBorder
-            p="md"
-            component="form"
-            aria-label="Offer"
-            onSubmit={(e) => {
-              e.preventDefault()
-              update.mutate(shown)
-            }}
+          <MutationForm
+            label="Offer"
+            submit={() => update.mutate(shown)}
+            error={update.error}
+            shows={(field) => OFFER_FIELDS.test(field)}
           >
-            <Stack gap="sm">
-              <FormError error={update.error} shows={(field) => OFFER_FIELDS.test(field)} />
-              <OfferFields
-                form={shown}
-                setForm={(f) => {
-                  setMessage(undefined)
-                  setForm(f(shown))
-                }}
-                errors={fieldErrors(update.error)}
-                creating={false}
-              />
-              <Group>
-                <Button type="submit" variant="default" loading={update.isPending} disabled={!form}>
-                  Save the offer
-                </Button>
-              </Group>
-            </Stack>
-          </Paper>
+            <OfferFields
+              form={shown}
+              setForm={(f) => {
+                setMessage(undefined)
+                setForm(f(shown))
+              }}
+              errors={fieldErrors(update.error)}
+              creating={false}
+            />
+            <Group>
+              <Button type="submit" variant="default" loading={update.isPending} disabled={!form}>
+                Save the offer
+              </Button>
+            </Group>
+          </MutationForm>
         </>
       )}
     </Stack>

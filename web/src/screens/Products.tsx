@@ -162,7 +162,12 @@ function NewProduct() {
       <Title order={1} style={{ overflowWrap: 'anywhere' }}>
         New product
       </Title>
-      <MutationForm label="New product" mutation={create} shows={(field) => field in PRODUCT_FIELDS}>
+      <MutationForm
+        label="New product"
+        submit={() => create.mutate()}
+        error={create.error}
+        shows={(field) => field in PRODUCT_FIELDS}
+      >
         <ProductFields form={form} setForm={setForm} errors={fieldErrors(create.error)} creating />
         <Text size="sm" c="dimmed">
           A draft version 1 is created with it: link its charges and attributes, then publish it.
@@ -484,36 +489,29 @@ function ProductPage() {
             {product.data.code}
           </Title>
           {product.data.name && <Text c="dimmed">{product.data.name}</Text>}
-          <Paper
-            withBorder
-            p="md"
-            component="form"
-            aria-label="Product"
-            onSubmit={(e) => {
-              e.preventDefault()
-              update.mutate(shown)
-            }}
+          <MutationForm
+            label="Product"
+            submit={() => update.mutate(shown)}
+            error={update.error}
+            shows={(field) => field in PRODUCT_FIELDS}
           >
-            <Stack gap="sm">
-              <FormError error={update.error} shows={(field) => field in PRODUCT_FIELDS} />
-              <ProductFields
-                form={shown}
-                setForm={(f) => setForm(f(shown))}
-                errors={fieldErrors(update.error)}
-                creating={false}
-              />
-              <Group>
-                <Button type="submit" variant="default" loading={update.isPending}>
-                  Save the product
-                </Button>
-                {update.isSuccess && !form && (
-                  <Text role="status" size="sm" c="green.8">
-                    Product saved.
-                  </Text>
-                )}
-              </Group>
-            </Stack>
-          </Paper>
+            <ProductFields
+              form={shown}
+              setForm={(f) => setForm(f(shown))}
+              errors={fieldErrors(update.error)}
+              creating={false}
+            />
+            <Group>
+              <Button type="submit" variant="default" loading={update.isPending}>
+                Save the product
+              </Button>
+              {update.isSuccess && !form && (
+                <Text role="status" size="sm" c="green.8">
+                  Product saved.
+                </Text>
+              )}
+            </Group>
+          </MutationForm>
           <Group justify="space-between">
             <Title order={2}>Versions</Title>
             {!hasDraft && (

@@ -171,17 +171,19 @@ export function StateBadge({ state }: { state: { words: string; color: string } 
 }
 
 /**
- * A form that sends one mutation: a bordered box named `label`; on submit, the mutation; above the fields, the
- * server's refusal (pointing at the fields when every field it names is one `shows` marks on this form).
+ * A form that sends one request: a bordered box named `label`; on submit, `submit`; above the fields, the request's
+ * `error` (pointing at the fields when every field it names is one `shows` marks on this form).
  */
 export function MutationForm({
   label,
-  mutation,
+  submit,
+  error,
   shows,
   children,
 }: {
   label: string
-  mutation: { mutate: () => void; error: unknown }
+  submit: () => void
+  error: unknown
   shows: (field: string) => boolean
   children: ReactNode
 }) {
@@ -193,11 +195,11 @@ export function MutationForm({
       aria-label={label}
       onSubmit={(e) => {
         e.preventDefault()
-        mutation.mutate()
+        submit()
       }}
     >
       <Stack gap="sm">
-        <FormError error={mutation.error} shows={shows} />
+        <FormError error={error} shows={shows} />
         {children}
       </Stack>
     </Paper>
