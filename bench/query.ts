@@ -203,7 +203,8 @@ const ref = (column: SQL) => sql`case when ${column} is null then null else json
 function billingAccountJson(b: SQL, customerAccount: SQL): SQL {
   return sql`json_build_object('id', ${b}.id, 'code', ${b}.code, 'description', ${b}.description, 'created', ${ts(sql`${b}.created`)},
     'updated', ${ts(sql`${b}.updated`)}, 'creator', ${b}.creator, 'updater', ${b}.updater, 'name', ${b}.name, 'email', ${b}.email,
-    'status', ${b}.status, 'cfValues', ${b}.cf_values, 'customerAccount', ${customerAccount},
+    'status', ${b}.status, 'address1', ${b}.address_1, 'address2', ${b}.address_2, 'zipCode', ${b}.zip_code, 'city', ${b}.city,
+    'cfValues', ${b}.cf_values, 'customerAccount', ${customerAccount},
     'billingCycle', ${ref(sql`${b}.billing_cycle_id`)}, 'country', ${ref(sql`${b}.country_id`)},
     'language', ${ref(sql`${b}.language_id`)}, 'tradingCurrency', ${ref(sql`${b}.trading_currency_id`)})`
 }
@@ -229,7 +230,7 @@ const BASELINES: Record<string, (query: Record<string, string>) => SQL> = {
           'cfValues', ca.cf_values,
           'customer', json_build_object('id', c.id, 'code', c.code, 'description', c.description, 'created', ${ts(sql`c.created`)},
             'updated', ${ts(sql`c.updated`)}, 'creator', c.creator, 'updater', c.updater, 'name', c.name, 'email', c.email,
-            'status', c.status, 'cfValues', c.cf_values, 'seller', ${ref(sql`c.seller_id`)}),
+            'status', c.status, 'vatNo', c.vat_no, 'cfValues', c.cf_values, 'seller', ${ref(sql`c.seller_id`)}),
           'tradingCurrency', ${ref(sql`ca.trading_currency_id`)}, 'language', ${ref(sql`ca.language_id`)})`,
       )} as j
       from billing_account b join customer_account ca on ca.id = b.customer_account_id join customer c on c.id = ca.customer_id
