@@ -1,3 +1,4 @@
+import { systemCaller } from '../src/kernel/caller.ts'
 import { createOutbox } from '../src/kernel/events/index.ts'
 /**
  * Rating benchmark (issue 7, item 8), on a PostgreSQL server:
@@ -154,7 +155,7 @@ async function buildCatalog(db: Db): Promise<void> {
       offerComponents: Array.from({ length: PRODUCTS }, (_v, i) => ({ productCode: `BPR_${i + 1}` })),
       discountPlans: ['BDP_OFFER'],
     },
-    { username: DEMO, sellerCodes: null },
+    systemCaller(DEMO),
   )
 }
 

@@ -1,3 +1,4 @@
+import { systemCaller } from '../src/kernel/caller.ts'
 import { createOutbox } from '../src/kernel/events/index.ts'
 /**
  * Prepaid reservation benchmark, on a PostgreSQL server: reserve + confirm pairs per second with 32 connections, on
@@ -77,7 +78,7 @@ async function buildCatalog(db: Db): Promise<void> {
   await catalog.products.publish('BPR_USAGE', 1, DEMO)
   await catalog.offers.create(
     { code: 'BOF_USAGE', lifeCycleStatus: 'ACTIVE', offerComponents: [{ productCode: 'BPR_USAGE' }] },
-    { username: DEMO, sellerCodes: null },
+    systemCaller(DEMO),
   )
 }
 

@@ -172,7 +172,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     clock: deps.clock,
     outbox,
     jobs: deps.jobs,
-    actorOf,
     allowPrivateTargets: deps.webhookPrivateTargets ?? false,
     log: server.log.child({ component: 'webhooks' }),
   }).routes(server)
@@ -184,7 +183,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Published catalog rows in memory for order rating, checked against the database's catalog generation per request.
   const catalogCache = createCatalogCache()
   registerCacheGauge(metrics, 'catalog', () => catalogCache.size())
-  createOrderingModule({ db: deps.database.db, actorOf, clock: deps.clock, catalogCache, outbox }).routes(server)
+  createOrderingModule({ db: deps.database.db, clock: deps.clock, catalogCache, outbox }).routes(server)
   await createOffersModule({
     db: deps.database.db,
     actorOf,

@@ -1,21 +1,13 @@
 import type { FastifyRequest } from 'fastify'
 import { AppError } from '../errors.ts'
+import type { Caller } from '../caller.ts'
 import type { EntityDef } from '../model/index.ts'
 
-/** The authenticated caller, from a bearer token or a portal session. */
-export interface Principal {
+/** The authenticated caller, from a bearer token or a portal session: the `Caller` and the token's own facts. */
+export interface Principal extends Caller {
   /** Token subject (user id) */
   subject: string
-  username: string
   clientId: string | undefined
-  /** Roles from the caller's groups at token issue time. */
-  roles: ReadonlySet<string>
-  groups: readonly string[]
-  /**
-   * Row-level restriction: the seller codes the caller may see when every group
-   * of theirs carries a seller list; null when any group is unrestricted.
-   */
-  sellerCodes: readonly string[] | null
   /** The portal session a token was issued to (`/api/portal/token`): a reference, not the session id. */
   portalSession?: string
   /** The built-in issuer's realm that signed the token (AUTH_REALM or `opencell`); unset for an external issuer. */
@@ -34,7 +26,7 @@ export function principalOf(request: FastifyRequest): Principal {
   return request.principal
 }
 
-export function hasRole(principal: Principal, role: string): boolean {
+export function hasRole(principal: Pick<Caller, 'roles'>, role: string): boolean {
   return principal.roles.has(role)
 }
 

@@ -1,4 +1,5 @@
 import { getTableColumns, getTableName, type Column } from 'drizzle-orm'
+import type { Caller } from '../caller.ts'
 import { getTableConfig, type PgTable } from 'drizzle-orm/pg-core'
 import type { SQL } from 'drizzle-orm'
 
@@ -42,18 +43,11 @@ export interface Inheritance {
   readonly subclasses: Readonly<Record<string, string>>
 }
 
-/** Who reads: what a row policy may depend on. */
-export interface Viewer {
-  readonly username: string
-  readonly groups: readonly string[]
-  readonly roles: ReadonlySet<string>
-}
-
 /**
  * A condition on the rows of an entity (as `alias`) that a viewer may read, applied by the query layer wherever
  * the entity appears (root rows, nested objects, counts, aggregations); undefined means every row.
  */
-export type RowPolicy = (alias: SQL, viewer: Viewer) => SQL | undefined
+export type RowPolicy = (alias: SQL, viewer: Pick<Caller, 'username' | 'groups' | 'roles'>) => SQL | undefined
 
 export interface EntityDef {
   /** Simple class name, e.g. BillingAccount. */

@@ -2,11 +2,9 @@ import { sql, type SQL } from 'drizzle-orm'
 import type { EntityDef, EntityRegistry } from './registry.ts'
 import { textArray } from './json.ts'
 
-/**
- * The caller's row-level restriction: the seller codes it may see when every group of theirs
- * carries a seller list, null when it is unrestricted.
- */
-export type SellerCodes = readonly string[] | null
+import type { SellerCodes } from '../caller.ts'
+
+export type { SellerCodes }
 
 /** A record whose seller has `code` is visible to the caller: unrestricted, or restricted to a list naming it. */
 export function sellerCodeVisible(code: string, sellerCodes: SellerCodes): boolean {

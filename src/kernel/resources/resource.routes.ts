@@ -1,13 +1,14 @@
+import type { Caller } from '../caller.ts'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { principalOf } from '../http/principal.ts'
 import { CodeParams, ListQuery, NoContent } from '../http/schemas.ts'
 import type { SellerCodes } from '../model/row-security.ts'
 import type { Resource } from './resource.model.ts'
-import type { ResourceService, Actor } from './resource.service.ts'
+import type { ResourceService } from './resource.service.ts'
 import { resourceSchemas } from './resource.schemas.ts'
 
-export type ActorOf = (request: unknown) => Actor
+export type ActorOf = (request: unknown) => Pick<Caller, 'username'>
 
 /** The caller's seller restriction, applied by the service to every read and write of a business entity. */
 const sellersOf = (request: FastifyRequest): SellerCodes => principalOf(request).sellerCodes

@@ -1,3 +1,4 @@
+import type { Caller } from '../caller.ts'
 import { sql, type SQL } from 'drizzle-orm'
 import { MAX_PAGE_LIMIT } from '../http/pagination.ts'
 import { withTransaction } from '../db/transaction.ts'
@@ -10,11 +11,6 @@ import type { SellerCodes } from '../model/row-security.ts'
 import { validateCustomFieldValues } from './custom-fields.ts'
 import type { Resource } from './resource.model.ts'
 import * as repo from './resource.repository.ts'
-
-export interface Actor {
-  /** Who is acting, recorded as creator / updater. */
-  username: string
-}
 
 export interface ListQuery {
   offset?: number
@@ -211,7 +207,11 @@ export function createResourceService(deps: { resource: Resource; db: Db; defaul
     },
 
     /** Creating a record that would belong to a seller outside the caller's restriction is 403. */
-    async create(body: Record<string, unknown>, actor: Actor, sellerCodes?: SellerCodes): Promise<repo.WireRecord> {
+    async create(
+      body: Record<string, unknown>,
+      actor: Pick<Caller, 'username'>,
+      sellerCodes?: SellerCodes,
+    ): Promise<repo.WireRecord> {
       const scope = scopeOf(sellerCodes)
       try {
         return await withTransaction(db, async (tx) => {
@@ -233,7 +233,7 @@ export function createResourceService(deps: { resource: Resource; db: Db; defaul
     async update(
       code: string,
       body: Record<string, unknown>,
-      actor: Actor,
+      actor: Pick<Caller, 'username'>,
       sellerCodes?: SellerCodes,
     ): Promise<repo.WireRecord> {
       const scope = scopeOf(sellerCodes)

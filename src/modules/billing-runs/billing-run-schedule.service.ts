@@ -1,10 +1,10 @@
+import type { Caller } from '../../kernel/caller.ts'
 import type { Logger } from 'pino'
 import type { Db } from '../../kernel/db/database.ts'
 import { MAX_PAGE_LIMIT } from '../../kernel/http/pagination.ts'
 import { withTransaction } from '../../kernel/db/transaction.ts'
 import { pgErrorOf } from '../../kernel/db/database-errors.ts'
 import { AppError, validationError } from '../../kernel/errors.ts'
-import type { Actor } from '../../kernel/resources/resource.service.ts'
 import { readTenantSettings } from '../../kernel/settings.ts'
 import {
   afterFiring,
@@ -64,7 +64,7 @@ export function createBillingRunScheduleService(deps: {
 }) {
   const { db, log, runs } = deps
   return {
-    async create(body: ScheduleBody, actor: Actor): Promise<repo.ScheduleView> {
+    async create(body: ScheduleBody, actor: Pick<Caller, 'username'>): Promise<repo.ScheduleView> {
       const code = body.name?.trim() ?? ''
       try {
         return await withTransaction(db, async (tx) => {
@@ -101,7 +101,7 @@ export function createBillingRunScheduleService(deps: {
     },
 
     /** Partial: only the fields sent change; the next firing is recomputed from now. COMPLETED → 409. */
-    async update(code: string, body: ScheduleBody, actor: Actor): Promise<repo.ScheduleView> {
+    async update(code: string, body: ScheduleBody, actor: Pick<Caller, 'username'>): Promise<repo.ScheduleView> {
       try {
         return await withTransaction(db, async (tx) => {
           const current = await repo.lockSchedule(tx, code)
@@ -128,7 +128,7 @@ export function createBillingRunScheduleService(deps: {
     },
 
     /** ACTIVE → PAUSED (no firing until resumed); PAUSED stays PAUSED; COMPLETED → 409. */
-    async pause(code: string, actor: Actor): Promise<repo.ScheduleView> {
+    async pause(code: string, actor: Pick<Caller, 'username'>): Promise<repo.ScheduleView> {
       return withTransaction(db, async (tx) => {
         const current = await repo.lockSchedule(tx, code)
         if (!current) throw notFound(code)
@@ -143,7 +143,7 @@ export function createBillingRunScheduleService(deps: {
      * PAUSED → ACTIVE with the next firing computed from now; ACTIVE stays ACTIVE; COMPLETED → 409. A recurring
      * schedule whose end has passed while paused becomes COMPLETED, and the resume is refused (409).
      */
-    async resume(code: string, actor: Actor): Promise<repo.ScheduleView> {
+    async resume(code: string, actor: Pick<Caller, 'username'>): Promise<repo.ScheduleView> {
       const outcome = await withTransaction(db, async (tx) => {
         const current = await repo.lockSchedule(tx, code)
         if (!current) throw notFound(code)
@@ -183,7 +183,10 @@ export function createBillingRunScheduleService(deps: {
      * Fires the schedule now, whatever its state: one bill run per billing cycle. The state and the timer do not
      * change; the firing counts as the last one.
      */
-    async runNow(code: string, actor: Actor): Promise<{ schedule: repo.ScheduleView; billingRuns: unknown[] }> {
+    async runNow(
+      code: string,
+      actor: Pick<Caller, 'username'>,
+    ): Promise<{ schedule: repo.ScheduleView; billingRuns: unknown[] }> {
       return withTransaction(db, async (tx) => {
         const current = await repo.lockSchedule(tx, code)
         if (!current) throw notFound(code)

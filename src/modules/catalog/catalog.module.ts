@@ -72,7 +72,7 @@ export function createCatalogModule(deps: { db: Db; actorOf: ActorOf; clock?: Cl
       registerChargeRoutes(app, charges, deps.actorOf)
       pricing.routes(app)
       registerProductRoutes(app, products, deps.actorOf)
-      registerOfferTemplateRoutes(app, offers, deps.actorOf)
+      registerOfferTemplateRoutes(app, offers)
       registerServiceTemplateRoutes(app, services, deps.actorOf)
       discounts.routes(app)
     },

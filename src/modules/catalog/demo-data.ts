@@ -1,3 +1,4 @@
+import { systemCaller } from '../../kernel/caller.ts'
 import { createOutbox } from '../../kernel/events/index.ts'
 import { withTransaction } from '../../kernel/db/transaction.ts'
 import { systemClock } from '../../kernel/clock.ts'
@@ -213,7 +214,7 @@ export async function seedCatalogDemo(db: Db): Promise<{ created: boolean }> {
         offerTemplateCategories: ['INTERNET'],
         attributes: { maxSpeedMbps: 1000, technology: 'FTTH' },
       },
-      { username: DEMO, sellerCodes: null },
+      systemCaller(DEMO),
     )
     await catalog.offers.create(
       {
@@ -223,7 +224,7 @@ export async function seedCatalogDemo(db: Db): Promise<{ created: boolean }> {
         offerComponents: [{ productCode: 'PR_INTERNET', mandatory: true }],
         offerTemplateCategories: ['INTERNET'],
       },
-      { username: DEMO, sellerCodes: null },
+      systemCaller(DEMO),
     )
     return { created: true }
   })

@@ -20,14 +20,12 @@ export {
   deleteOffer,
   removeOfferProduct,
   updateOffer,
-  type OfferActor,
   type OfferComponentInput,
   type OfferDialect,
   type OfferServiceInput,
   type OfferWrite,
 } from './offer-template.service.ts'
 export { instantSql } from './offer-template.repository.ts'
-export { offerActorOf } from './offer-template.routes.ts'
 /** Batched reads of offers, products, their versions' contents and charges, for ordering and the ratings. */
 export {
   chargesById,

@@ -1,22 +1,13 @@
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import type { DecimalJson } from '../../kernel/decimal-json.ts'
 import { decimalOut, nullableDecimalOut } from '../../kernel/decimal-json.ts'
 import { principalOf } from '../../kernel/http/principal.ts'
 import { CodeParams, errorResponses, ListQuery, NoContent } from '../../kernel/http/schemas.ts'
-import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
 import { decimalSchema } from '../pricing/index.ts'
 import { catalogRecord, CatalogPage, Code, CodeList, Description, NewCode, NullableText } from './catalog.schemas.ts'
 import { OFFER_STATUSES } from './offer-status.model.ts'
-import type { OfferActor, OfferTemplateService } from './offer-template.service.ts'
-
-/** The caller of an offer write on either interface: who, and the sellers it may act for. */
-export const offerActorOf =
-  (actorOf: ActorOf) =>
-  (request: FastifyRequest): OfferActor => ({
-    username: actorOf(request).username,
-    sellerCodes: principalOf(request).sellerCodes,
-  })
+import type { OfferTemplateService } from './offer-template.service.ts'
 
 const DecimalIn = Type.Unsafe<number | string>(decimalSchema)
 const NullableDecimalIn = Type.Unsafe<number | string | null>({ anyOf: [...decimalSchema.anyOf, { type: 'null' }] })
@@ -118,17 +109,13 @@ const OfferTemplate = catalogRecord('OfferTemplate', 'OfferTemplate', {
 const OfferTemplatePage = CatalogPage(OfferTemplate, 'OfferTemplatePage')
 
 /** v1 offer templates (catalog.offers.*). */
-export function registerOfferTemplateRoutes(
-  server: FastifyInstance,
-  offers: OfferTemplateService,
-  actorOf: ActorOf,
-): void {
+export function registerOfferTemplateRoutes(server: FastifyInstance, offers: OfferTemplateService): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>()
   const tags = ['OfferTemplate']
   const view = { policy: { role: 'catalog.offers.view' } }
   const manage = { policy: { role: 'catalog.offers.manage' } }
   const base = '/api/v1/offerTemplates'
-  const writer = offerActorOf(actorOf)
+  const writer = principalOf
 
   app.post(
     base,

@@ -1,3 +1,4 @@
+import type { Caller } from '../../kernel/caller.ts'
 import { sql } from 'drizzle-orm'
 import { withTransaction } from '../../kernel/db/transaction.ts'
 import { one, type Db } from '../../kernel/db/database.ts'
@@ -22,12 +23,6 @@ import {
 } from './offer-status.model.ts'
 import * as repo from './offer-template.repository.ts'
 import { checkOfferWritable, offerSellerIds, type OfferSeller } from './offer-sellers.ts'
-
-/** Who writes an offer: the name recorded, and the sellers the write must stay within (see `checkOfferWritable`). */
-export interface OfferActor {
-  readonly username: string
-  readonly sellerCodes: SellerCodes
-}
 
 export interface OfferComponentInput {
   productCode: string
@@ -311,7 +306,7 @@ async function claimingCode<T>(code: string, write: () => Promise<T>): Promise<T
 async function lockOffer(
   tx: Db,
   code: string,
-  actor: OfferActor,
+  actor: Caller,
   intent: 'change' | 'delete' = 'change',
 ): Promise<{ id: number; current: records.WireRecord; sellers: OfferSeller[] }> {
   const id = await records.lockIdOfCode(tx, OFFER(), code)
@@ -329,7 +324,7 @@ async function lockOffer(
 export async function createOffer(
   tx: Db,
   input: OfferWrite & { code: string },
-  actor: OfferActor,
+  actor: Caller,
   dialect: OfferDialect,
 ): Promise<number> {
   const status = input.status === undefined ? DEFAULT_STATUS : dialect.readStatus(input.status, undefined)
@@ -371,7 +366,7 @@ export async function updateOffer(
   tx: Db,
   code: string,
   input: OfferWrite,
-  actor: OfferActor,
+  actor: Caller,
   dialect: OfferDialect,
   outbox: Outbox,
 ): Promise<number> {
@@ -424,7 +419,7 @@ const howMany = (n: number, what: string, sellerCodes: SellerCodes) =>
  * others: 409, they keep it for their history); an offer that can be ordered must be retired first. The refusal
  * counts subscriptions of every seller, so it tells the count only to a caller who sees them all.
  */
-export async function deleteOffer(tx: Db, code: string, actor: OfferActor, dialect: OfferDialect): Promise<void> {
+export async function deleteOffer(tx: Db, code: string, actor: Caller, dialect: OfferDialect): Promise<void> {
   const { id, current } = await lockOffer(tx, code, actor, 'delete')
   const subscriptions = await repo.subscriptionCounts(tx, id)
   const active = subscriptions.get('ACTIVE') ?? 0
@@ -456,7 +451,7 @@ export async function addOfferProduct(
   tx: Db,
   code: string,
   productCode: string,
-  actor: OfferActor,
+  actor: Caller,
   field: string,
 ): Promise<void> {
   const { id } = await lockOffer(tx, code, actor)
@@ -466,7 +461,7 @@ export async function addOfferProduct(
 }
 
 /** Removes a product (its component) from an offer; 404 when the offer does not have it. */
-export async function removeOfferProduct(tx: Db, code: string, productCode: string, actor: OfferActor): Promise<void> {
+export async function removeOfferProduct(tx: Db, code: string, productCode: string, actor: Caller): Promise<void> {
   const { id } = await lockOffer(tx, code, actor)
   if (!(await repo.removeProduct(tx, id, productCode))) {
     throw new AppError('NOT_FOUND', `Product ${productCode} is not a product of offer ${code}`)
@@ -501,20 +496,19 @@ export function createOfferTemplateService(deps: { db: Db; records: ResourceServ
       return { ...page, data: page.data.map((r) => ({ ...r, ...links.get(r.id as number)! })) }
     },
 
-    create: (input: OfferInput & { code: string }, actor: OfferActor) =>
+    create: (input: OfferInput & { code: string }, actor: Caller) =>
       withTransaction(deps.db, async (tx) => {
         await createOffer(tx, { ...fromV1(input), code: input.code }, actor, V1_DIALECT)
         return get(tx, input.code)
       }),
 
-    update: (code: string, input: OfferInput, actor: OfferActor) =>
+    update: (code: string, input: OfferInput, actor: Caller) =>
       withTransaction(deps.db, async (tx) => {
         await updateOffer(tx, code, fromV1(input), actor, V1_DIALECT, deps.outbox)
         return get(tx, input.code ?? code)
       }),
 
-    delete: (code: string, actor: OfferActor) =>
-      withTransaction(deps.db, (tx) => deleteOffer(tx, code, actor, V1_DIALECT)),
+    delete: (code: string, actor: Caller) => withTransaction(deps.db, (tx) => deleteOffer(tx, code, actor, V1_DIALECT)),
   }
 }
 

@@ -1,3 +1,4 @@
+import type { Caller } from '../../kernel/caller.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import { withTransaction } from '../../kernel/db/transaction.ts'
 import { AppError, validationError } from '../../kernel/errors.ts'
@@ -11,10 +12,6 @@ import type { Outbox } from '../../kernel/events/index.ts'
 import * as runs from './bill-run.repository.ts'
 import * as invoices from './invoice.repository.ts'
 import type { BillRunBody, BillRunQuery } from './invoicing.schemas.ts'
-
-export interface Actor {
-  readonly username: string
-}
 
 const notFound = (id: number) => new AppError('BILL_RUN_NOT_FOUND', `Bill run ${id} not found`)
 
@@ -71,7 +68,7 @@ export function createBillRunService(deps: {
     views: (tx: Db, ids: readonly number[]) => runs.findBillRuns(tx, { ids }),
 
     /** A one-off bill run for a billing cycle: its dates, options and its own aggregation rules (default the cycle's). */
-    async create(body: BillRunBody, actor: Actor): Promise<runs.BillRunView> {
+    async create(body: BillRunBody, actor: Pick<Caller, 'username'>): Promise<runs.BillRunView> {
       return withTransaction(db, async (tx) => {
         const options = checkRunOptions({ ...body, processType: body.processType ?? DEFAULT_PROCESS_TYPE })
         const { timeZone } = await readTenantSettings(tx)
@@ -134,7 +131,7 @@ export function createBillRunService(deps: {
      * A person moves a run on where it waits for them (§3.1): a MANUAL run's lines become invoices; a run's drafts
      * (and suspect invoices under AUTOMATIC_VALIDATION) are validated. 409 INVALID_BILL_RUN_STATE when nothing waits.
      */
-    async advance(id: number, actor: Actor): Promise<runs.BillRunView> {
+    async advance(id: number, actor: Pick<Caller, 'username'>): Promise<runs.BillRunView> {
       return withTransaction(db, async (tx) => {
         const run = await runs.lockRun(tx, id)
         if (!run) throw notFound(id)
@@ -188,7 +185,7 @@ export function createBillRunService(deps: {
      * Cancels a run not yet validated (§3.1): its lines and unvalidated invoices are deleted and their operations
      * become OPEN again (REOPEN) or CANCELED, in batches by the job. A run with a validated invoice: 409.
      */
-    async cancel(id: number, mode: 'REOPEN' | 'CANCEL', actor: Actor): Promise<runs.BillRunView> {
+    async cancel(id: number, mode: 'REOPEN' | 'CANCEL', actor: Pick<Caller, 'username'>): Promise<runs.BillRunView> {
       return withTransaction(db, async (tx) => {
         const run = await runs.lockRun(tx, id)
         if (!run) throw notFound(id)

@@ -1,3 +1,4 @@
+import type { Caller } from '../../kernel/caller.ts'
 import { createHash, randomUUID } from 'node:crypto'
 import fs from 'node:fs/promises'
 import path from 'node:path'
@@ -10,7 +11,6 @@ import { renderInvoicePdf } from './invoice-pdf.ts'
 import type { Outbox } from '../../kernel/events/index.ts'
 import { reportInvoices } from './bill-run-chain.ts'
 import * as invoices from './invoice.repository.ts'
-import type { Caller } from './invoice.service.ts'
 
 /** Where validations queue their invoices' PDFs: a message names invoices validated in one transaction. */
 export const INVOICE_PDF_QUEUE = 'obol-invoice-pdf'

@@ -1,9 +1,9 @@
+import type { Caller } from '../../kernel/caller.ts'
 import type { Clock } from '../../kernel/clock.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import { withTransaction } from '../../kernel/db/transaction.ts'
 import { AppError } from '../../kernel/errors.ts'
 import { defaultPageLimit, pageOf } from '../../kernel/http/pagination.ts'
-import type { SellerCodes } from '../../kernel/model/row-security.ts'
 import { readTenantSettings } from '../../kernel/settings.ts'
 import { addDays, dayIn, firstWholeDayFrom } from '../../kernel/time-zone.ts'
 import { parseDates } from '../billing-runs/index.ts'
@@ -17,12 +17,6 @@ import { billOperations } from './invoice-lines.repository.ts'
 import * as invoices from './invoice.repository.ts'
 import * as views from './invoice-views.repository.ts'
 import type { AccountOperationQuery, InvoiceListQuery, PreviewBody } from './invoicing.schemas.ts'
-
-/** Who acts, and the sellers whose records they may see (null: every seller). */
-export interface Caller {
-  readonly username: string
-  readonly sellerCodes: SellerCodes
-}
 
 const notFound = (id: number) => new AppError('INVOICE_NOT_FOUND', `Invoice ${id} not found`)
 

@@ -1,3 +1,4 @@
+import type { Caller } from '../../kernel/caller.ts'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
@@ -6,7 +7,7 @@ import { principalOf } from '../../kernel/http/principal.ts'
 import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
 import type { BillRunService } from './bill-run.service.ts'
 import type { CreditNoteService } from './credit-note.service.ts'
-import type { Caller, InvoiceService } from './invoice.service.ts'
+import type { InvoiceService } from './invoice.service.ts'
 import type { InvoicePdfService } from './invoice-pdf.service.ts'
 import type { RuleService } from './rule.service.ts'
 import type { SequenceService } from './sequence.service.ts'
@@ -60,10 +61,7 @@ export function registerInvoicingRoutes(
 ): void {
   const { billRuns, invoices, creditNotes, pdfs, rules, sequences, actorOf } = deps
   const app = server.withTypeProvider<TypeBoxTypeProvider>()
-  const caller = (request: FastifyRequest): Caller => ({
-    username: actorOf(request).username,
-    sellerCodes: principalOf(request).sellerCodes,
-  })
+  const caller = (request: FastifyRequest): Caller => principalOf(request)
 
   const runTags = ['BillingRuns']
   app.post(

@@ -1,10 +1,10 @@
+import { principalOf } from '../../kernel/http/principal.ts'
 import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { AppError } from '../../kernel/errors.ts'
 import { asAppError, errorResponse } from '../../kernel/http/error-handler.ts'
 import { errorResponses } from '../../kernel/http/schemas.ts'
 import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
-import { offerActorOf } from '../catalog/index.ts'
 import {
   commaList,
   linkHeader,
@@ -53,7 +53,7 @@ export function registerOffersRoutes(
   publicUrl: string,
 ): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>()
-  const writer = offerActorOf(actorOf)
+  const writer = principalOf
   const location = (code: string) => `${publicUrl.replace(/\/+$/, '')}${BASE}/${encodeURIComponent(code)}`
 
   function sendPage(reply: FastifyReply, requestUrl: string, page: Page) {

@@ -1,3 +1,4 @@
+import type { Caller } from '../../kernel/caller.ts'
 import type { Clock } from '../../kernel/clock.ts'
 import { withTransaction } from '../../kernel/db/transaction.ts'
 import type { Outbox } from '../../kernel/events/index.ts'
@@ -14,7 +15,6 @@ import {
   removeOfferProduct,
   updateOffer,
   versionValidOn,
-  type OfferActor,
   type OfferWrite,
 } from '../catalog/index.ts'
 import { dayIn } from '../ordering/index.ts'
@@ -137,7 +137,7 @@ export function createOffersService(deps: { db: Db; clock: Clock; outbox: Outbox
     return write
   }
 
-  async function create(body: OfferFieldsBody & { code: string }, actor: OfferActor): Promise<OfferRecord> {
+  async function create(body: OfferFieldsBody & { code: string }, actor: Caller): Promise<OfferRecord> {
     const write = createWrite(body, body.code)
     return withTransaction(deps.db, async (tx) => {
       await createOffer(tx, write, actor, OFFERS_DIALECT)
@@ -152,7 +152,7 @@ export function createOffersService(deps: { db: Db; clock: Clock; outbox: Outbox
   async function upsert(
     code: string,
     body: OfferFieldsBody & { code?: string; newCode?: string },
-    actor: OfferActor,
+    actor: Caller,
   ): Promise<{ created: boolean; record: OfferRecord }> {
     if (body.code !== undefined && body.code !== code) {
       throw validationError([
@@ -181,15 +181,12 @@ export function createOffersService(deps: { db: Db; clock: Clock; outbox: Outbox
     }
   }
 
-  async function remove(code: string, actor: OfferActor): Promise<void> {
+  async function remove(code: string, actor: Caller): Promise<void> {
     await withTransaction(deps.db, (tx) => deleteOffer(tx, code, actor, OFFERS_DIALECT))
   }
 
   /** Runs one bulk operation as its single call would; malformed operations fail alone. */
-  async function runOperation(
-    raw: unknown,
-    actor: OfferActor,
-  ): Promise<{ status: 200 | 201 | 204; record?: OfferRecord }> {
+  async function runOperation(raw: unknown, actor: Caller): Promise<{ status: 200 | 201 | 204; record?: OfferRecord }> {
     const shapeProblems = validOperation(raw)
     if (shapeProblems.length > 0) throw validationError(shapeProblems)
     const op = raw as { action: 'create' | 'upsert' | 'delete'; code?: string; body?: unknown }
@@ -265,7 +262,7 @@ export function createOffersService(deps: { db: Db; clock: Clock; outbox: Outbox
     upsert,
 
     /** Partial update: only sent fields change; a status change follows the transition table. */
-    update: (code: string, body: OfferFieldsBody, actor: OfferActor) =>
+    update: (code: string, body: OfferFieldsBody, actor: Caller) =>
       withTransaction(deps.db, async (tx) => {
         await updateOffer(tx, code, offerWriteOf(body), actor, OFFERS_DIALECT, deps.outbox)
         return read(tx, code)
@@ -273,13 +270,13 @@ export function createOffersService(deps: { db: Db; clock: Clock; outbox: Outbox
 
     remove,
 
-    addProduct: (code: string, productCode: string, actor: OfferActor) =>
+    addProduct: (code: string, productCode: string, actor: Caller) =>
       withTransaction(deps.db, async (tx) => {
         await addOfferProduct(tx, code, productCode, actor, 'product_code')
         return read(tx, code)
       }),
 
-    removeProduct: (code: string, productCode: string, actor: OfferActor) =>
+    removeProduct: (code: string, productCode: string, actor: Caller) =>
       withTransaction(deps.db, (tx) => removeOfferProduct(tx, code, productCode, actor)),
 
     /**
@@ -288,7 +285,7 @@ export function createOffersService(deps: { db: Db; clock: Clock; outbox: Outbox
      * its codes (code, body code, newCode), so a create then a delete of one offer happen in that order. The
      * outcomes keep the order of the operations.
      */
-    async bulk(operations: readonly unknown[], actor: OfferActor): Promise<BulkOutcome[]> {
+    async bulk(operations: readonly unknown[], actor: Caller): Promise<BulkOutcome[]> {
       const outcomes: BulkOutcome[] = []
       const slot = limiter(BULK_PARALLELISM)
       const lastOf = new Map<string, Promise<void>>()

@@ -1,3 +1,4 @@
+import { systemCaller } from '../../kernel/caller.ts'
 import { sql } from 'drizzle-orm'
 import { createOutbox } from '../../kernel/events/index.ts'
 import { present } from '../../kernel/invariant.ts'
@@ -28,7 +29,7 @@ export async function seedOrderingDemo(db: Db, clock: Clock = systemClock): Prom
   if (!(await one(db, sql`select id from offer_template where code = 'OF_INTERNET'`))) return { created: false }
   // The demo's orders report to an outbox of their own: no endpoint exists yet to deliver them to.
   const orders = createOrderService({ db, clock, outbox: createOutbox({ clock }) })
-  const caller = { username: 'demo', sellerCodes: null }
+  const caller = systemCaller('demo')
   for (let i = 1; i <= 12; i++) {
     const n = String(i).padStart(3, '0')
     const [tier, region] = present(TIERS[i % TIERS.length], 'demo tier')

@@ -1,13 +1,12 @@
 import type { FastifyInstance } from 'fastify'
 import { systemClock, type Clock } from '../../kernel/clock.ts'
 import type { Db } from '../../kernel/db/database.ts'
-import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
 import type { CatalogCache } from '../catalog/index.ts'
 import type { Outbox } from '../../kernel/events/index.ts'
 import { registerOrderRoutes } from './order.routes.ts'
 import { createOrderService } from './order.service.ts'
 
-export type { OrderService, Caller } from './order.service.ts'
+export type { OrderService } from './order.service.ts'
 export { createOrderService } from './order.service.ts'
 export type { OrderInput } from './order.model.ts'
 export { recurringRatingJob } from './recurring-rating.job.ts'
@@ -40,13 +39,7 @@ export {
 } from './wallet-operation.repository.ts'
 
 /** Orders, subscriptions and their instances, wallet operations; preview and placement share the rating path. */
-export function createOrderingModule(deps: {
-  db: Db
-  actorOf: ActorOf
-  clock?: Clock
-  catalogCache?: CatalogCache
-  outbox: Outbox
-}) {
+export function createOrderingModule(deps: { db: Db; clock?: Clock; catalogCache?: CatalogCache; outbox: Outbox }) {
   const service = createOrderService({
     db: deps.db,
     clock: deps.clock ?? systemClock,
@@ -55,6 +48,6 @@ export function createOrderingModule(deps: {
   })
   return {
     service,
-    routes: (app: FastifyInstance) => registerOrderRoutes(app, service, deps.actorOf),
+    routes: (app: FastifyInstance) => registerOrderRoutes(app, service),
   }
 }

@@ -1,7 +1,8 @@
+import type { Caller } from '../../kernel/caller.ts'
 import { randomUUID } from 'node:crypto'
 import type { Db } from '../../kernel/db/database.ts'
 import { entryOf, pairIds, present } from '../../kernel/invariant.ts'
-import { checkOverrideRole, type Caller } from './order-caller.ts'
+import { checkOverrideRole } from './order-caller.ts'
 import {
   countPlanUses,
   orderValidated,

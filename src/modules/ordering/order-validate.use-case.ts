@@ -1,4 +1,4 @@
-import type { Caller } from './order-caller.ts'
+import type { Caller } from '../../kernel/caller.ts'
 import { orderMachine } from './order.machine.ts'
 import type { OrderStatus } from './order.machine.ts'
 import type { OrderInput } from './order.model.ts'

@@ -1,24 +1,21 @@
+import type { Caller } from '../../kernel/caller.ts'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { principalOf } from '../../kernel/http/principal.ts'
 import { CodeParams } from '../../kernel/http/schemas.ts'
-import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
 import { createQuery, Order, orderBody } from './order.schemas.ts'
 import { previewResponse } from './order-preview.schemas.ts'
-import type { Caller, OrderService } from './order.service.ts'
+import type { OrderService } from './order.service.ts'
 
 /** Orders (ordering.orders.*): create, validate, read, and preview (view role: it creates nothing). */
-export function registerOrderRoutes(server: FastifyInstance, orders: OrderService, actorOf: ActorOf): void {
+export function registerOrderRoutes(server: FastifyInstance, orders: OrderService): void {
   const app = server.withTypeProvider<TypeBoxTypeProvider>()
   const tags = ['Order']
   const view = { policy: { role: 'ordering.orders.view' } }
   const manage = { policy: { role: 'ordering.orders.manage' } }
 
   // The caller's roles go along for the rules asking more than the route's role (chargeOverrides: order.service.ts).
-  const caller = (request: FastifyRequest): Caller => {
-    const principal = principalOf(request)
-    return { username: actorOf(request).username, sellerCodes: principal.sellerCodes, roles: principal.roles }
-  }
+  const caller = (request: FastifyRequest): Caller => principalOf(request)
 
   app.post(
     '/api/v1/orders',

@@ -1,8 +1,9 @@
+import type { Caller } from '../../kernel/caller.ts'
 import type { Clock } from '../../kernel/clock.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import type { Outbox } from '../../kernel/events/index.ts'
 import type { CatalogCache } from '../catalog/index.ts'
-import { checkOverrideRole, type Caller } from './order-caller.ts'
+import { checkOverrideRole } from './order-caller.ts'
 import { createOrder } from './order-create.use-case.ts'
 import { rate, visibleOrder, type OrderDeps } from './order-placement.ts'
 import { previewOf } from './order-preview.ts'
@@ -10,7 +11,7 @@ import { validateOrder } from './order-validate.use-case.ts'
 import { orderWire, type OrderView } from './order-wire.ts'
 import type { OrderInput } from './order.model.ts'
 
-export { OVERRIDE_ROLE, type Caller } from './order-caller.ts'
+export { OVERRIDE_ROLE } from './order-caller.ts'
 export type { OrderView } from './order-wire.ts'
 
 /**

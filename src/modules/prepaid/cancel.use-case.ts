@@ -1,12 +1,6 @@
+import type { Caller } from '../../kernel/caller.ts'
 import { cachedTenantSettings } from '../../kernel/settings.ts'
-import {
-  heldPath,
-  lockedPath,
-  releaseAll,
-  type Caller,
-  type ReservationDeps,
-  type ReservationType,
-} from './reservation.paths.ts'
+import { heldPath, lockedPath, releaseAll, type ReservationDeps, type ReservationType } from './reservation.paths.ts'
 import { releasePlan } from './reservation.plan.ts'
 
 /**

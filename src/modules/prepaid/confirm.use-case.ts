@@ -1,3 +1,4 @@
+import type { Caller } from '../../kernel/caller.ts'
 import type { Decimal } from 'decimal.js'
 import { AppError } from '../../kernel/errors.ts'
 import { money } from '../../kernel/money.ts'
@@ -21,7 +22,6 @@ import {
   rateUsage,
   runLocked,
   usageOperation,
-  type Caller,
   type ReservationDeps,
   type UsageOperation,
 } from './reservation.paths.ts'

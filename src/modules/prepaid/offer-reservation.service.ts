@@ -1,3 +1,4 @@
+import type { Caller } from '../../kernel/caller.ts'
 import type { Decimal } from 'decimal.js'
 import { withTransaction } from '../../kernel/db/transaction.ts'
 import type { Clock } from '../../kernel/clock.ts'
@@ -11,7 +12,7 @@ import { periodContaining } from '../accounts/index.ts'
 import { createOrderService, dayIn, type OrderInput } from '../ordering/index.ts'
 import * as repo from './prepaid.repository.ts'
 import { insufficientBalance } from './reservation.model.ts'
-import { type Caller, type ReservationService } from './reservation.service.ts'
+import { type ReservationService } from './reservation.service.ts'
 
 export interface OfferReservationInput {
   readonly sellerCode: string

@@ -1,3 +1,4 @@
+import type { Caller } from '../../kernel/caller.ts'
 import { type TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { errorResponses } from '../../kernel/http/schemas.ts'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
@@ -24,7 +25,7 @@ import {
   WalletParams,
   UpdateWalletBody,
 } from './prepaid.schemas.ts'
-import type { Caller, ReservationService } from './reservation.service.ts'
+import type { ReservationService } from './reservation.service.ts'
 import type { WalletService, WalletView } from './wallet.service.ts'
 import type { OfferReservationService } from './offer-reservation.service.ts'
 
@@ -67,10 +68,7 @@ export function registerPrepaidRoutes(
   const view = { policy: { role: 'billing.wallets.view' } }
   const reservationTags = ['Prepaid reservations']
   const walletTags = ['Prepaid wallets']
-  const caller = (request: FastifyRequest): Caller => ({
-    username: deps.actorOf(request).username,
-    sellerCodes: principalOf(request).sellerCodes,
-  })
+  const caller = (request: FastifyRequest): Caller => principalOf(request)
 
   app.post(
     `${MEDIATION}/reserveCdr`,

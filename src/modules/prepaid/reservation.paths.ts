@@ -1,3 +1,4 @@
+import type { Caller } from '../../kernel/caller.ts'
 import type { Decimal } from 'decimal.js'
 import { sql } from 'drizzle-orm'
 import type { Clock } from '../../kernel/clock.ts'
@@ -29,11 +30,6 @@ import { checkMove, moveRefused, releasePlan, reservationNotFound, type ClosePla
  * under those locks, so two requests (or instances) racing on one wallet, counter or reservation serialize and each
  * sees the other's result.
  */
-
-export interface Caller {
-  readonly username: string
-  readonly sellerCodes: SellerCodes
-}
 
 export type ReservationType = 'USAGE' | 'OFFER'
 

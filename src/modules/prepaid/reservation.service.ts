@@ -1,3 +1,4 @@
+import type { Caller } from '../../kernel/caller.ts'
 import type { Decimal } from 'decimal.js'
 import type { Clock } from '../../kernel/clock.ts'
 import type { Db } from '../../kernel/db/database.ts'
@@ -7,10 +8,9 @@ import { cancel } from './cancel.use-case.ts'
 import { confirm } from './confirm.use-case.ts'
 import { expireDue } from './expire.use-case.ts'
 import * as repo from './prepaid.repository.ts'
-import { lockedPath, type Caller, type ReservationDeps, type ReservationType } from './reservation.paths.ts'
+import { lockedPath, type ReservationDeps, type ReservationType } from './reservation.paths.ts'
 import { reserve, type ReserveAnswer } from './reserve.use-case.ts'
 
-export type { Caller } from './reservation.paths.ts'
 export { sellerVisible } from './reservation.paths.ts'
 export type { ReserveAnswer } from './reserve.use-case.ts'
 

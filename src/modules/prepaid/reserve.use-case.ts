@@ -1,3 +1,4 @@
+import type { Caller } from '../../kernel/caller.ts'
 import type { Decimal } from 'decimal.js'
 import { unlessVictim, withTransaction } from '../../kernel/db/transaction.ts'
 import { AppError } from '../../kernel/errors.ts'
@@ -15,7 +16,7 @@ import {
 import { discountStateTaken, EMPTY_DISCOUNT_STATE, isEmptyDiscountState, type DiscountState } from '../rating/index.ts'
 import * as repo from './prepaid.repository.ts'
 import { availableQuantity, insufficientBalance, takeFreeUnits } from './reservation.model.ts'
-import { rateUsage, type Caller, type ReservationDeps } from './reservation.paths.ts'
+import { rateUsage, type ReservationDeps } from './reservation.paths.ts'
 import { reservePlan } from './reservation.plan.ts'
 import { invalidUsageRecord, parseUsageLine, type UsageLine } from './usage-line.model.ts'
 

@@ -1,3 +1,4 @@
+import type { Caller } from '../../kernel/caller.ts'
 import type { Decimal } from 'decimal.js'
 import { withTransaction } from '../../kernel/db/transaction.ts'
 import type { Db } from '../../kernel/db/database.ts'
@@ -8,7 +9,6 @@ import { decimalJson } from '../../kernel/decimal-json.ts'
 import type { Outbox } from '../../kernel/events/index.ts'
 import { withinSellers } from '../../kernel/resources/resource.repository.ts'
 import * as repo from './prepaid.repository.ts'
-import { type Caller } from './reservation.service.ts'
 
 export interface WalletView {
   readonly code: string

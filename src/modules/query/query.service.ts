@@ -10,7 +10,6 @@ import {
   registry as platformRegistry,
   type EntityDef,
   type EntityRegistry,
-  type Viewer,
 } from '../../kernel/model/index.ts'
 import { cachedTenantSettings, type TenantSettings } from '../../kernel/settings.ts'
 import { rawSqlHints, type CustomFieldTemplate } from './filter-parser.ts'
@@ -245,14 +244,8 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
     })
   }
 
-  const viewerOf = (principal: Principal): Viewer => ({
-    username: principal.username,
-    groups: principal.groups,
-    roles: principal.roles,
-  })
-
   function compileOptions(principal: Principal, settings: TenantSettings, trace?: { viewerUsed: boolean }) {
-    return { timeZone: settings.timeZone, sellerCodes: principal.sellerCodes, viewer: viewerOf(principal), trace }
+    return { timeZone: settings.timeZone, sellerCodes: principal.sellerCodes, viewer: principal, trace }
   }
 
   /**
@@ -281,7 +274,7 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
       count ? 'count' : '',
       requestText,
     ].join('\u0001')
-    const viewer = viewerOf(principal)
+    const viewer = principal
     const found = cacheable ? cache.get(key, viewer) : undefined
     if (found) return authorizeReached(principal, found)
     const built = await build(principal, target, request, settings)

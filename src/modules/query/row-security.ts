@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm'
-import type { EntityDef, EntityRegistry, Viewer } from '../../kernel/model/index.ts'
+import type { Caller } from '../../kernel/caller.ts'
+import type { EntityDef, EntityRegistry } from '../../kernel/model/index.ts'
 import { sellerRestriction, type SellerCodes } from '../../kernel/model/row-security.ts'
 
 /** Who reads, as far as row-level security is concerned. */
@@ -7,7 +8,7 @@ export interface RowReader {
   /** The seller codes the caller may see; null when unrestricted. */
   readonly sellerCodes: SellerCodes
   /** The caller, for entities that declare a row policy (saved queries' visibility). */
-  readonly viewer?: Viewer | undefined
+  readonly viewer?: Caller | undefined
   /** Set when a row policy read the viewer: the statement is then the viewer's own (not shared in the cache). */
   readonly trace?: { viewerUsed: boolean } | undefined
 }

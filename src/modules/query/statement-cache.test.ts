@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest'
 import { sql } from 'drizzle-orm'
-import type { Viewer } from '../../kernel/model/index.ts'
+import type { Caller } from '../../kernel/caller.ts'
 import { ID_PLACEHOLDER, MAX_PREPARED_TEXT, named, StatementCache, toCompiled, withId } from './statement-cache.ts'
 
-const viewer = (username: string, roles: string[] = []): Viewer => ({ username, groups: [], roles: new Set(roles) })
+const viewer = (username: string, roles: string[] = []): Caller => ({
+  username,
+  groups: [],
+  roles: new Set(roles),
+  sellerCodes: null,
+})
 const compiled = (text: string) => toCompiled(sql.raw(text), { usesSql: false, limit: 100, offset: 0, reached: [] })
 
 describe('compiled statements', () => {
@@ -57,7 +62,7 @@ describe('StatementCache', () => {
     expect(cache.get('q', viewer('bob'))).toBeUndefined()
     expect(cache.get('q', viewer('alice', ['queryManagement']))).toBeUndefined()
     // Names and groups are compared whole, whatever characters they hold.
-    expect(cache.get('q', { username: 'alice', groups: [''], roles: new Set() })).toBeUndefined()
+    expect(cache.get('q', { username: 'alice', groups: [''], roles: new Set(), sellerCodes: null })).toBeUndefined()
     cache.set('q', viewer('bob'), compiled('select bob'), true)
     expect(cache.get('q', viewer('alice'))?.statement.text).toBe('select alice')
     expect(cache.get('q', viewer('bob'))?.statement.text).toBe('select bob')

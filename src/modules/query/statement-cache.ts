@@ -1,8 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto'
+import type { Caller } from '../../kernel/caller.ts'
 import type { SQL } from 'drizzle-orm'
 import { PgDialect } from 'drizzle-orm/pg-core'
 import type { TextStatement } from '../../kernel/db/database.ts'
-import type { EntityDef, Viewer } from '../../kernel/model/index.ts'
+import type { EntityDef } from '../../kernel/model/index.ts'
 
 const dialect = new PgDialect()
 
@@ -91,14 +92,14 @@ export class StatementCache {
     return this.entries.size
   }
 
-  get(key: string, viewer: Viewer): CompiledStatement | undefined {
+  get(key: string, viewer: Caller): CompiledStatement | undefined {
     const found = this.touch(key)
     return found === VIEWER_DEPENDENT
       ? (this.touch(`${key}\u0001${viewerKey(viewer)}`) as CompiledStatement | undefined)
       : found
   }
 
-  set(key: string, viewer: Viewer, compiled: CompiledStatement, viewerDependent: boolean): void {
+  set(key: string, viewer: Caller, compiled: CompiledStatement, viewerDependent: boolean): void {
     if (viewerDependent) {
       this.put(key, VIEWER_DEPENDENT)
       this.put(`${key}\u0001${viewerKey(viewer)}`, compiled)
@@ -124,6 +125,6 @@ export class StatementCache {
   }
 }
 
-function viewerKey(viewer: Viewer): string {
+function viewerKey(viewer: Caller): string {
   return JSON.stringify([viewer.username, viewer.groups, [...viewer.roles].sort()])
 }

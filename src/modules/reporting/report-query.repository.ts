@@ -1,7 +1,8 @@
 import { sql, type SQL } from 'drizzle-orm'
+import type { Caller } from '../../kernel/caller.ts'
 import { withTransaction } from '../../kernel/db/transaction.ts'
 import { one, rows, type Db } from '../../kernel/db/database.ts'
-import { registry, type Viewer } from '../../kernel/model/index.ts'
+import { registry } from '../../kernel/model/index.ts'
 import { instantText, textArray } from '../../kernel/model/json.ts'
 import type { StoredReportQuery } from './report-query.model.ts'
 import type { SYSTEM_QUERIES } from './system-queries.ts'
@@ -42,17 +43,17 @@ export async function findByCode(db: Db, code: string, lock = false): Promise<St
  * The saved queries a viewer may see, as SQL: the registry's row policy of ReportQuery, which the Query API applies
  * too (the rule of `isVisible`).
  */
-function visibleTo(viewer: Viewer): SQL {
+function visibleTo(viewer: Caller): SQL {
   return registry.get('ReportQuery').rowPolicy?.(sql`report_query`, viewer) ?? sql`true`
 }
 
-const workbenchQueriesOf = (viewer: Viewer, queryType: 'HQL' | 'NATIVE_SQL' | undefined): SQL =>
+const workbenchQueriesOf = (viewer: Caller, queryType: 'HQL' | 'NATIVE_SQL' | undefined): SQL =>
   sql`${queryType ? sql`query_type = ${queryType}` : sql`query_type in ('HQL', 'NATIVE_SQL')`} and ${visibleTo(viewer)}`
 
 /** How many Deep (HQL) and Expert (NATIVE_SQL) queries a viewer may see (of one type when given). */
 export async function countWorkbenchQueries(
   db: Db,
-  viewer: Viewer,
+  viewer: Caller,
   queryType: 'HQL' | 'NATIVE_SQL' | undefined,
 ): Promise<number> {
   const found = await one<{ n: string }>(
@@ -71,7 +72,7 @@ const PAGE_BATCH = 50
  */
 export async function* workbenchQueryPages(
   db: Db,
-  viewer: Viewer,
+  viewer: Caller,
   page: { offset: number; limit: number; queryType?: 'HQL' | 'NATIVE_SQL' | undefined },
 ): AsyncGenerator<StoredReportQuery[]> {
   let left = page.limit

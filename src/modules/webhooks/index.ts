@@ -4,7 +4,6 @@ import type { Clock } from '../../kernel/clock.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import type { Outbox } from '../../kernel/events/index.ts'
 import type { JobRuntime } from '../../kernel/jobs/job-runtime.ts'
-import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
 import { createDispatcher } from './dispatcher.ts'
 import { registerWebhookRoutes } from './webhook.routes.ts'
 import * as repo from './webhook.repository.ts'
@@ -25,7 +24,6 @@ export function createWebhooksModule(deps: {
   clock: Clock
   outbox: Outbox
   jobs: JobRuntime
-  actorOf: ActorOf
   allowPrivateTargets: boolean
   log: Pick<Logger, 'warn'>
   jitter?: () => number
@@ -60,6 +58,6 @@ export function createWebhooksModule(deps: {
   return {
     webhooks,
     dispatcher,
-    routes: (app: FastifyInstance) => registerWebhookRoutes(app, { webhooks, actorOf: deps.actorOf }),
+    routes: (app: FastifyInstance) => registerWebhookRoutes(app, { webhooks }),
   }
 }

@@ -1,9 +1,9 @@
+import type { Caller } from '../../kernel/caller.ts'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { principalOf } from '../../kernel/http/principal.ts'
 import { errorResponses, NoContent } from '../../kernel/http/schemas.ts'
-import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
-import type { Caller, WebhookService } from './webhook.service.ts'
+import type { WebhookService } from './webhook.service.ts'
 import {
   deliveryList,
   deliveryQuery,
@@ -29,13 +29,10 @@ const VIEW = { policy: { role: 'api.settings.view' } }
 const MANAGE = { policy: { role: 'api.settings.manage' } }
 
 /** Webhook endpoints, their deliveries, and the events (invoicing-events.md §4). Thin. */
-export function registerWebhookRoutes(server: FastifyInstance, deps: { webhooks: WebhookService; actorOf: ActorOf }) {
-  const { webhooks, actorOf } = deps
+export function registerWebhookRoutes(server: FastifyInstance, deps: { webhooks: WebhookService }) {
+  const { webhooks } = deps
   const app = server.withTypeProvider<TypeBoxTypeProvider>()
-  const caller = (request: FastifyRequest): Caller => ({
-    username: actorOf(request).username,
-    sellerCodes: principalOf(request).sellerCodes,
-  })
+  const caller = (request: FastifyRequest): Caller => principalOf(request)
   const tags = ['Webhooks']
   const base = '/api/v1/webhookEndpoints'
 

@@ -1,19 +1,14 @@
+import type { Caller } from '../../kernel/caller.ts'
 import type { Clock } from '../../kernel/clock.ts'
 import type { Db } from '../../kernel/db/database.ts'
 import { withTransaction } from '../../kernel/db/transaction.ts'
 import { AppError, validationError } from '../../kernel/errors.ts'
 import { EVENT_TYPES, type Outbox } from '../../kernel/events/index.ts'
 import { defaultPageLimit, pageOf, type PageRequest } from '../../kernel/http/pagination.ts'
-import type { SellerCodes } from '../../kernel/model/row-security.ts'
 import { endpointView, type Dispatcher } from './dispatcher.ts'
 import { newSecret } from './signing.ts'
 import { checkTarget, TargetRefused } from './targets.ts'
 import * as repo from './webhook.repository.ts'
-
-export interface Caller {
-  readonly username: string
-  readonly sellerCodes: SellerCodes
-}
 
 /** Endpoints a tenant keeps at most: each event is one delivery per endpoint. */
 export const MAX_ENDPOINTS = 100
