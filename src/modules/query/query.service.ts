@@ -1,33 +1,29 @@
-import { sql, type SQL } from 'drizzle-orm'
+import { sql } from 'drizzle-orm'
 import { parseDatabaseJson } from '../../kernel/decimal-json.ts'
 import { rows, type Database, type Reader, type TextStatement } from '../../kernel/db/database.ts'
-import { queryFailure } from './query-failures.ts'
 import { AppError } from '../../kernel/errors.ts'
-import { hasRole, requireEntityReadable, type Principal } from '../../kernel/http/principal.ts'
-import {
-  entityFullName,
-  JAVA_TYPES,
-  registry as platformRegistry,
-  type EntityDef,
-  type EntityRegistry,
-} from '../../kernel/model/index.ts'
+import { hasRole, type Principal } from '../../kernel/http/principal.ts'
+import { registry as platformRegistry, type EntityDef, type EntityRegistry } from '../../kernel/model/index.ts'
 import { cachedTenantSettings, type TenantSettings } from '../../kernel/settings.ts'
+import { compileStatement, expansionError, hasNumericId, MAX_RESPONSE_CHARS } from './compile-statement.ts'
+import { fieldMapping, opencellFields, readableEntities, type EntityListOptions } from './entity-catalogue.ts'
+import {
+  authorizedTarget,
+  authorizeReached,
+  requireSomeReadable,
+  resolveTarget,
+  shorten,
+  type Target,
+} from './entity-target.ts'
 import { rawSqlHints, type CustomFieldTemplate } from './filter-parser.ts'
 import { compactJson } from './json-text.ts'
-import {
-  combine,
-  EXPANDED_COLLECTION_LIMIT,
-  EXPANDED_COLLECTION_LIMITS,
-  freeze,
-  type Condition,
-  type QueryAst,
-} from './query.model.ts'
+import { freeze, type Condition, type QueryAst } from './query.model.ts'
+import { queryFailure } from './query-failures.ts'
 import { loadSqlParser, mayCarrySql } from './raw-sql.ts'
-import { opencellFieldMap, type OpencellFieldMap } from './opencell.model.ts'
-import { buildQuery, parameterError, parameterNames, type QueryRequest } from './request-parser.ts'
-import { entitiesReached, expansionWeight } from './ast-analysis.ts'
-import { compileCount, compileList, compileObject } from './sql-compiler.ts'
-import { ID_PLACEHOLDER, named, StatementCache, toCompiled, withId, type CompiledStatement } from './statement-cache.ts'
+import { buildQuery, parameterError, type QueryRequest } from './request-parser.ts'
+import { named, StatementCache, withId, type CompiledStatement } from './statement-cache.ts'
+
+export type { EntityListOptions, FieldMapping } from './entity-catalogue.ts'
 
 /** The caller as a reader: replicas serve them only once past their own last write. */
 const readerOf = (principal: Principal): Reader => ({ subject: principal.subject })
@@ -54,28 +50,6 @@ export interface ListResult {
   readonly data: unknown[]
 }
 
-export interface EntityListOptions {
-  readonly onlyBusinessEntities?: boolean
-  readonly onlyHugeEntities?: boolean
-  readonly withFullName?: boolean
-  /** Leaves out the platform's own records (OauthClient, QueryAudit, TenantSetting…): what a report is written on. */
-  readonly withoutPlatformEntities?: boolean
-}
-
-export interface FieldMapping {
-  readonly javaName: string
-  readonly tableName: string
-  readonly fields: readonly Record<string, string | boolean>[]
-}
-
-/** The resolved `{entity}` of a path: an entity, or one of its subclasses (restricted to its discriminator value). */
-interface Target {
-  readonly entity: EntityDef
-  readonly name: string
-  readonly fullName: string
-  readonly restriction: Condition | undefined
-}
-
 /**
  * The list envelope (`{ total, limit, offset, filters, data }`, or the bare data array with extractList) around the
  * database's JSON text: the rows are never parsed and re-encoded.
@@ -90,50 +64,6 @@ export function listEnvelopeText(page: ListPage): string {
   return `{${parts.join(',')}}`
 }
 
-const canRead = (principal: Principal, entity: EntityDef) =>
-  hasRole(principal, `${entity.resource}.view`) || hasRole(principal, 'queryUser')
-const hasNumericId = (entity: EntityDef) => {
-  const type = entity.fields.get('id')?.type
-  return type === 'long' || type === 'integer'
-}
-const shorten = (text: string) => (text.length > 100 ? `${text.slice(0, 100)}…` : text)
-
-/**
- * The most objects (rows written, nested ones included) a response may hold, estimated before the query runs from
- * the page size and the projection, and the most characters its data may have once built. Both keep any request to
- * a few seconds and megabytes, whatever the data.
- */
-const MAX_EXPANDED_OBJECTS = 100_000
-const MAX_RESPONSE_CHARS = 16 * 1024 * 1024
-
-/**
- * The elements written per expanded collection: the largest of EXPANDED_COLLECTION_LIMITS under which `rows` root
- * rows stay within MAX_EXPANDED_OBJECTS. Refuses, before it runs, a projection that would exceed it even at the
- * smallest.
- */
-function collectionLimitFor(entity: EntityDef, ast: QueryAst, request: QueryRequest, rows: number): number {
-  if (ast.select.kind !== 'entities') return EXPANDED_COLLECTION_LIMIT
-  const projection = ast.select.projection
-  let weight = 0
-  for (const limit of EXPANDED_COLLECTION_LIMITS) {
-    weight = expansionWeight(platformRegistry, entity, projection, limit)
-    if (weight * rows <= MAX_EXPANDED_OBJECTS) return limit
-  }
-  const smallest = EXPANDED_COLLECTION_LIMITS[EXPANDED_COLLECTION_LIMITS.length - 1]
-  throw expansionError(
-    request,
-    `could write up to ${Math.min(weight * rows, 1e12).toLocaleString('en-US')} objects even with collections cut at ${smallest} elements`,
-  )
-}
-
-function expansionError(request: QueryRequest, what: string): AppError {
-  const names = parameterNames(request)
-  const parameter =
-    (request.depth ?? 0) > 0 ? names.depth : (request.nested?.length ?? 0) > 0 ? names.nested : names.fields
-  const message = `${what}, more than one response may hold (${MAX_EXPANDED_OBJECTS.toLocaleString('en-US')} objects): lower ${names.depth}, expand fewer relations in ${names.nested} or ${names.fields}, or ask for fewer rows with limit`
-  return new AppError('INVALID_PARAMETER', `${parameter}: ${message}`, { details: [{ field: parameter, message }] })
-}
-
 /**
  * Compiled statements kept per request shape. An entry holds its key (the request, at most MAX_CACHED_REQUEST_CHARS)
  * and its statement (at most MAX_CACHED_STATEMENT_CHARS): the cache stays under about 40 MB whatever clients send.
@@ -141,21 +71,6 @@ function expansionError(request: QueryRequest, what: string): AppError {
 const STATEMENT_CACHE_SIZE = 500
 const MAX_CACHED_REQUEST_CHARS = 8192
 const MAX_CACHED_STATEMENT_CHARS = 65_536
-
-/** PostgreSQL takes at most 65,535 values in a statement; a request needing more is refused long before. */
-const MAX_STATEMENT_VALUES = 20_000
-
-function boundedValues(compiled: CompiledStatement): CompiledStatement {
-  const count = compiled.statement.values.length
-  if (count > MAX_STATEMENT_VALUES) {
-    throw new AppError(
-      'INVALID_FILTER',
-      `filters: too many conditions and values (the query would carry ${count} values, at most ${MAX_STATEMENT_VALUES})`,
-      { details: [{ field: 'filters', message: `at most ${MAX_STATEMENT_VALUES} values in all` }] },
-    )
-  }
-  return compiled
-}
 
 export type QueryEngine = ReturnType<typeof createQueryEngine>
 
@@ -167,51 +82,6 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
   const registry = deps.registry ?? platformRegistry
   const database = deps.database
   const cache = new StatementCache(STATEMENT_CACHE_SIZE)
-
-  function resolve(token: string): Target {
-    const entity = registry.find(token)
-    if (entity?.queryable) return { entity, name: entity.name, fullName: entity.fullName, restriction: undefined }
-    // A subclass token (calendarPeriod) is its entity restricted to the subclass's discriminator value.
-    const sub = registry.findSubclass(token)
-    const inheritance = sub?.entity.inheritance
-    if (sub?.entity.queryable && inheritance) {
-      const wanted = token.trim().toLowerCase()
-      const fullNameOf = (name: string) => entityFullName(sub.entity.package, name)
-      const name = Object.keys(inheritance.subclasses).find(
-        (n) => n.toLowerCase() === wanted || fullNameOf(n).toLowerCase() === wanted,
-      )
-      if (name) {
-        const restriction: Condition = {
-          kind: 'compare',
-          target: { relations: [], field: inheritance.discriminator },
-          op: '=',
-          value: { kind: 'text', text: sub.value },
-          ignoreCase: false,
-        }
-        return { entity: sub.entity, name, fullName: fullNameOf(name), restriction }
-      }
-    }
-    throw new AppError('ENTITY_NOT_FOUND', `Entity ${shorten(token)} not found`)
-  }
-
-  /** Every entity a statement reads needs the caller's view role of its resource, or queryUser, as its root does. */
-  function authorizeReached(principal: Principal, compiled: CompiledStatement): CompiledStatement {
-    for (const entity of compiled.reached) requireEntityReadable(principal, entity)
-    return compiled
-  }
-
-  /** Any Query API use needs queryUser or the view role of at least one entity's resource. */
-  function requireSomeReadable(principal: Principal): void {
-    if (!registry.queryable().some((entity) => canRead(principal, entity))) {
-      throw new AppError('FORBIDDEN', 'The Query API needs the role queryUser or the view role of an entity')
-    }
-  }
-
-  function authorize(principal: Principal, token: string): Target {
-    const target = resolve(token)
-    requireEntityReadable(principal, target.entity)
-    return target
-  }
 
   /**
    * What parsing the filters needs before it can run synchronously: PostgreSQL's parser when raw SQL may be
@@ -278,38 +148,13 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
     const found = cacheable ? cache.get(key, viewer) : undefined
     if (found) return authorizeReached(principal, found)
     const built = await build(principal, target, request, settings)
-    const collectionLimit =
-      kind === 'count'
-        ? undefined
-        : collectionLimitFor(target.entity, built.ast, request, kind === 'get' ? 1 : built.ast.limit)
     const trace = { viewerUsed: false }
-    const options = { ...compileOptions(principal, settings, trace), collectionLimit }
-    let query: SQL
-    if (kind === 'list') query = compileList(registry, built.ast, { ...options, count })
-    else if (kind === 'count') query = compileCount(registry, built.ast, options)
-    else {
-      if (built.ast.select.kind !== 'entities')
-        throw parameterError('fields', 'aggregations are not available on get by id')
-      const byId: Condition = {
-        kind: 'compare',
-        target: { relations: [], field: 'id' },
-        op: '=',
-        value: { kind: hasNumericId(target.entity) ? 'number' : 'text', text: ID_PLACEHOLDER },
-        ignoreCase: false,
-      }
-      query = compileObject(registry, { ...built.ast, where: combine('and', [built.ast.where, byId]) }, options)
-    }
-    // A count writes no object: only what its filters and grouping read counts.
-    const analysed =
-      kind === 'count' && built.ast.select.kind === 'entities'
-        ? { ...built.ast, select: { kind: 'entities' as const, projection: { fields: [], relations: [] } } }
-        : built.ast
-    const reached = entitiesReached(registry, analysed)
     const compiled = authorizeReached(
       principal,
-      boundedValues(
-        toCompiled(query, { usesSql: built.usesSql, limit: built.ast.limit, offset: built.ast.offset, reached }),
-      ),
+      compileStatement(registry, kind, target.entity, built, request, {
+        ...compileOptions(principal, settings, trace),
+        count,
+      }),
     )
     // The cache holds its entries' text: a statement too long to keep is compiled again when asked for again.
     if (cacheable && compiled.statement.text.length <= MAX_CACHED_STATEMENT_CHARS)
@@ -376,7 +221,7 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
 
   /** A list page with its rows as the database's JSON text. */
   async function list(principal: Principal, entityToken: string, request: QueryRequest): Promise<ListPage> {
-    const target = authorize(principal, entityToken)
+    const target = authorizedTarget(registry, principal, entityToken)
     const settings = await cachedTenantSettings(database.db)
     const count = counts(settings, target, request)
     const compiled = await statementFor('list', principal, target, entityToken, request, settings, count)
@@ -407,14 +252,14 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
      * keys need queryExpert from whoever saves them, and again from whoever runs the query later.
      */
     async validate(principal: Principal, entityToken: string, request: QueryRequest): Promise<QueryAst> {
-      const target = resolve(entityToken)
+      const target = resolveTarget(registry, entityToken)
       const settings = await cachedTenantSettings(database.db)
       return (await build(principal, target, request, settings)).ast
     },
 
     /** The entity a token names (simple or full name, camelCase, or a subclass restricted to its rows). */
     resolveEntity(token: string): { entity: EntityDef; restriction: Condition | undefined } {
-      const target = resolve(token)
+      const target = resolveTarget(registry, token)
       return { entity: target.entity, restriction: target.restriction }
     },
 
@@ -425,25 +270,16 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
      * statement past its timeout is QUERY_TIMEOUT.
      */
     async runAst(principal: Principal, ast: QueryAst, options: { timeoutMs: number }): Promise<string> {
-      const target = authorize(principal, ast.entity)
+      const target = authorizedTarget(registry, principal, ast.entity)
       const settings = await cachedTenantSettings(database.db)
       const frozen = freeze(ast)
       const request: QueryRequest = { forceCount: false, extractList: false }
-      const query = compileList(registry, frozen, {
-        ...compileOptions(principal, settings),
-        count: false,
-        collectionLimit: collectionLimitFor(target.entity, frozen, request, frozen.limit),
-      })
       const compiled = authorizeReached(
         principal,
-        boundedValues(
-          toCompiled(query, {
-            usesSql: false,
-            limit: frozen.limit,
-            offset: frozen.offset,
-            reached: entitiesReached(registry, frozen),
-          }),
-        ),
+        compileStatement(registry, 'list', target.entity, { ast: frozen, usesSql: false }, request, {
+          ...compileOptions(principal, settings),
+          count: false,
+        }),
       )
       let found: { data: string } | undefined
       try {
@@ -457,7 +293,7 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
     },
 
     async count(principal: Principal, entityToken: string, request: QueryRequest): Promise<{ total: number }> {
-      const target = authorize(principal, entityToken)
+      const target = authorizedTarget(registry, principal, entityToken)
       const settings = await cachedTenantSettings(database.db)
       const compiled = await statementFor('count', principal, target, entityToken, request, settings, true)
       const found = await execute<{ total: string }>(principal, settings, compiled.statement, compiled.usesSql)
@@ -466,7 +302,7 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
 
     /** One entity as JSON text; 404 when it does not exist or the caller may not see it. */
     async get(principal: Principal, entityToken: string, id: string, request: QueryRequest): Promise<string> {
-      const target = authorize(principal, entityToken)
+      const target = authorizedTarget(registry, principal, entityToken)
       if (!target.entity.fields.has('id')) throw new AppError('NOT_FOUND', `entity ${shorten(entityToken)} has no id`)
       const numeric = hasNumericId(target.entity)
       if (numeric && !/^\d{1,18}$/.test(id)) throw parameterError('id', `expected a numeric id, got ${shorten(id)}`)
@@ -489,71 +325,19 @@ export function createQueryEngine(deps: { database: Database; registry?: EntityR
      */
     assertCanQuery(principal: Principal, entityToken: string | undefined): void {
       if (entityToken !== undefined && (registry.find(entityToken)?.queryable || registry.findSubclass(entityToken))) {
-        authorize(principal, entityToken)
+        authorizedTarget(registry, principal, entityToken)
         return
       }
-      requireSomeReadable(principal)
+      requireSomeReadable(registry, principal)
     },
 
     /** The entity names the caller may query (readable by its roles), subclasses included. */
-    entities(principal: Principal, options: EntityListOptions) {
-      requireSomeReadable(principal)
-      const found: { name: string; fullName: string }[] = []
-      for (const entity of registry.queryable()) {
-        if (!canRead(principal, entity)) continue
-        if (options.onlyBusinessEntities && !entity.business) continue
-        if (options.onlyHugeEntities && !entity.huge) continue
-        if (options.withoutPlatformEntities && entity.platform) continue
-        found.push({ name: entity.name, fullName: entity.fullName })
-        for (const sub of Object.keys(entity.inheritance?.subclasses ?? {})) {
-          found.push({ name: sub, fullName: entityFullName(entity.package, sub) })
-        }
-      }
-      found.sort((x, y) => x.name.localeCompare(y.name))
-      return { entities: options.withFullName ? found : found.map((e) => e.name) }
-    },
-
-    /** Opencell's description of an entity (generic API v2): readable relations are described `depth` levels down. */
-    opencellFields(
+    entities: (principal: Principal, options: EntityListOptions) => readableEntities(registry, principal, options),
+    opencellFields: (
       principal: Principal,
       entityToken: string,
       options: { depth: number; filter: string | undefined },
-    ): OpencellFieldMap {
-      const target = authorize(principal, entityToken)
-      return opencellFieldMap(registry, target.entity, {
-        ...options,
-        readable: (entity) => canRead(principal, entity),
-      })
-    },
-
-    /** How an entity maps to its table, with Java-style names and types so that clients written for Opencell read it. */
-    fieldMapping(principal: Principal, entityToken: string): FieldMapping {
-      const target = authorize(principal, entityToken)
-      const entity = target.entity
-      const fields: Record<string, string | boolean>[] = []
-      for (const field of entity.fields.values()) {
-        fields.push({
-          javaField: field.name,
-          javaType: JAVA_TYPES[field.type],
-          columnName: field.column,
-          ...(field.nullable ? {} : { nullable: false }),
-        })
-      }
-      for (const relation of entity.relations.values()) {
-        const related = registry.get(relation.target)
-        if (!related.queryable) continue
-        if (relation.kind === 'manyToOne') {
-          fields.push({
-            javaField: relation.name,
-            javaType: related.fullName,
-            columnName: relation.column!,
-            ...(relation.nullable ? {} : { nullable: false }),
-            isFK: true,
-            isAssociation: true,
-          })
-        } else fields.push({ javaField: relation.name, javaType: 'java.util.List', isAssociation: true })
-      }
-      return { javaName: target.fullName, tableName: entity.tableName, fields }
-    },
+    ) => opencellFields(registry, principal, entityToken, options),
+    fieldMapping: (principal: Principal, entityToken: string) => fieldMapping(registry, principal, entityToken),
   }
 }
