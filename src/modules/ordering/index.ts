@@ -47,12 +47,12 @@ export {
 } from './usage-billing.repository.ts'
 /** Wallets as prepaid's wallet routes and reservations use them (balances change by prepaid's ledger only). */
 export {
-  insertWallet,
+  changeWallet,
+  createPrepaidWallet,
   lockedWalletsSelect,
   lockPrepaidWalletOf,
   lockWallets,
   prepaidWalletIdOf,
-  updateWallet,
   walletBalancesUpdate,
   walletByCode,
   walletsOf,

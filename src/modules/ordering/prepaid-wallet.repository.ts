@@ -87,7 +87,7 @@ export async function walletByCode(db: Db, userAccountId: number, code: string):
 }
 
 /** Creates a PREPAID wallet with balance 0; false when the user account already has a wallet of that code. */
-export async function insertWallet(
+export async function createPrepaidWallet(
   db: Db,
   wallet: { userAccountId: number; code: string; description: string | null; lowBalanceLevel: string | null },
   actor: string,
@@ -103,7 +103,7 @@ export async function insertWallet(
 }
 
 /** Changes a wallet's description and low-balance level (those given). */
-export async function updateWallet(
+export async function changeWallet(
   db: Db,
   id: number,
   change: { description?: string | null; lowBalanceLevel?: string | null },

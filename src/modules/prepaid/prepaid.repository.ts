@@ -34,10 +34,10 @@ export {
 export { offerProducts } from '../catalog/index.ts'
 /** Ordering's rows a usage reservation and a wallet read and lock, read through ordering. */
 export {
-  insertWallet,
+  changeWallet,
+  createPrepaidWallet,
   lockPrepaidWalletOf,
   lockWallets,
-  updateWallet,
   usageChargeById,
   usageSubscriptionById as subscriptionById,
   walletByCode,
