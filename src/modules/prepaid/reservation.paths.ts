@@ -10,7 +10,7 @@ import { checkMove, moveRefused, releasePlan, reservationNotFound, type ClosePla
 
 /**
  * What the reservation use cases share: the two paths a close runs on (one statement, or a transaction under row
- * locks) and the rating of a reservation's usage. Every balance and counter change runs under row locks taken in
+ * locks) and the usage a confirm bills (rated and billed by ordering). Every balance and counter change runs under row locks taken in
  * one order — the reservation, then its counter periods by id, then its wallet — and decides from the figures read
  * under those locks, so two requests (or instances) racing on one wallet, counter or reservation serialize and each
  * sees the other's result.
