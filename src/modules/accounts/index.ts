@@ -31,6 +31,7 @@ export {
   sellerIdOfUserAccount,
   userAccountIdByCode,
 } from './account-lookup.repository.ts'
+export { sellerAndUserAccountJoins, sellerCodeById, sellerCodeOf } from './seller-lookup.repository.ts'
 export { taxClassCodes, taxMappingsOf, type TaxMappingRow } from './tax-lookup.repository.ts'
 
 export function toResource(spec: (typeof accountResources)[number]): Resource {

@@ -50,3 +50,18 @@ export {
   type CatalogCache,
   type CatalogReads,
 } from './catalog-cache.ts'
+/** The catalog joins of a usage reservation's statements (aliases `ot`, `ct`, `p`, `t`, `c`). */
+export {
+  chargeCounterTemplateColumn,
+  chargeMatchesParam1,
+  chargeTemplateJoin,
+  chargeUnfiltered,
+  counterTemplateColumns,
+  counterTemplateJoins,
+  counterTemplateOf,
+  offerCodeColumn,
+  offerTemplateJoin,
+  productCodeColumn,
+  productJoin,
+  type CounterTemplateRow,
+} from './usage-lookup.repository.ts'

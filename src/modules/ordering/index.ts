@@ -15,28 +15,48 @@ export { rateDueRecurringCharges, rateRecurringChargesOf, type RecurringRatingRe
 export { seedOrderingDemo } from './demo-data.ts'
 /** The business day an instant falls on in a time zone (`yyyy-MM-dd`). */
 export { dayIn } from '../../kernel/time-zone.ts'
-/** The rating glue shared with prepaid usage reservations. */
-export {
-  giveBackPlanStates,
-  planInstanceKey,
-  RatingCatalog,
-  savePlanStates,
-  storedChargeInput,
-  storedOperationOwner,
-  storedPlanInstances,
-  storedScopes,
-  type BillingParties,
-  type PlanInstanceRow,
-  type StoredCharge,
-} from './rating-glue.ts'
+/** What prepaid's usage reservations read of ordering's rows, and the use cases of usage billing they run. */
+export { storedPlanInstances, type BillingParties, type PlanInstanceRow } from './rating-glue.ts'
 export { cachedCatalog, type CatalogLookups } from './cached-catalog.ts'
-export { chargeOperation, discountOperation } from './wallet-operation.model.ts'
 export {
-  insertWalletOperations,
-  reserveWalletOperationIds,
-  walletOperationsInsert,
-  type WalletOperationValues,
-} from './wallet-operation.repository.ts'
+  billUsage,
+  giveBackUsage,
+  holdUsageDiscounts,
+  rateUsage,
+  usageDiscountsTaken,
+  usageOperation,
+  type RatedUsage,
+  type UsageOperation,
+} from './usage-billing.ts'
+export {
+  hasPlansColumn,
+  lockedPlanInstances,
+  openOperationsTotal,
+  usageChargeById,
+  usageChargeColumns,
+  usageChargeJoin,
+  usageChargeOfPrefixed,
+  usageOperationsInsert,
+  usageSubscriptionById,
+  usageSubscriptionColumns,
+  usageSubscriptionFrom,
+  usageSubscriptionOf,
+  type UsageChargeRow,
+  type UsageSubscriptionRow,
+} from './usage-billing.repository.ts'
+/** Wallets as prepaid's wallet routes and reservations use them (balances change by prepaid's ledger only). */
+export {
+  changeWallet,
+  createPrepaidWallet,
+  lockedWalletsSelect,
+  lockPrepaidWalletOf,
+  lockWallets,
+  prepaidWalletIdOf,
+  walletBalancesUpdate,
+  walletByCode,
+  walletsOf,
+  type WalletRow,
+} from './prepaid-wallet.repository.ts'
 
 /** Orders, subscriptions and their instances, wallet operations; preview and placement share the rating path. */
 export function createOrderingModule(deps: { db: Db; clock?: Clock; catalogCache?: CatalogCache; outbox: Outbox }) {

@@ -4,27 +4,18 @@ import { AppError } from '../../kernel/errors.ts'
 import { money } from '../../kernel/money.ts'
 import { cachedTenantSettings } from '../../kernel/settings.ts'
 import {
+  billUsage,
   cachedCatalog,
-  discountOperation,
-  giveBackPlanStates,
-  insertWalletOperations,
-  planInstanceKey,
-  reserveWalletOperationIds,
-  savePlanStates,
+  giveBackUsage,
+  lockedPlanInstances,
+  rateUsage,
   storedPlanInstances,
+  usageOperation,
+  type UsageOperation,
 } from '../ordering/index.ts'
 import * as repo from './prepaid.repository.ts'
 import { insufficientBalance, splitConsumption } from './reservation.model.ts'
-import {
-  heldPath,
-  lockedPath,
-  operationOwner,
-  rateUsage,
-  runLocked,
-  usageOperation,
-  type ReservationDeps,
-  type UsageOperation,
-} from './reservation.paths.ts'
+import { billedUsage, heldPath, lockedPath, runLocked, type ReservationDeps } from './reservation.paths.ts'
 import { confirmPlan, consumedOf } from './reservation.plan.ts'
 
 /**
@@ -66,9 +57,7 @@ export async function confirm(
         catalogCache && cachedCatalog(db, catalogCache.readsAt(usage.catalogGeneration)),
       )
       charged = rating.total.withTax
-      operations.push(
-        usageOperation(operationOwner(r, usage.subscription, usage.charge, caller.username), rating, r.usageDay!),
-      )
+      operations.push(usageOperation(billedUsage(r, usage.subscription, usage.charge), rating, caller.username))
     }
     // A consumed part dearer than its hold (a tiered price re-rated on fewer units) needs the wallet's available
     // balance for the rest, checked under the wallet's lock; without a wallet, the locked path refuses it.
@@ -96,16 +85,13 @@ export async function confirm(
     let write: (() => Promise<void>) | undefined
     // What the reserve's rating took from discount plans goes back first (under the order's lock); the consumed
     // part is then rated from there, as a placed order's usage would be.
-    await giveBackPlanStates(tx, [r.discountTaken], caller.username)
+    await giveBackUsage(tx, [r.discountTaken], caller.username)
     if (split.paidConsumed.gt(0)) {
       const sub = (await repo.subscriptionById(tx, r.subscriptionId!))!
       const charge = await repo.usageChargeById(tx, r.chargeInstanceId!)
       let instances = sub.orderId === null ? [] : await storedPlanInstances(tx, [sub.orderId])
-      if (instances.length > 0) {
-        // The plan states this rating continues from are read again under the order's lock.
-        await repo.lockOrderForRating(tx, sub.orderId!)
-        instances = await storedPlanInstances(tx, [sub.orderId!])
-      }
+      // The plan states this rating continues from are read again under the order's lock.
+      if (instances.length > 0) instances = await lockedPlanInstances(tx, sub.orderId!)
       const rating = await rateUsage(
         tx,
         sub,
@@ -117,31 +103,7 @@ export async function confirm(
       )
       charged = rating.total.withTax
       currency = sub.parties.currencyCode
-      write = async () => {
-        const owner = operationOwner(r, sub, charge, caller.username)
-        const ids = await reserveWalletOperationIds(tx, 1 + rating.discounts.discounts.length)
-        const instanceIds = new Map(instances.map((i) => [planInstanceKey(i), i.id]))
-        await insertWalletOperations(tx, [
-          { ...usageOperation(owner, rating, r.usageDay!), id: ids[0]! },
-          ...rating.discounts.discounts.map((discount, i) => ({
-            ...discountOperation(
-              owner,
-              'USAGE',
-              discount,
-              instanceIds.get(discount.instance.key) ?? null,
-              ids[0]!,
-              r.usageDay!,
-              null,
-            ),
-            id: ids[i + 1]!,
-          })),
-        ])
-        await savePlanStates(
-          tx,
-          instances.map((i) => ({ id: i.id, state: rating.discounts.states.get(planInstanceKey(i)) ?? i.state })),
-          caller.username,
-        )
-      }
+      write = () => billUsage(tx, billedUsage(r, sub, charge), rating, instances, caller.username)
     }
     await repo.lockCounterPeriods(
       tx,

@@ -5,15 +5,24 @@ import type { Decimal } from 'decimal.js'
 import { one, preparedRows, rows, type Db } from '../../kernel/db/database.ts'
 import { money } from '../../kernel/money.ts'
 import { instantText, textArray } from '../../kernel/model/json.ts'
-import { walletOperationsInsert, type WalletOperationValues } from '../ordering/index.ts'
 import {
-  billingPartiesColumns,
-  billingPartiesJoins,
-  billingPartiesOf,
-  sellerOfUserAccount,
-  userAccountJoins,
-  type BillingParties,
-} from '../accounts/index.ts'
+  hasPlansColumn,
+  lockedWalletsSelect,
+  openOperationsTotal,
+  prepaidWalletIdOf,
+  usageChargeColumns,
+  usageChargeJoin,
+  usageChargeOfPrefixed,
+  usageOperationsInsert,
+  usageSubscriptionColumns,
+  usageSubscriptionFrom,
+  usageSubscriptionOf,
+  walletBalancesUpdate,
+  type UsageChargeRow,
+  type UsageOperation,
+  type UsageSubscriptionRow,
+} from '../ordering/index.ts'
+import { sellerAndUserAccountJoins, sellerCodeOf, sellerOfUserAccount, userAccountJoins } from '../accounts/index.ts'
 /** Accounts' and the catalog's lookups a reservation or wallet needs, read through the modules owning them. */
 export {
   currencyOfUserAccount,
@@ -23,8 +32,29 @@ export {
   userAccountIdByCode,
 } from '../accounts/index.ts'
 export { offerProducts } from '../catalog/index.ts'
+/** Ordering's rows a usage reservation and a wallet read and lock, read through ordering. */
+export {
+  changeWallet,
+  createPrepaidWallet,
+  lockPrepaidWalletOf,
+  lockWallets,
+  usageChargeById,
+  usageSubscriptionById as subscriptionById,
+  walletByCode,
+  walletsOf,
+  type UsageChargeRow,
+  type UsageSubscriptionRow as SubscriptionRow,
+  type WalletRow,
+} from '../ordering/index.ts'
 import type { DiscountState } from '../rating/index.ts'
-import { catalogGenerationSql } from '../catalog/index.ts'
+import {
+  catalogGenerationSql,
+  counterTemplateColumns,
+  counterTemplateJoins,
+  counterTemplateOf,
+  offerTemplateJoin,
+  type CounterTemplateRow,
+} from '../catalog/index.ts'
 import { CLOSING_TRIGGER, reservationMachine, type ReservationStatus } from './reservation.machine.ts'
 
 const num = (value: unknown) => Number(value)
@@ -43,141 +73,9 @@ function idIn(column: SQL, values: readonly number[]): SQL {
       )})`
 }
 
-/** A subscription with what a usage reservation needs: its parties, user account and order. */
-export interface SubscriptionRow {
-  readonly id: number
-  readonly code: string
-  readonly status: string
-  readonly subscriptionDate: string
-  readonly offerCode: string
-  readonly userAccountId: number
-  readonly orderId: number | null
-  readonly parties: BillingParties
-}
-
-function subscriptionOf(r: Record<string, unknown>): SubscriptionRow {
-  return {
-    id: num(r.id),
-    code: r.code as string,
-    status: r.status as string,
-    subscriptionDate: r.subscription_date as string,
-    offerCode: r.offer_code as string,
-    userAccountId: num(r.user_account_id),
-    orderId: r.order_id === null ? null : num(r.order_id),
-    parties: billingPartiesOf(r),
-  }
-}
-
-const subscriptionColumns = sql`s.id, s.code, s.status, to_char(s.subscription_date, 'YYYY-MM-DD') as subscription_date,
-    ot.code as offer_code, s.user_account_id, s.order_id, ${billingPartiesColumns}`
-
-const subscriptionFrom = sql`from subscription s
-  join offer_template ot on ot.id = s.offer_template_id
-  ${billingPartiesJoins({ sellerId: sql`s.seller_id`, userAccountId: sql`s.user_account_id` })}`
-
-/** Whether the subscription's order has ACTIVE discount plan instances (`has_plans`). */
-const hasPlansColumn = sql`exists (select 1 from discount_plan_instance dpi
-    where dpi.order_id = s.order_id and dpi.status = 'ACTIVE') as has_plans`
-
-const subscriptionSelect = sql`select ${subscriptionColumns} ${subscriptionFrom}`
-
-export async function subscriptionById(db: Db, id: number): Promise<SubscriptionRow | undefined> {
-  const found = await one<Record<string, unknown>>(db, sql`${subscriptionSelect} where s.id = ${id}`)
-  return found && subscriptionOf(found)
-}
-
-/** A usage charge instance of a subscription, with its product and counter template. */
-export interface UsageChargeRow {
-  readonly id: number
-  readonly chargeId: number
-  readonly walletId: number
-  readonly quantity: string
-  readonly unitPriceOverride: string | null
-  readonly attributes: Record<string, string> | null
-  readonly productCode: string | null
-  readonly productInstanceId: number | null
-  readonly counterTemplateId: number | null
-}
-
-const usageChargeSelect = sql`select ci.id, ci.charge_id, ci.wallet_id, ci.product_instance_id, ci.quantity::text as quantity,
-    ci.unit_price_override::text as unit_price_override, pi.attributes, p.code as product_code, ct.counter_template_id
-  from charge_instance ci
-  join charge_template ct on ct.id = ci.charge_id
-  left join product_instance pi on pi.id = ci.product_instance_id
-  left join product p on p.id = pi.product_id`
-
-function usageChargeOf(r: Record<string, unknown>): UsageChargeRow {
-  return {
-    id: num(r.id),
-    chargeId: num(r.charge_id),
-    walletId: num(r.wallet_id),
-    quantity: r.quantity as string,
-    unitPriceOverride: r.unit_price_override as string | null,
-    attributes: (typeof r.attributes === 'string' ? JSON.parse(r.attributes) : r.attributes) as Record<
-      string,
-      string
-    > | null,
-    productCode: r.product_code as string | null,
-    productInstanceId: r.product_instance_id === null ? null : num(r.product_instance_id),
-    counterTemplateId: r.counter_template_id === null ? null : num(r.counter_template_id),
-  }
-}
-
-/** A usage charge's columns as `ci_`-prefixed ones of a lateral `u` (`usageChargeSelect`), beside other columns. */
-const usageChargeColumns = sql`u.id as ci_id, u.charge_id as ci_charge_id, u.wallet_id as ci_wallet_id,
-  u.product_instance_id as ci_product_instance_id, u.quantity as ci_quantity,
-  u.unit_price_override as ci_unit_price_override, u.attributes as ci_attributes,
-  u.product_code as ci_product_code, u.counter_template_id as ci_counter_template_id`
-
-function usageChargeOfPrefixed(r: Record<string, unknown>): UsageChargeRow {
-  return usageChargeOf(
-    Object.fromEntries(
-      Object.entries(r).flatMap(([key, value]) => (key.startsWith('ci_') ? [[key.slice(3), value]] : [])),
-    ),
-  )
-}
-
-export async function usageChargeById(db: Db, chargeInstanceId: number): Promise<UsageChargeRow> {
-  const found = await one<Record<string, unknown>>(db, sql`${usageChargeSelect} where ci.id = ${chargeInstanceId}`)
-  if (!found) throw new Error(`charge instance ${chargeInstanceId} not found`)
-  return usageChargeOf(found)
-}
-
-export interface CounterTemplateRow {
-  readonly id: number
-  readonly code: string
-  readonly ceiling: string
-  readonly calendar: {
-    calendarType: 'PERIOD' | 'YEARLY'
-    periodUnit: 'DAY' | 'MONTH' | null
-    periodLength: number | null
-    referenceDate: string | null
-    days: string[] | null
-  }
-}
-
-const counterTemplateColumns = sql`t.id as ct_id, t.code as ct_code, t.ceiling::text as ct_ceiling,
-  c.calendar_type as ct_calendar_type, c.period_unit as ct_period_unit, c.period_length as ct_period_length,
-  to_char(c.reference_date, 'YYYY-MM-DD') as ct_reference_date, c.days as ct_days`
-
-function counterTemplateOf(r: Record<string, unknown>): CounterTemplateRow {
-  return {
-    id: num(r.ct_id),
-    code: r.ct_code as string,
-    ceiling: r.ct_ceiling as string,
-    calendar: {
-      calendarType: r.ct_calendar_type as 'PERIOD' | 'YEARLY',
-      periodUnit: r.ct_period_unit as 'DAY' | 'MONTH' | null,
-      periodLength: r.ct_period_length === null ? null : num(r.ct_period_length),
-      referenceDate: r.ct_reference_date as string | null,
-      days: r.ct_days as string[] | null,
-    },
-  }
-}
-
 /** What a usage reservation starts from, read in one statement (see `usageContext`). */
 export interface UsageContext {
-  readonly subscription: SubscriptionRow
+  readonly subscription: UsageSubscriptionRow
   /**
    * The ACTIVE usage charge `param1` selects, if any: a charge whose filterParam1 equals it before one without filter
    * (which matches any), then the first instance.
@@ -221,19 +119,13 @@ export async function usageContexts(db: Db, keys: readonly UsageKey[]): Promise<
       keys.map((k, i) => sql`(${sql.raw(String(i))}, ${k.subscriptionCode}::text, ${k.param1}::text, ${k.day}::date)`),
       sql`, `,
     )}) as k(i, code, param1, day)
-      cross join lateral (select ${subscriptionColumns}, ${hasPlansColumn}, ${usageChargeColumns},
+      cross join lateral (select ${usageSubscriptionColumns}, ${hasPlansColumn}, ${usageChargeColumns},
         ${counterTemplateColumns}, per.id as period_id, per.start as period_start, per.value as period_value,
-        (select w.id from wallet w where w.user_account_id = s.user_account_id and w.wallet_type = 'PREPAID'
-          order by w.code limit 1) as prepaid_wallet_id,
+        ${prepaidWalletIdOf(sql`s.user_account_id`)} as prepaid_wallet_id,
         ${catalogGenerationSql} as catalog_generation
-      ${subscriptionFrom}
-      left join lateral (${usageChargeSelect}
-        where ci.subscription_id = s.id and ci.charge_type = 'USAGE' and ci.status = 'ACTIVE'
-          and (coalesce(ct.filter_param1, '') = '' or ct.filter_param1 = k.param1)
-        order by (coalesce(ct.filter_param1, '') = ''), ci.id
-        limit 1) u on true
-      left join counter_template t on t.id = u.counter_template_id
-      left join calendar c on c.id = t.calendar_id
+      ${usageSubscriptionFrom}
+      ${usageChargeJoin({ param1: sql`k.param1` })}
+      ${counterTemplateJoins(sql`u.counter_template_id`)}
       left join lateral (select p.id, to_char(p.period_start, 'YYYY-MM-DD') as start, p.value::text as value
           from counter_period p
           join counter_instance i on i.id = p.counter_instance_id
@@ -260,9 +152,9 @@ export const usageContextSoon = coalescedReads(usageContexts)
 
 function usageContextOf(found: Record<string, unknown>): UsageContext {
   return {
-    subscription: subscriptionOf(found),
-    charge: found.ci_id === null ? undefined : usageChargeOfPrefixed(found),
-    counter: found.ct_id === null ? undefined : counterTemplateOf(found),
+    subscription: usageSubscriptionOf(found),
+    charge: usageChargeOfPrefixed(found),
+    counter: counterTemplateOf(found),
     period:
       found.period_id === null
         ? undefined
@@ -275,7 +167,7 @@ function usageContextOf(found: Record<string, unknown>): UsageContext {
 
 /** What a confirm rates a usage reservation's consumed part with (see `usageByIds`). */
 export interface UsageRating {
-  readonly subscription: SubscriptionRow
+  readonly subscription: UsageSubscriptionRow
   readonly charge: UsageChargeRow
   /** Whether the subscription's order has ACTIVE discount plan instances. */
   readonly hasPlans: boolean
@@ -308,10 +200,10 @@ async function usageRatings(
       keys.map((k, i) => sql`(${sql.raw(String(i))}, ${k.subscriptionId}::bigint, ${k.chargeInstanceId}::bigint)`),
       sql`, `,
     )}) as k(i, subscription_id, charge_instance_id)
-      cross join lateral (select ${subscriptionColumns}, ${hasPlansColumn}, ${usageChargeColumns},
+      cross join lateral (select ${usageSubscriptionColumns}, ${hasPlansColumn}, ${usageChargeColumns},
         ${catalogGenerationSql} as catalog_generation
-      ${subscriptionFrom}
-      join lateral (${usageChargeSelect} where ci.id = k.charge_instance_id) u on true
+      ${usageSubscriptionFrom}
+      ${usageChargeJoin({ chargeInstanceId: sql`k.charge_instance_id` })}
       where s.id = k.subscription_id offset 0) x`,
   )
   const byKey = new Map(found.map((r) => [Number(r.key_index), r]))
@@ -319,8 +211,8 @@ async function usageRatings(
     const r = byKey.get(i)
     return (
       r && {
-        subscription: subscriptionOf(r),
-        charge: usageChargeOfPrefixed(r),
+        subscription: usageSubscriptionOf(r),
+        charge: usageChargeOfPrefixed(r)!,
         hasPlans: r.has_plans === true,
         catalogGeneration: BigInt(r.catalog_generation as string),
       }
@@ -382,108 +274,6 @@ export async function lockCounterPeriods(db: Db, periodIds: readonly number[]): 
       order by id for update`,
   )
   return new Map(found.map((r) => [num(r.id), r.value]))
-}
-
-export interface WalletRow {
-  readonly id: number
-  readonly code: string
-  readonly walletType: string
-  readonly userAccountId: number
-  readonly currency: string
-  /** The currency's decimals: what an amount credited, held or debited may carry at most. */
-  readonly minorUnits: number
-  readonly balance: string
-  readonly reserved: string
-  /** The available amount below which the wallet reports `wallet.balance_low` (none: never). */
-  readonly lowBalanceLevel: string | null
-}
-
-const walletSelect = sql`select w.id, w.code, w.wallet_type, w.user_account_id, cur.code as currency,
-    cur.decimal_places as minor_units, w.balance::text as balance, w.reserved::text as reserved,
-    w.low_balance_level::text as low_balance_level
-  from wallet w
-  ${userAccountJoins(sql`w.user_account_id`)}`
-
-function walletOf(r: Record<string, unknown>): WalletRow {
-  return {
-    id: num(r.id),
-    code: r.code as string,
-    walletType: r.wallet_type as string,
-    userAccountId: num(r.user_account_id),
-    currency: r.currency as string,
-    minorUnits: num(r.minor_units),
-    balance: r.balance as string,
-    reserved: r.reserved as string,
-    lowBalanceLevel: r.low_balance_level as string | null,
-  }
-}
-
-/** The PREPAID wallet a usage reservation holds against (the user account's first by code), locked. */
-export async function lockPrepaidWalletOf(db: Db, userAccountId: number): Promise<WalletRow | undefined> {
-  const [found] = await preparedRows<Record<string, unknown>>(
-    db,
-    sql`${walletSelect} where w.user_account_id = ${userAccountId} and w.wallet_type = 'PREPAID'
-      order by w.code limit 1 for update of w`,
-  )
-  return found && walletOf(found)
-}
-
-/** Locks wallets in id order (after counter periods) and reads their balance and reserved amount. */
-export async function lockWallets(db: Db, walletIds: readonly number[]): Promise<Map<number, WalletRow>> {
-  if (walletIds.length === 0) return new Map()
-  const found = await preparedRows<Record<string, unknown>>(
-    db,
-    sql`${walletSelect} where w.id = any(${ids(walletIds)}::bigint[]) order by w.id for update of w`,
-  )
-  return new Map(found.map((r) => [num(r.id), walletOf(r)]))
-}
-
-export async function walletsOf(db: Db, userAccountId: number): Promise<WalletRow[]> {
-  const found = await rows<Record<string, unknown>>(
-    db,
-    sql`${walletSelect} where w.user_account_id = ${userAccountId} order by w.code`,
-  )
-  return found.map(walletOf)
-}
-
-export async function walletByCode(db: Db, userAccountId: number, code: string): Promise<WalletRow | undefined> {
-  const found = await one<Record<string, unknown>>(
-    db,
-    sql`${walletSelect} where w.user_account_id = ${userAccountId} and w.code = ${code}`,
-  )
-  return found && walletOf(found)
-}
-
-export async function insertWallet(
-  db: Db,
-  wallet: { userAccountId: number; code: string; description: string | null; lowBalanceLevel: string | null },
-  actor: string,
-): Promise<boolean> {
-  const created = await rows<{ id: unknown }>(
-    db,
-    sql`insert into wallet (code, description, user_account_id, wallet_type, principal, low_balance_level, creator)
-      values (${wallet.code}, ${wallet.description}, ${wallet.userAccountId}, 'PREPAID', false,
-        ${wallet.lowBalanceLevel}::numeric, ${actor})
-      on conflict do nothing returning id`,
-  )
-  return created.length > 0
-}
-
-/** Changes a wallet's description and low-balance level (those given). */
-export async function updateWallet(
-  db: Db,
-  id: number,
-  change: { description?: string | null; lowBalanceLevel?: string | null },
-  actor: string,
-): Promise<void> {
-  const sets = [
-    ...(change.description === undefined ? [] : [sql`description = ${change.description}`]),
-    ...(change.lowBalanceLevel === undefined ? [] : [sql`low_balance_level = ${change.lowBalanceLevel}::numeric`]),
-  ]
-  await db.execute(
-    sql`update wallet set ${sql.join([...sets, sql`updated = now()`, sql`updater = ${actor}`], sql`, `)}
-      where id = ${id}`,
-  )
 }
 
 export type LedgerType = 'CREDIT' | 'HOLD' | 'RELEASE' | 'CONSUME'
@@ -558,11 +348,7 @@ function ledgerQueries(
         reserved_delta, reference, creator)
       select t, w, c, ${reservationId ?? sql`r`}, b, d, ref, ${actor} from entries returning id
     ), wallets as (
-      update wallet set balance = balance + s.b, reserved = reserved + s.d, updated = now(), updater = ${actor}
-      from (select w, sum(b) as b, sum(d) as d from entries where w is not null group by w) s
-      where wallet.id = s.w
-      returning wallet.id, wallet.code, wallet.wallet_type, wallet.user_account_id, wallet.balance, wallet.reserved,
-        wallet.low_balance_level, (wallet.balance - s.b) - (wallet.reserved - s.d) as available_before
+      ${walletBalancesUpdate(sql`select w, sum(b) as b, sum(d) as d from entries where w is not null group by w`, actor)}
     )${sql.join(
       lowered(entries).map((walletId, n) => sql`, ${report.lowBalance(walletId, sql`wallets`, `evl${n}`)}`),
       sql``,
@@ -817,8 +603,7 @@ export async function reserveHeld(
         )}
         order by p.id for update
       ), locked_wallet as materialized (
-        select w.id, w.balance - w.reserved as available from wallet w
-        where w.id = ${reservation.walletId}::bigint and (select count(*) from locked_periods) >= 0 for update
+        ${lockedWalletsSelect(sql`w.id = ${reservation.walletId}::bigint and (select count(*) from locked_periods) >= 0`, false)}
       ), checked as materialized (
         select (select count(*) from locked_periods p join takes t on t.id = p.id where p.value >= t.units)
             = (select count(*) from takes) as counters_ok,
@@ -890,7 +675,7 @@ export async function reservationById(
 async function reservationRows(db: Db, ids: readonly number[]): Promise<(Record<string, unknown> | undefined)[]> {
   const found = await preparedRows<Record<string, unknown>>(
     db,
-    sql`select ${reservationColumns}, (select code from seller where seller.id = reservation.seller_id) as seller_code
+    sql`select ${reservationColumns}, ${sellerCodeOf(sql`reservation.seller_id`)} as seller_code
       from reservation where ${idIn(sql`id`, ids)}`,
   )
   const byId = new Map(found.map((r) => [num(r.id), r]))
@@ -925,7 +710,7 @@ export async function closeHeld(
   entries: readonly LedgerEntry[],
   actor: string,
   report: PrepaidReport,
-  operations: readonly Omit<WalletOperationValues, 'id'>[] = [],
+  operations: readonly UsageOperation[] = [],
 ): Promise<boolean> {
   const applied = sql`(select count(*) from locked_wallets) >= 0 and exists (select 1 from closed)`
   const periodIds = [...new Set(entries.flatMap((e) => (e.counterPeriodId === undefined ? [] : [e.counterPeriodId])))]
@@ -946,16 +731,14 @@ export async function closeHeld(
         select p.id from counter_period p
         where ${idIn(sql`p.id`, periodIds)} and exists (select 1 from locked_reservation) order by p.id for update
       ), locked_wallets as materialized (
-        select w.id, w.balance - w.reserved as available from wallet w
-        where ${idIn(sql`w.id`, walletIds)} and (select count(*) from locked_periods) >= 0
-        order by w.id for update
+        ${lockedWalletsSelect(sql`${idIn(sql`w.id`, walletIds)} and (select count(*) from locked_periods) >= 0`, true)}
       ), closed as (
         update reservation set status = ${close.status}, consumed_quantity = ${close.consumedQuantity}::numeric,
           closed_date = ${close.at.toISOString()}::timestamptz, updated = now(), updater = ${actor}
         where id = (select id from locked_reservation) and ${covered}
         returning ${reportedColumns}
       ), ${ledgerQueries(entries, actor, report, sql`(select id from closed)`, applied)}${
-        operations.length === 0 ? sql`` : sql`, operations as (${walletOperationsInsert(operations, applied)})`
+        operations.length === 0 ? sql`` : sql`, operations as (${usageOperationsInsert(operations, applied)})`
       }, ${report.reservation(`reservation.${close.status.toLowerCase()}`, sql`closed`)}
       select (select id from closed) as id, (select count(*) from ledger) as entries`,
   )
@@ -980,9 +763,7 @@ export async function openAmounts(
   const found = await one<{ total: string }>(
     db,
     sql`select (
-        coalesce((select sum(wo.amount_with_tax) from wallet_operation wo join wallet w on w.id = wo.wallet_id
-          where w.user_account_id = ${userAccountId} and wo.status = 'OPEN'
-            and wo.operation_date >= ${month.start}::date and wo.operation_date < ${month.end}::date), 0)
+        coalesce(${openOperationsTotal(userAccountId, month)}, 0)
         + coalesce((select sum(r.amount_with_tax) from reservation r where r.user_account_id = ${userAccountId}
             and r.reservation_type = 'OFFER' and r.status = 'OPEN' and r.id <> ${exceptReservation ?? 0}), 0)
       )::text as total`,
@@ -1015,14 +796,9 @@ export async function reservationView(db: Db, id: number): Promise<ReservationVi
         to_char(r.subscription_date, 'YYYY-MM-DD') as "subscriptionDate", r.credit_limit::text as "creditLimit",
         r.amount_without_tax::text as "amountWithoutTax", r.amount_with_tax::text as "amountWithTax",
         ${instantText(sql`r.reservation_date`)} as "reservationDate", ${instantText(sql`r.expiry_date`)} as "expiryDate"
-      from reservation r join seller se on se.id = r.seller_id join user_account ua on ua.id = r.user_account_id
-      left join offer_template ot on ot.id = r.offer_template_id where r.id = ${id}`,
+      from reservation r ${sellerAndUserAccountJoins({ sellerId: sql`r.seller_id`, userAccountId: sql`r.user_account_id` })}
+      ${offerTemplateJoin(sql`r.offer_template_id`, true)} where r.id = ${id}`,
   )
-}
-
-/** Locks an order as recurring rating does (`for no key update`): the rating of its plan states is then this one's. */
-export async function lockOrderForRating(db: Db, orderId: number): Promise<void> {
-  await db.execute(sql`select id from customer_order where id = ${orderId} for no key update`)
 }
 
 /** The reservation report of an outbox: the event of a reservation written by the statement's CTE `source`. */

@@ -1,31 +1,17 @@
 import type { Caller } from '../../kernel/caller.ts'
-import type { Decimal } from 'decimal.js'
-import { sql } from 'drizzle-orm'
 import type { Clock } from '../../kernel/clock.ts'
-import { one, type Db } from '../../kernel/db/database.ts'
+import type { Db } from '../../kernel/db/database.ts'
 import { unlessVictim, withTransaction } from '../../kernel/db/transaction.ts'
 import { sellerCodeVisible, type SellerCodes } from '../../kernel/model/row-security.ts'
+import { sellerCodeById } from '../accounts/index.ts'
 import type { CatalogCache } from '../catalog/index.ts'
-import {
-  type CatalogLookups,
-  chargeOperation,
-  dayIn,
-  giveBackPlanStates,
-  planInstanceKey,
-  storedScopes,
-  type PlanInstanceRow,
-  RatingCatalog,
-  storedChargeInput,
-  storedOperationOwner,
-  type StoredCharge,
-} from '../ordering/index.ts'
-import { applyDiscounts, rateCharge } from '../rating/index.ts'
+import { dayIn, giveBackUsage, type UsageOperation } from '../ordering/index.ts'
 import * as repo from './prepaid.repository.ts'
 import { checkMove, moveRefused, releasePlan, reservationNotFound, type ClosePlan } from './reservation.plan.ts'
 
 /**
  * What the reservation use cases share: the two paths a close runs on (one statement, or a transaction under row
- * locks) and the rating of a reservation's usage. Every balance and counter change runs under row locks taken in
+ * locks) and the usage a confirm bills (rated and billed by ordering). Every balance and counter change runs under row locks taken in
  * one order — the reservation, then its counter periods by id, then its wallet — and decides from the figures read
  * under those locks, so two requests (or instances) racing on one wallet, counter or reservation serialize and each
  * sees the other's result.
@@ -44,108 +30,16 @@ export interface ReservationDeps {
 /** The seller of a record is one the caller may see (row-level security; unrestricted callers see all). */
 export async function sellerVisible(db: Db, sellerId: number, sellerCodes: SellerCodes): Promise<boolean> {
   if (sellerCodes === null) return true
-  const found = await one<{ code: string }>(db, sql`select code from seller where id = ${sellerId}`)
-  return found !== undefined && sellerCodeVisible(found.code, sellerCodes)
+  const code = await sellerCodeById(db, sellerId)
+  return code !== undefined && sellerCodeVisible(code, sellerCodes)
 }
-
-/** Where a confirmed usage reservation's wallet operations belong: its wallet (else the charge's), charge, subscription. */
-export function operationOwner(
-  r: repo.ReservationRow,
-  sub: repo.SubscriptionRow,
-  charge: repo.UsageChargeRow,
-  actor: string,
-) {
-  return storedOperationOwner(
-    sub.parties,
-    {
-      walletId: r.walletId ?? charge.walletId,
-      chargeInstanceId: charge.id,
-      subscriptionId: sub.id,
-      orderId: sub.orderId,
-    },
-    actor,
-  )
-}
-
-/** The wallet operation of a confirmed usage reservation's consumed part, dated its usage day. */
-export function usageOperation(
-  owner: ReturnType<typeof operationOwner>,
-  rating: {
-    row: Parameters<typeof chargeOperation>[1]
-    rated: Parameters<typeof chargeOperation>[3]
-    tax: Parameters<typeof chargeOperation>[4]
-    pricing: { versionId: Parameters<typeof chargeOperation>[5] }
-  },
-  usageDay: string,
-) {
-  return chargeOperation(owner, rating.row, 'USAGE', rating.rated, rating.tax, rating.pricing.versionId, usageDay, null)
-}
-
-export type UsageOperation = ReturnType<typeof usageOperation>
 
 /**
- * Rates `quantity` units of a reservation's usage charge at its usage day, as a placed order's usage would be: the
- * charge, then the discounts of the subscription's order plans (`instances`, with their states) on it.
+ * The usage a confirmed usage reservation bills: its subscription and charge instance, on its usage day, in its
+ * wallet (else the charge instance's).
  */
-export async function rateUsage(
-  tx: Db,
-  sub: repo.SubscriptionRow,
-  charge: repo.UsageChargeRow,
-  usageDay: string,
-  quantity: Decimal,
-  pricesIncludeTax: boolean,
-  instances: readonly PlanInstanceRow[],
-  lookups?: CatalogLookups,
-) {
-  const catalog = new RatingCatalog()
-  await catalog.load(
-    tx,
-    {
-      chargeIds: [charge.chargeId],
-      prices: [{ chargeId: charge.chargeId, day: usageDay }],
-      planIds: instances.map((i) => i.discountPlanId),
-    },
-    lookups,
-  )
-  const row = catalog.charge(charge.chargeId)
-  const pricing = catalog.priceOn(row, usageDay, sub.parties)
-  const tax = catalog.tax(row.taxClassId, sub.parties, `charge ${row.code}`)
-  const stored: StoredCharge = {
-    chargeInstanceId: charge.id,
-    quantity: charge.quantity,
-    unitPriceOverride: charge.unitPriceOverride,
-    attributes: charge.attributes,
-    subscriptionCode: sub.code,
-    subscriptionDate: sub.subscriptionDate,
-    offerCode: sub.offerCode,
-    productCode: charge.productCode,
-  }
-  const rated = rateCharge(
-    storedChargeInput(row, stored, { pricing, tax, parties: sub.parties, pricesIncludeTax, quantity }),
-  )
-  const discounts = applyDiscounts(
-    quantity.gt(0)
-      ? [
-          {
-            key: 'usage',
-            amount: rated.amount,
-            scopes: storedScopes(sub.id, charge.productInstanceId),
-            subscription: sub.code,
-          },
-        ]
-      : [],
-    catalog.discountInstances(instances, sub.parties),
-    new Map(instances.map((i) => [planInstanceKey(i), i.state])),
-    { minorUnits: sub.parties.minorUnits, pricesIncludeTax },
-  )
-  const total = discounts.discounts.reduce(
-    (sum, d) => ({
-      withoutTax: sum.withoutTax.plus(d.amountWithoutTax),
-      withTax: sum.withTax.plus(d.amountWithTax),
-    }),
-    { withoutTax: rated.amountWithoutTax, withTax: rated.amountWithTax },
-  )
-  return { row, pricing, tax, rated, discounts, total }
+export function billedUsage(r: repo.ReservationRow, sub: repo.SubscriptionRow, charge: repo.UsageChargeRow) {
+  return { sub, charge, walletId: r.walletId ?? charge.walletId, day: r.usageDay! }
 }
 
 /** The locked path of a close: the plan's ledger rows applied and the reservation closed, in `tx`. */
@@ -178,7 +72,7 @@ export async function releaseAll(
   trigger: 'cancel' | 'expire',
   actor: string,
 ): Promise<void> {
-  await giveBackPlanStates(
+  await giveBackUsage(
     tx,
     reservations.map((r) => r.discountTaken),
     actor,

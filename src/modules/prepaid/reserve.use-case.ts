@@ -8,15 +8,15 @@ import { cachedTenantSettings } from '../../kernel/settings.ts'
 import { periodContaining } from '../accounts/index.ts'
 import {
   cachedCatalog,
-  planInstanceKey,
-  savePlanStates,
-  storedPlanInstances,
+  holdUsageDiscounts,
+  lockedPlanInstances,
+  rateUsage,
+  usageDiscountsTaken,
   type PlanInstanceRow,
 } from '../ordering/index.ts'
-import { discountStateTaken, EMPTY_DISCOUNT_STATE, isEmptyDiscountState, type DiscountState } from '../rating/index.ts'
 import * as repo from './prepaid.repository.ts'
 import { availableQuantity, insufficientBalance, takeFreeUnits } from './reservation.model.ts'
-import { rateUsage, type ReservationDeps } from './reservation.paths.ts'
+import { type ReservationDeps } from './reservation.paths.ts'
 import { reservePlan } from './reservation.plan.ts'
 import { invalidUsageRecord, parseUsageLine, type UsageLine } from './usage-line.model.ts'
 
@@ -104,10 +104,7 @@ async function reserveLocked(
     // takes first (lock order: reservation, order, counter periods, wallet), so two reservations cannot both
     // count on a plan's last application.
     let instances: PlanInstanceRow[] = []
-    if (sub.orderId !== null && context.hasPlans) {
-      await repo.lockOrderForRating(tx, sub.orderId)
-      instances = await storedPlanInstances(tx, [sub.orderId])
-    }
+    if (sub.orderId !== null && context.hasPlans) instances = await lockedPlanInstances(tx, sub.orderId)
     const values = await repo.lockCounterPeriods(tx, periodIds)
     const take = takeFreeUnits(
       periodIds.map((periodId) => ({ periodId, value: money(values.get(periodId) ?? '0') })),
@@ -125,14 +122,7 @@ async function reserveLocked(
       // read with the context: published rows a reserve never changes.
       catalogCache && cachedCatalog(tx, catalogCache.readsAt(context.catalogGeneration)),
     )
-    const discountTaken: Record<string, DiscountState> = {}
-    for (const instance of instances) {
-      const taken = discountStateTaken(
-        instance.state,
-        discounts.states.get(planInstanceKey(instance)) ?? EMPTY_DISCOUNT_STATE,
-      )
-      if (!isEmptyDiscountState(taken)) discountTaken[String(instance.id)] = taken
-    }
+    const discountTaken = usageDiscountsTaken(instances, { discounts })
     const wallet = await repo.lockPrepaidWalletOf(tx, sub.userAccountId)
     const walletId = wallet?.id ?? null
     const available = wallet ? money(wallet.balance).minus(wallet.reserved) : money(0)
@@ -144,13 +134,7 @@ async function reserveLocked(
     }
     const plan = reservePlan(line, sub, charge, walletId, take, total, discountTaken, now, settings)
     const reservationId = await repo.insertReservation(tx, plan.row, caller.username, plan.holds, deps.report)
-    await savePlanStates(
-      tx,
-      instances.flatMap((i) =>
-        discountTaken[String(i.id)] ? [{ id: i.id, state: discounts.states.get(planInstanceKey(i))! }] : [],
-      ),
-      caller.username,
-    )
+    await holdUsageDiscounts(tx, instances, { discounts }, caller.username)
     const freeLeft = periodIds.reduce(
       (sum, id) => sum.plus(money(values.get(id) ?? '0')).minus(take.taken[String(id)] ?? '0'),
       money(0),

@@ -94,7 +94,7 @@ export function createWalletService(deps: { db: Db; outbox: Outbox }) {
       return withTransaction(db, async (tx) => {
         const id = await userAccount(tx, userAccountCode, caller)
         const currency = await repo.currencyOfUserAccount(tx, id)
-        const created = await repo.insertWallet(
+        const created = await repo.createPrepaidWallet(
           tx,
           {
             userAccountId: id,
@@ -136,7 +136,7 @@ export function createWalletService(deps: { db: Db; outbox: Outbox }) {
         }
         const lowBalanceLevel = levelOf(input.lowBalanceLevel, wallet.currency, wallet.minorUnits)
         await repo.lockWallets(tx, [wallet.id])
-        await repo.updateWallet(tx, wallet.id, { description: input.description, lowBalanceLevel }, caller.username)
+        await repo.changeWallet(tx, wallet.id, { description: input.description, lowBalanceLevel }, caller.username)
         return view((await repo.walletByCode(tx, id, walletCode))!)
       })
     },
