@@ -31,6 +31,22 @@ export {
   sellerIdOfUserAccount,
   userAccountIdByCode,
 } from './account-lookup.repository.ts'
+/** What invoicing's statements join and read of the account hierarchy (fixed aliases `se`, `ba`, `ca`, `cu`). */
+export {
+  billingAccountCodeOf,
+  billingAccountCountOfCycle,
+  billingAccountFromItem,
+  billingAccountJoin,
+  billingAccountsOfCycle,
+  countBillingAccountsOfCycle,
+  customerAccountJoin,
+  customerOfCustomerAccountJoin,
+  sellerAncestryCte,
+  sellerByCodeAnyCase,
+  sellerCodeOf,
+  sellerJoin,
+  visibleBillingAccount,
+} from './invoice-parties.repository.ts'
 export { taxClassCodes, taxMappingsOf, type TaxMappingRow } from './tax-lookup.repository.ts'
 
 export function toResource(spec: (typeof accountResources)[number]): Resource {
