@@ -32,6 +32,21 @@ export {
   userAccountIdByCode,
 } from './account-lookup.repository.ts'
 export { sellerAndUserAccountJoins, sellerCodeById, sellerCodeOf } from './seller-lookup.repository.ts'
+/** What invoicing's statements join and read of the account hierarchy (fixed aliases `se`, `ba`, `ca`, `cu`). */
+export {
+  billingAccountCodeOf,
+  billingAccountCountOfCycle,
+  billingAccountFromItem,
+  billingAccountJoin,
+  billingAccountsOfCycle,
+  countBillingAccountsOfCycle,
+  customerAccountJoin,
+  customerOfCustomerAccountJoin,
+  sellerAncestryCte,
+  sellerByCodeAnyCase,
+  sellerJoin,
+  visibleBillingAccount,
+} from './invoice-parties.repository.ts'
 export { taxClassCodes, taxMappingsOf, type TaxMappingRow } from './tax-lookup.repository.ts'
 
 export function toResource(spec: (typeof accountResources)[number]): Resource {

@@ -27,6 +27,27 @@ export { billRunBody, billRunList, billRunListQuery, billRunView, idParams } fro
 export type { BillRunBody, BillRunQuery } from './billing-runs.schemas.ts'
 export type { BillRunStarter, NewBillRun } from './billing-runs.repository.ts'
 
+/** A bill run's row as the invoicing chain works it, and its view (composed with what invoicing adds of invoices). */
+export {
+  insertBillRuns,
+  lockBillRun,
+  nextFiringOfCycle,
+  nextPendingRun,
+  olderRunPending,
+  updateBillRun,
+  type BillRunChange,
+  type BillRunRecord,
+  type CycleRun,
+} from './bill-run-progress.repository.ts'
+export {
+  billRunViewFrom,
+  billRunViewJson,
+  billRunWhere,
+  countBillRuns,
+  type BillRunFilter,
+  type RunInvoiceFacts,
+} from './bill-run-view.repository.ts'
+
 /**
  * Billing run schedules, bill runs and the poll firing the schedules: a recurring task of the job runtime, run by
  * the processes that run jobs from its start to its stop (HTTP-only ones never poll). Timers live in PostgreSQL and

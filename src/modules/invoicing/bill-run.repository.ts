@@ -1,105 +1,41 @@
-import { sql, type SQL } from 'drizzle-orm'
+import { sql } from 'drizzle-orm'
 import { one, rows, type Db } from '../../kernel/db/database.ts'
-import { instantText, textArray } from '../../kernel/model/json.ts'
+import { textArray } from '../../kernel/model/json.ts'
 import { parseDatabaseJson } from '../../kernel/decimal-json.ts'
+import { allowedBillRunActions, type AutoAction, type BillRunStatus, type BillRunStep } from './bill-run.machine.ts'
 import {
-  allowedBillRunActions,
-  type AutoAction,
-  type BillRunStatus,
-  type BillRunStep,
-  type ProcessType,
-} from './bill-run.machine.ts'
-import type { Aggregation } from './invoice-lines.repository.ts'
-import type { NewBillRun } from '../billing-runs/index.ts'
+  billRunViewFrom,
+  billRunViewJson,
+  billRunWhere,
+  lockBillRun,
+  updateBillRun,
+  type BillRunChange,
+  type BillRunFilter,
+  type BillRunRecord,
+  type NewBillRun,
+} from '../billing-runs/index.ts'
+import { releaseRunOperations } from '../ordering/index.ts'
 
-export type { NewBillRun }
+export type { NewBillRun, BillRunFilter }
+/** What the chain asks of the run's and the cycle's owners, under the names it knows them by. */
+export {
+  countBillRuns,
+  insertBillRuns,
+  nextFiringOfCycle,
+  nextPendingRun,
+  olderRunPending,
+} from '../billing-runs/index.ts'
+/** The cycle's billing accounts after an id, by id, at most a limit (the lines step's batch), and their count. */
+export {
+  billingAccountsOfCycle as cycleAccounts,
+  countBillingAccountsOfCycle as countCycleAccounts,
+} from '../accounts/index.ts'
 
-const iso = instantText
-const param = (date: Date | null) => sql`${date?.toISOString() ?? null}::timestamptz`
 const ids = (values: readonly number[]) => sql`${textArray(values.map(String))}::bigint[]`
 const num = (value: unknown) => Number(value)
 
-/**
- * Inserts runs in status NEW, their lines step pending (`step` set: the job takes them at once), its progress out of
- * the cycle's billing accounts (what the step works through).
- */
-export async function insertBillRuns(db: Db, runs: readonly NewBillRun[]): Promise<number[]> {
-  if (runs.length === 0) return []
-  const values = runs.map(
-    (r) => sql`(${r.description}, 'NEW', 'CREATING_INVOICE_LINES', ${r.billingCycleId}, ${r.processType},
-      ${param(r.lastTransactionDate)}, ${param(r.invoiceDate)}, ${r.rejectAutoAction}, ${r.suspectAutoAction},
-      ${r.generateAO}, ${r.computeDatesAtValidation}, ${r.ignoreOrders}, ${r.ignoreSubscriptions}, ${r.dateAggregation},
-      ${r.discountAggregation}, ${r.disableAggregation}, ${r.scheduleCode}, ${r.firingId}, ${r.originBillRunId ?? null},
-      ${r.creator}, (select count(*) from billing_account where billing_cycle_id = ${r.billingCycleId}))`,
-  )
-  const inserted = await rows<{ id: string | number }>(
-    db,
-    sql`insert into billing_run (description, status, step, billing_cycle_id, process_type, last_transaction_date,
-      invoice_date, reject_auto_action, suspect_auto_action, generate_ao, compute_dates_at_validation, ignore_orders,
-      ignore_subscriptions, date_aggregation, discount_aggregation, disable_aggregation, schedule_code, firing_id,
-      origin_bill_run_id, creator, progress_total)
-      values ${sql.join(values, sql`, `)} returning id`,
-  )
-  return inserted.map((row) => Number(row.id)).sort((a, b) => a - b)
-}
-
 /** What the chain reads of a run: its state and progress, its options, and its cycle's due date delay. */
-export interface RunRow extends Aggregation {
-  readonly id: number
-  readonly status: BillRunStatus
-  readonly step: BillRunStep | null
-  readonly cursor: string | null
-  readonly processType: ProcessType
-  readonly billingCycleId: number
-  readonly dueDateDelay: number
-  readonly lastTransactionDate: Date
-  readonly invoiceDate: Date
-  readonly rejectAutoAction: AutoAction | null
-  readonly suspectAutoAction: AutoAction | null
-  readonly generateAO: boolean
-  readonly computeDatesAtValidation: boolean
-  readonly validationRequested: boolean
-  readonly cancelMode: 'REOPEN' | 'CANCEL' | null
-  readonly progressTotal: number
-  readonly nextBillRunId: number | null
-  readonly description: string | null
-  readonly scheduleCode: string | null
-}
-
-const runColumns = sql`r.id, r.status, r.step, r.cursor, r.process_type, r.billing_cycle_id, c.due_date_delay,
-  ${iso(sql`r.last_transaction_date`)} as last_transaction_date, ${iso(sql`r.invoice_date`)} as invoice_date,
-  r.reject_auto_action, r.suspect_auto_action, r.generate_ao, r.compute_dates_at_validation, r.validation_requested,
-  r.cancel_mode, r.progress_total, r.next_bill_run_id, r.description, r.schedule_code,
-  r.ignore_subscriptions, r.ignore_orders, r.date_aggregation, r.discount_aggregation, r.disable_aggregation`
-
-function runRowOf(r: Record<string, unknown>): RunRow {
-  return {
-    id: num(r.id),
-    status: r.status as BillRunStatus,
-    step: r.step as BillRunStep | null,
-    cursor: r.cursor as string | null,
-    processType: r.process_type as ProcessType,
-    billingCycleId: num(r.billing_cycle_id),
-    dueDateDelay: num(r.due_date_delay),
-    lastTransactionDate: new Date(r.last_transaction_date as string),
-    invoiceDate: new Date(r.invoice_date as string),
-    rejectAutoAction: r.reject_auto_action as AutoAction | null,
-    suspectAutoAction: r.suspect_auto_action as AutoAction | null,
-    generateAO: r.generate_ao as boolean,
-    computeDatesAtValidation: r.compute_dates_at_validation as boolean,
-    validationRequested: r.validation_requested as boolean,
-    cancelMode: r.cancel_mode as RunRow['cancelMode'],
-    progressTotal: num(r.progress_total),
-    nextBillRunId: r.next_bill_run_id === null ? null : num(r.next_bill_run_id),
-    description: r.description as string | null,
-    scheduleCode: r.schedule_code as string | null,
-    ignoreSubscriptions: r.ignore_subscriptions as boolean,
-    ignoreOrders: r.ignore_orders as boolean,
-    dateAggregation: r.date_aggregation as Aggregation['dateAggregation'],
-    discountAggregation: r.discount_aggregation as boolean,
-    disableAggregation: r.disable_aggregation as boolean,
-  }
-}
+export type RunRow = BillRunRecord<BillRunStatus, BillRunStep>
 
 /**
  * A run, row-locked (`for no key update`: invoices referencing it may still be inserted) until the transaction ends:
@@ -108,88 +44,14 @@ function runRowOf(r: Record<string, unknown>): RunRow {
  * whoever works on it).
  */
 export async function lockRun(tx: Db, id: number, options: { skipLocked?: boolean } = {}): Promise<RunRow | undefined> {
-  const found = await one<Record<string, unknown>>(
-    tx,
-    sql`select ${runColumns} from billing_run r join billing_cycle c on c.id = r.billing_cycle_id where r.id = ${id}
-      for no key update of r${options.skipLocked ? sql` skip locked` : sql``}`,
-  )
-  return found && runRowOf(found)
+  return lockBillRun<BillRunStatus, BillRunStep>(tx, id, options)
 }
 
 /** The fields of a run the chain changes; absent ones keep their value. */
-export interface RunChange {
-  status?: BillRunStatus
-  step?: BillRunStep | null
-  cursor?: string | null
-  progressDone?: number
-  progressTotal?: number
-  addProgress?: number
-  addLines?: number
-  addOperations?: number
-  validationRequested?: boolean
-  cancelMode?: 'REOPEN' | 'CANCEL' | null
-  started?: boolean
-  ended?: boolean
-  nextBillRunId?: number
-  lastError?: string | null
-}
+export type RunChange = BillRunChange<BillRunStatus, BillRunStep>
 
 export async function updateRun(tx: Db, id: number, change: RunChange, actor: string): Promise<void> {
-  const sets: SQL[] = [sql`updated = now()`, sql`updater = ${actor}`]
-  if (change.status !== undefined) sets.push(sql`status = ${change.status}`)
-  if (change.step !== undefined) sets.push(sql`step = ${change.step}`)
-  if (change.cursor !== undefined) sets.push(sql`cursor = ${change.cursor}`)
-  if (change.progressDone !== undefined) sets.push(sql`progress_done = ${change.progressDone}`)
-  if (change.progressTotal !== undefined) sets.push(sql`progress_total = ${change.progressTotal}`)
-  if (change.addProgress !== undefined) sets.push(sql`progress_done = progress_done + ${change.addProgress}`)
-  if (change.addLines !== undefined) sets.push(sql`invoice_line_count = invoice_line_count + ${change.addLines}`)
-  if (change.addOperations !== undefined)
-    sets.push(sql`wallet_operation_count = wallet_operation_count + ${change.addOperations}`)
-  if (change.validationRequested !== undefined) sets.push(sql`validation_requested = ${change.validationRequested}`)
-  if (change.cancelMode !== undefined) sets.push(sql`cancel_mode = ${change.cancelMode}`)
-  if (change.started) sets.push(sql`started_at = coalesce(started_at, now())`)
-  if (change.ended) sets.push(sql`ended_at = now()`)
-  if (change.nextBillRunId !== undefined) sets.push(sql`next_bill_run_id = ${change.nextBillRunId}`)
-  if (change.lastError !== undefined) sets.push(sql`last_error = ${change.lastError}`)
-  await tx.execute(sql`update billing_run set ${sql.join(sets, sql`, `)} where id = ${id}`)
-}
-
-/** Whether an older run of the cycle has not finished its lines step: a cycle's lines steps go oldest first. */
-export async function olderRunPending(tx: Db, run: RunRow): Promise<boolean> {
-  const found = await one<{ pending: boolean }>(
-    tx,
-    sql`select exists (select 1 from billing_run where billing_cycle_id = ${run.billingCycleId} and status = 'NEW'
-      and id < ${run.id}) as pending`,
-  )
-  return found?.pending ?? false
-}
-
-/** The next run of the cycle waiting for its lines step, after `run`. */
-export async function nextPendingRun(tx: Db, run: RunRow): Promise<number | undefined> {
-  const found = await one<{ id: unknown }>(
-    tx,
-    sql`select id from billing_run where billing_cycle_id = ${run.billingCycleId} and status = 'NEW'
-      and step = 'CREATING_INVOICE_LINES' and id > ${run.id} order by id limit 1`,
-  )
-  return found ? num(found.id) : undefined
-}
-
-/** The cycle's billing accounts after `afterId`, by id, at most `limit`: the lines step's batch. */
-export async function cycleAccounts(tx: Db, cycleId: number, afterId: number, limit: number): Promise<number[]> {
-  const found = await rows<{ id: unknown }>(
-    tx,
-    sql`select id from billing_account where billing_cycle_id = ${cycleId} and id > ${afterId} order by id
-      limit ${limit}`,
-  )
-  return found.map((r) => num(r.id))
-}
-
-export async function countCycleAccounts(tx: Db, cycleId: number): Promise<number> {
-  const found = await one<{ n: number }>(
-    tx,
-    sql`select count(*)::int as n from billing_account where billing_cycle_id = ${cycleId}`,
-  )
-  return found?.n ?? 0
+  await updateBillRun(tx, id, change, actor)
 }
 
 /** Whether the run has anything to invoice: lines, or invoices moved in. */
@@ -241,16 +103,7 @@ export async function cancelAccounts(
   accountIds: readonly number[],
   mode: 'REOPEN' | 'CANCEL',
 ): Promise<void> {
-  await tx.execute(
-    mode === 'REOPEN'
-      ? sql`update wallet_operation set status = 'OPEN', billing_run_id = null, invoice_line_id = null
-          where billing_account_id = any(${ids(accountIds)}) and billing_run_id = ${runId} and status = 'BILLED'`
-      : sql`update wallet_operation set status = 'CANCELED', invoice_line_id = null
-          where billing_account_id = any(${ids(accountIds)}) and billing_run_id = ${runId} and status = 'BILLED'`,
-  )
-  // Operations a cancelled invoice of the run gave back or cancelled keep no link to the lines removed here.
-  await tx.execute(sql`update wallet_operation set invoice_line_id = null
-    where billing_account_id = any(${ids(accountIds)}) and billing_run_id = ${runId} and invoice_line_id is not null`)
+  await releaseRunOperations(tx, runId, accountIds, mode)
   await tx.execute(sql`delete from invoice_line where billing_run_id = ${runId}
     and billing_account_id = any(${ids(accountIds)})`)
   await tx.execute(sql`delete from invoice where billing_run_id = ${runId}
@@ -273,51 +126,18 @@ export interface BillRunView {
   [field: string]: unknown
 }
 
-const auditJson = sql`jsonb_build_object('created', ${iso(sql`r.created`)}, 'updated', ${iso(sql`r.updated`)},
-  'creator', r.creator, 'updater', r.updater)`
-
-const billRunJson = sql`jsonb_build_object(
-  'id', r.id, 'description', r.description, 'status', r.status, 'billingCycle', c.code,
-  'processType', r.process_type, 'processDate', ${iso(sql`r.process_date`)},
-  'lastTransactionDate', ${iso(sql`r.last_transaction_date`)}, 'invoiceDate', ${iso(sql`r.invoice_date`)},
-  'rejectAutoAction', r.reject_auto_action, 'suspectAutoAction', r.suspect_auto_action,
-  'generateAO', r.generate_ao, 'computeDatesAtValidation', r.compute_dates_at_validation,
-  'ignoreOrders', r.ignore_orders, 'ignoreSubscriptions', r.ignore_subscriptions,
-  'dateAggregation', r.date_aggregation, 'discountAggregation', r.discount_aggregation,
-  'disableAggregation', r.disable_aggregation, 'scheduleCode', r.schedule_code,
-  'fireTime', ${iso(sql`f.fire_time`)},
-  'progress', jsonb_build_object('step', r.step, 'done', r.progress_done, 'total', r.progress_total,
-    'startedAt', ${iso(sql`r.started_at`)}, 'endedAt', ${iso(sql`r.ended_at`)}),
-  'counts', jsonb_build_object(
-    'invoices', (select coalesce(jsonb_object_agg(s.status, s.n), '{}'::jsonb) from
-      (select status, count(*) as n from invoice where billing_run_id = r.id group by status) s),
-    'invoiceLines', r.invoice_line_count, 'walletOperations', r.wallet_operation_count),
-  'amountWithoutTax', coalesce(t.without_tax, 0), 'amountTax', coalesce(t.tax, 0),
-  'amountWithTax', coalesce(t.with_tax, 0),
-  'nextBillRunId', r.next_bill_run_id, 'originBillRunId', r.origin_bill_run_id, 'lastError', r.last_error,
-  'auditable', ${auditJson})`
-
 // The amounts are the sums over the run's invoices that are not cancelled (§2.1).
-const billRunFrom = sql`billing_run r join billing_cycle c on c.id = r.billing_cycle_id
-  left join billing_run_schedule_firing f on f.id = r.firing_id
-  left join lateral (select sum(amount_without_tax) as without_tax, sum(amount_tax) as tax,
-    sum(amount_with_tax) as with_tax from invoice where billing_run_id = r.id and status <> 'CANCELLED') t on true`
+const billRunJson = billRunViewJson({
+  counts: sql`(select coalesce(jsonb_object_agg(s.status, s.n), '{}'::jsonb) from
+      (select status, count(*) as n from invoice where billing_run_id = r.id group by status) s)`,
+  amountWithoutTax: sql`coalesce(t.without_tax, 0)`,
+  amountTax: sql`coalesce(t.tax, 0)`,
+  amountWithTax: sql`coalesce(t.with_tax, 0)`,
+})
 
-export interface BillRunFilter {
-  ids?: readonly number[]
-  scheduleCode?: string
-  billingCycle?: string
-  status?: string
-}
-
-function billRunWhere(filter: BillRunFilter): SQL {
-  const conditions: SQL[] = [sql`true`]
-  if (filter.ids) conditions.push(sql`r.id = any(${ids(filter.ids)})`)
-  if (filter.scheduleCode !== undefined) conditions.push(sql`r.schedule_code = ${filter.scheduleCode}`)
-  if (filter.billingCycle !== undefined) conditions.push(sql`c.code = ${filter.billingCycle}`)
-  if (filter.status !== undefined) conditions.push(sql`r.status = ${filter.status}`)
-  return sql.join(conditions, sql` and `)
-}
+const billRunFrom =
+  billRunViewFrom(sql`left join lateral (select sum(amount_without_tax) as without_tax, sum(amount_tax) as tax,
+    sum(amount_with_tax) as with_tax from invoice where billing_run_id = r.id and status <> 'CANCELLED') t on true`)
 
 export async function findBillRuns(
   db: Db,
@@ -346,15 +166,6 @@ function withActions(run: BillRunView): BillRunView {
     invoices: counts.invoices,
   })
   return { ...run, allowedActions }
-}
-
-export async function countBillRuns(db: Db, filter: BillRunFilter): Promise<number> {
-  const found = await one<{ n: string }>(
-    db,
-    sql`select count(*)::text as n from billing_run r join billing_cycle c on c.id = r.billing_cycle_id
-      where ${billRunWhere(filter)}`,
-  )
-  return Number(found?.n ?? 0)
 }
 
 /** What a bill run inherits from its billing cycle: the date delays and the aggregation rules. */
@@ -404,15 +215,4 @@ export async function cycleOf(db: Db, id: number): Promise<CycleRules & { dueDat
   )
   if (!found) throw new Error(`billing cycle ${id} is missing`)
   return { ...found, id: Number(found.id) }
-}
-
-/** When the cycle's next run is due: the earliest next firing of the active schedules billing it. */
-export async function nextFiringOfCycle(db: Db, cycleId: number): Promise<Date | undefined> {
-  const found = await one<{ next: string | null }>(
-    db,
-    sql`select ${iso(sql`min(s.next_fire_date)`)} as next from billing_run_schedule s
-      join billing_run_schedule_cycle l on l.schedule_id = s.id
-      where l.billing_cycle_id = ${cycleId} and s.status = 'ACTIVE'`,
-  )
-  return found?.next ? new Date(found.next) : undefined
 }

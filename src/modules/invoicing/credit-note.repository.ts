@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm'
 import { one, rows, type Db } from '../../kernel/db/database.ts'
 import { textArray } from '../../kernel/model/json.ts'
 import { money } from '../../kernel/money.ts'
+import { billingAccountJoin } from '../accounts/index.ts'
 import type { CreditableLine, CreditLine } from './credit-note.model.ts'
 
 const ids = (values: readonly number[]) => sql`${textArray(values.map(String))}::bigint[]`
@@ -67,7 +68,7 @@ export async function insertCreditNote(
         invoice_date, due_date, original_invoice_id, reason, creator)
       select 'CREDIT_NOTE', 'DRAFT', i.billing_account_id, i.customer_account_id, i.seller_id, i.currency_id,
         ${fields.today}::date, ${fields.today}::date + c.due_date_delay, i.id, ${fields.reason}, ${fields.actor}
-      from invoice i join billing_account ba on ba.id = i.billing_account_id
+      from invoice i ${billingAccountJoin(sql`i.billing_account_id`)}
       join billing_cycle c on c.id = ba.billing_cycle_id
       where i.id = ${originalId}
       returning id`,

@@ -1,5 +1,11 @@
 import { sql } from 'drizzle-orm'
 import { one, rows, type Db } from '../../kernel/db/database.ts'
+import {
+  billingAccountJoin,
+  customerAccountJoin,
+  customerOfCustomerAccountJoin,
+  sellerJoin,
+} from '../accounts/index.ts'
 import type { InvoiceStatus } from './bill-run.machine.ts'
 import { addressLines, type DocumentLine, type DocumentTax, type InvoiceDocument } from './invoice-document.model.ts'
 
@@ -27,9 +33,9 @@ export async function invoiceDocument(tx: Db, invoiceId: number): Promise<Invoic
         ba.address_1, ba.address_2, ba.zip_code, ba.city, bco.description as country, cu.vat_no,
         o.invoice_number as original_number, to_char(o.invoice_date, 'YYYY-MM-DD') as original_date
       from invoice i join trading_currency cur on cur.id = i.currency_id
-      join seller se on se.id = i.seller_id left join country sco on sco.id = se.country_id
-      join billing_account ba on ba.id = i.billing_account_id left join country bco on bco.id = ba.country_id
-      join customer_account ca on ca.id = i.customer_account_id join customer cu on cu.id = ca.customer_id
+      ${sellerJoin(sql`i.seller_id`)} left join country sco on sco.id = se.country_id
+      ${billingAccountJoin(sql`i.billing_account_id`)} left join country bco on bco.id = ba.country_id
+      ${customerAccountJoin(sql`i.customer_account_id`)} ${customerOfCustomerAccountJoin}
       left join invoice o on o.id = i.original_invoice_id
       where i.id = ${invoiceId}`,
   )

@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm'
 import { one, type Db } from '../../kernel/db/database.ts'
-import { textArray } from '../../kernel/model/json.ts'
+import { billableOperations, markOperationsBilled } from '../ordering/index.ts'
 
 /** How a run groups wallet operations into lines (the run's copy of its cycle's rules, §2.2). */
 export interface Aggregation {
@@ -23,8 +23,6 @@ export class OperationsMoved extends Error {
     super('wallet operations changed while they were billed')
   }
 }
-
-const ids = (values: readonly number[]) => sql`${textArray(values.map(String))}::bigint[]`
 
 /**
  * The usage bucket an operation's date falls in: its day, its ISO week (Monday) or its month. Operation dates are
@@ -113,9 +111,7 @@ export async function billOperations(
       coalesce(w.end_date - 1, w.operation_date) as period_end,
       w.discount_plan_item_id is not null as is_discount, w.discounted_wallet_operation_id,
       ${keyColumns(aggregation, separate)}
-    from wallet_operation w join wallet wl on wl.id = w.wallet_id
-    where w.billing_account_id = any(${ids(billingAccountIds)}) and w.status = 'OPEN'
-      and w.operation_date < ${cutoffDay}::date and wl.wallet_type <> 'PREPAID'
+    from ${billableOperations(billingAccountIds, cutoffDay)}
   )`
   // Charge lines (and, when discounts aggregate like the others, every line): one per group key.
   const chargeGroups = sql`charge_groups as (
@@ -162,10 +158,7 @@ export async function billOperations(
       returning id
     ),
     billed as (
-      update wallet_operation w set status = 'BILLED', billing_run_id = ${runId}, invoice_line_id = o.line_id
-      from ${ops} o
-      where w.id = o.id and w.operation_date = o.operation_date and w.status = 'OPEN'
-      returning 1
+      ${markOperationsBilled(runId, ops)}
     )
     select (select count(*)::int from claimed) as claimed, (select count(*)::int from billed) as billed,
       (select count(*)::int from inserted) as lines`,

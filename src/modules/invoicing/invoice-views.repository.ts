@@ -5,6 +5,15 @@ import { instantText, textArray } from '../../kernel/model/json.ts'
 import { registry } from '../../kernel/model/index.ts'
 import { sellerRestriction, type SellerCodes } from '../../kernel/model/row-security.ts'
 import type { Page } from '../../kernel/http/pagination.ts'
+import {
+  billingAccountCodeOf,
+  billingAccountJoin,
+  customerAccountJoin,
+  sellerCodeOf,
+  sellerJoin,
+} from '../accounts/index.ts'
+import { discountPlanItemCodeOf } from '../discounts/index.ts'
+import { orderCodeOf, subscriptionCodeOf } from '../ordering/index.ts'
 import { allowedInvoiceActions, type InvoiceStatus } from './bill-run.machine.ts'
 
 const iso = instantText
@@ -28,17 +37,17 @@ export interface InvoiceFilter {
 export const lineJson = (alias: string) => {
   const l = sql.raw(alias)
   return sql`jsonb_build_object('id', ${l}.id, 'billRun', ${l}.billing_run_id, 'invoice', ${l}.invoice_id,
-    'billingAccount', (select code from billing_account where id = ${l}.billing_account_id),
-    'seller', (select code from seller where id = ${l}.seller_id),
-    'subscription', (select code from subscription where id = ${l}.subscription_id),
-    'order', (select code from customer_order where id = ${l}.order_id),
+    'billingAccount', ${billingAccountCodeOf(sql`${l}.billing_account_id`)},
+    'seller', ${sellerCodeOf(sql`${l}.seller_id`)},
+    'subscription', ${subscriptionCodeOf(sql`${l}.subscription_id`)},
+    'order', ${orderCodeOf(sql`${l}.order_id`)},
     'accountingArticle', (select code from accounting_article where id = ${l}.accounting_article_id),
     'tax', (select code from tax where id = ${l}.tax_id),
     'label', ${l}.label, 'quantity', ${l}.quantity, 'unitAmountWithoutTax', ${l}.unit_amount_without_tax,
     'amountWithoutTax', ${l}.amount_without_tax, 'amountTax', ${l}.amount_tax, 'amountWithTax', ${l}.amount_with_tax,
     'taxPercent', ${l}.tax_percent, 'periodStart', ${day(sql`${l}.period_start`)},
     'periodEnd', ${day(sql`${l}.period_end`)}, 'walletOperationCount', ${l}.wallet_operation_count,
-    'discountPlanItem', (select code from discount_plan_item where id = ${l}.discount_plan_item_id),
+    'discountPlanItem', ${discountPlanItemCodeOf(sql`${l}.discount_plan_item_id`)},
     'discountedLine', ${l}.discounted_line_id, 'creditedLine', ${l}.credited_line_id)`
 }
 
@@ -69,8 +78,8 @@ function invoiceJson(withLines: boolean): SQL {
       'creator', i.creator, 'updater', i.updater))`
 }
 
-const invoiceFrom = sql`invoice i join billing_account ba on ba.id = i.billing_account_id
-  join customer_account ca on ca.id = i.customer_account_id join seller se on se.id = i.seller_id
+const invoiceFrom = sql`invoice i ${billingAccountJoin(sql`i.billing_account_id`)}
+  ${customerAccountJoin(sql`i.customer_account_id`)} ${sellerJoin(sql`i.seller_id`)}
   join trading_currency cur on cur.id = i.currency_id`
 
 function invoiceWhere(filter: InvoiceFilter, sellerCodes: SellerCodes): SQL {
@@ -140,8 +149,8 @@ export async function findAccountOperations(
   const restricted = sellerRestriction(registry, registry.get('AccountOperation'), 'a', sellerCodes)
   if (restricted) conditions.push(restricted)
   const where = sql.join(conditions, sql` and `)
-  const from = sql`account_operation a join customer_account ca on ca.id = a.customer_account_id
-    join seller se on se.id = a.seller_id join trading_currency cur on cur.id = a.currency_id
+  const from = sql`account_operation a ${customerAccountJoin(sql`a.customer_account_id`)}
+    ${sellerJoin(sql`a.seller_id`)} join trading_currency cur on cur.id = a.currency_id
     join invoice i on i.id = a.invoice_id`
   const total = await one<{ n: number }>(db, sql`select count(*)::int as n from ${from} where ${where}`)
   const found = await rows<{ j: string }>(
@@ -157,19 +166,7 @@ export async function findAccountOperations(
 }
 
 /** Whether a billing account exists and is visible to the caller (its id), for the invoice preview. */
-export async function visibleBillingAccount(
-  db: Db,
-  code: string,
-  sellerCodes: SellerCodes,
-): Promise<{ id: number; billingCycleId: number } | undefined> {
-  const restricted = sellerRestriction(registry, registry.get('BillingAccount'), 'ba', sellerCodes)
-  const found = await one<{ id: unknown; billing_cycle_id: unknown }>(
-    db,
-    sql`select ba.id, ba.billing_cycle_id from billing_account ba where lower(ba.code) = lower(${code})
-      ${restricted ? sql`and ${restricted}` : sql``}`,
-  )
-  return found && { id: Number(found.id), billingCycleId: Number(found.billing_cycle_id) }
-}
+export { visibleBillingAccount } from '../accounts/index.ts'
 
 /** Invoices as the API writes them (without lines), with their sellers: what their events carry. */
 export async function invoiceEventObjects(

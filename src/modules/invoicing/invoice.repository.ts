@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm'
 import { one, rows, type Db } from '../../kernel/db/database.ts'
 import { instantText, nullableTextArray, textArray } from '../../kernel/model/json.ts'
 import { money } from '../../kernel/money.ts'
+import { billingAccountJoin, sellerJoin } from '../accounts/index.ts'
 import type { InvoiceStatus } from './bill-run.machine.ts'
 import type { InvoiceTotals, RateSum } from './invoice-totals.ts'
 import type { InvoiceFacts, RuleVerdict, ValidationRule } from './validation-rule.model.ts'
@@ -39,7 +40,7 @@ export async function attachInvoices(
       seller_id, currency_id, invoice_date, due_date, creator)
     select distinct 'INVOICE', 'DRAFT', ${runId}::bigint, l.billing_account_id, ba.customer_account_id, l.seller_id,
       l.currency_id, ${invoiceDate}::date, ${invoiceDate}::date + ${dueDays}::int, ${actor}
-    from invoice_line l join billing_account ba on ba.id = l.billing_account_id
+    from invoice_line l ${billingAccountJoin(sql`l.billing_account_id`)}
     where l.billing_run_id = ${runId} and l.invoice_id is null and l.billing_account_id = any(${ids(billingAccountIds)})
     on conflict (billing_run_id, billing_account_id, seller_id, currency_id, invoice_type)
       where billing_run_id is not null and status <> 'CANCELLED' do nothing returning id`,
@@ -164,7 +165,7 @@ export async function draftFacts(tx: Db, invoiceIds: readonly number[]): Promise
           where p.billing_account_id = i.billing_account_id and p.status = 'VALIDATED' and p.invoice_type = i.invoice_type
           order by p.validated_at desc, p.id desc limit 1), 0)::text as previous
       from invoice i join trading_currency cur on cur.id = i.currency_id
-      join billing_account ba on ba.id = i.billing_account_id join seller se on se.id = i.seller_id
+      ${billingAccountJoin(sql`i.billing_account_id`)} ${sellerJoin(sql`i.seller_id`)}
       where i.id = any(${ids(invoiceIds)}) order by i.id`,
   )
   return found.map((r) => ({
@@ -244,7 +245,7 @@ function invoiceRowOf(r: Record<string, unknown>): InvoiceRow {
 export async function invoiceRow(tx: Db, id: number, lock = false): Promise<InvoiceRow | undefined> {
   const found = await one<Record<string, unknown>>(
     tx,
-    sql`select ${invoiceRowColumns} from invoice i join seller se on se.id = i.seller_id where i.id = ${id}
+    sql`select ${invoiceRowColumns} from invoice i ${sellerJoin(sql`i.seller_id`)} where i.id = ${id}
       ${lock ? sql`for no key update of i` : sql``}`,
   )
   return found && invoiceRowOf(found)
@@ -263,8 +264,8 @@ export async function validatableInvoices(
 ): Promise<number[]> {
   const found = await rows<{ id: unknown }>(
     tx,
-    sql`select i.id from invoice i join billing_account ba on ba.id = i.billing_account_id
-      join seller se on se.id = i.seller_id join trading_currency cur on cur.id = i.currency_id
+    sql`select i.id from invoice i ${billingAccountJoin(sql`i.billing_account_id`)}
+      ${sellerJoin(sql`i.seller_id`)} join trading_currency cur on cur.id = i.currency_id
       where ${validatable(runId, autoValidate)}
       order by ba.code, se.code, cur.code, i.id limit ${limit}`,
   )

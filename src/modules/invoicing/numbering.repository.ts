@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm'
 import { one, rows, type Db } from '../../kernel/db/database.ts'
 import { textArray } from '../../kernel/model/json.ts'
+import { billingAccountFromItem, sellerAncestryCte } from '../accounts/index.ts'
 import { formatNumber, periodKey, type ResetEach } from './sequence.model.ts'
 
 const ids = (values: readonly number[]) => sql`${textArray(values.map(String))}::bigint[]`
@@ -21,19 +22,13 @@ interface Numbered {
 async function sequencesOf(tx: Db, invoiceIds: readonly number[]): Promise<Map<number, Numbered>> {
   const found = await rows<Record<string, unknown>>(
     tx,
-    sql`with recursive chain as (
-        select i.id as invoice_id, i.invoice_type, s.id as seller_id, s.parent_seller_id, 0 as depth
-        from invoice i join seller s on s.id = i.seller_id where i.id = any(${ids(invoiceIds)})
-        union all
-        select c.invoice_id, c.invoice_type, p.id, p.parent_seller_id, c.depth + 1
-        from chain c join seller p on p.id = c.parent_seller_id where c.depth < 20
-      )
+    sql`with recursive ${sellerAncestryCte('chain', sql`select i.id as origin_id, i.seller_id from invoice i where i.id = any(${ids(invoiceIds)})`)}
       select i.id as invoice_id, to_char(i.invoice_date, 'YYYY-MM-DD') as invoice_date, q.id as sequence_id,
         q.pattern, q.reset_each
       from invoice i
       join lateral (
         select q.* from invoice_sequence q
-        left join chain c on c.invoice_id = i.id and c.seller_id = q.seller_id
+        left join chain c on c.origin_id = i.id and c.seller_id = q.seller_id
         where q.invoice_type = i.invoice_type and (c.seller_id is not null or q.seller_id is null)
         order by coalesce(c.depth, 1000) limit 1
       ) q on true
@@ -90,7 +85,7 @@ export async function validateInvoices(
   if (options.computeDates) {
     await tx.execute(sql`update invoice i set invoice_date = ${options.today}::date,
         due_date = ${options.today}::date + c.due_date_delay
-      from billing_account ba join billing_cycle c on c.id = ba.billing_cycle_id
+      from ${billingAccountFromItem} join billing_cycle c on c.id = ba.billing_cycle_id
       where i.id = any(${ids(invoiceIds)}) and ba.id = i.billing_account_id`)
   }
   const sequences = await sequencesOf(tx, invoiceIds)

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { one, rows, type Db } from '../../kernel/db/database.ts'
+import { sellerAncestryCte, sellerJoin } from '../accounts/index.ts'
 import type { ResetEach } from './sequence.model.ts'
 
 export interface SequenceRow {
@@ -21,7 +22,7 @@ const rowOf = (r: Omit<SequenceRow, 'id'> & { id: unknown }): SequenceRow => ({ 
 export async function listSequences(db: Db): Promise<SequenceRow[]> {
   const found = await rows<Omit<SequenceRow, 'id'> & { id: unknown }>(
     db,
-    sql`select ${sequenceColumns} from invoice_sequence q left join seller se on se.id = q.seller_id
+    sql`select ${sequenceColumns} from invoice_sequence q ${sellerJoin(sql`q.seller_id`, { left: true })}
       order by se.code nulls first, q.invoice_type`,
   )
   return found.map(rowOf)
@@ -38,15 +39,11 @@ export async function effectiveSequence(
 ): Promise<SequenceRow & { own: boolean }> {
   const found = await one<Omit<SequenceRow, 'id'> & { id: unknown; depth: number }>(
     db,
-    sql`with recursive chain as (
-        select s.id, s.parent_seller_id, 0 as depth from seller s where s.id = ${sellerId}
-        union all
-        select p.id, p.parent_seller_id, c.depth + 1 from chain c join seller p on p.id = c.parent_seller_id
-        where c.depth < 20
-      )
+    sql`with recursive ${sellerAncestryCte('chain', sql`select ${sellerId}::bigint as origin_id, ${sellerId}::bigint as seller_id`)}
       select ${sequenceColumns}, coalesce(c.depth, 1000) as depth
-      from invoice_sequence q left join seller se on se.id = q.seller_id left join chain c on c.id = q.seller_id
-      where q.invoice_type = ${invoiceType} and (c.id is not null or q.seller_id is null)
+      from invoice_sequence q ${sellerJoin(sql`q.seller_id`, { left: true })}
+      left join chain c on c.seller_id = q.seller_id
+      where q.invoice_type = ${invoiceType} and (c.seller_id is not null or q.seller_id is null)
       order by coalesce(c.depth, 1000) limit 1`,
   )
   if (!found) throw new Error(`the tenant default ${invoiceType} sequence is missing`)
@@ -89,10 +86,4 @@ export async function setCounter(db: Db, sequenceId: number, period: string, val
     where sequence_id = ${sequenceId} and period_key = ${period}`)
 }
 
-export async function sellerIdOf(db: Db, code: string): Promise<{ id: number; code: string } | undefined> {
-  const found = await one<{ id: unknown; code: string }>(
-    db,
-    sql`select id, code from seller where lower(code) = lower(${code})`,
-  )
-  return found && { id: Number(found.id), code: found.code }
-}
+export { sellerByCodeAnyCase as sellerIdOf } from '../accounts/index.ts'

@@ -58,6 +58,18 @@ export {
   type WalletRow,
 } from './prepaid-wallet.repository.ts'
 
+/** What invoicing's statements do to wallet operations (set-based: fragments and statements over its lines). */
+export {
+  billableOperations,
+  markOperationsBilled,
+  moveOperationsOfLines,
+  orderCodeOf,
+  releaseOperationsOfLines,
+  releaseRunOperations,
+  subscriptionCodeOf,
+  type BilledLines,
+} from './operation-billing.repository.ts'
+
 /** Orders, subscriptions and their instances, wallet operations; preview and placement share the rating path. */
 export function createOrderingModule(deps: { db: Db; clock?: Clock; catalogCache?: CatalogCache; outbox: Outbox }) {
   const service = createOrderService({
