@@ -52,7 +52,7 @@ export default defineConfig(
     // Modules meet through their index.ts only, and the sources import no circle (scripts/lint/import-graph.mjs).
     files: ['src/**/*.ts'],
     plugins: { obol },
-    rules: { 'obol/module-boundaries': 'error', 'obol/no-import-cycle': 'error' },
+    rules: { 'obol/module-boundaries': 'error', 'obol/no-import-cycle': 'error', 'obol/table-ownership': 'error' },
   },
   {
     // The web UI runs in the browser.

@@ -230,7 +230,8 @@ const BASELINES: Record<string, (query: Record<string, string>) => SQL> = {
           'cfValues', ca.cf_values,
           'customer', json_build_object('id', c.id, 'code', c.code, 'description', c.description, 'created', ${ts(sql`c.created`)},
             'updated', ${ts(sql`c.updated`)}, 'creator', c.creator, 'updater', c.updater, 'name', c.name, 'email', c.email,
-            'status', c.status, 'vatNo', c.vat_no, 'cfValues', c.cf_values, 'seller', ${ref(sql`c.seller_id`)}),
+            'status', c.status, 'vatNo', c.vat_no, 'cfValues', c.cf_values, 'seller', ${ref(sql`c.seller_id`)},
+            'title', ${ref(sql`c.title_id`)}),
           'tradingCurrency', ${ref(sql`ca.trading_currency_id`)}, 'language', ${ref(sql`ca.language_id`)})`,
       )} as j
       from billing_account b join customer_account ca on ca.id = b.customer_account_id join customer c on c.id = ca.customer_id

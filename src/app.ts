@@ -27,7 +27,7 @@ import { registerJobRoutes } from './kernel/jobs/job.routes.ts'
 import { createJobService } from './kernel/jobs/job.service.ts'
 import { createAccountsModule } from './modules/accounts/index.ts'
 import { createCatalogCache, createCatalogModule } from './modules/catalog/index.ts'
-import { createOrderingModule } from './modules/ordering/index.ts'
+import { createOrderingModule, subscriptionCountsOfOffer } from './modules/ordering/index.ts'
 import { createOffersModule } from './modules/offers/index.ts'
 import { createBillingRunsModule } from './modules/billing-runs/index.ts'
 import { createInvoicingModule } from './modules/invoicing/index.ts'
@@ -179,7 +179,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const timeZoneListeners: TimeZoneListener[] = []
   const accounts = createAccountsModule({ db: deps.database.db, actorOf, timeZoneListeners })
   accounts.routes(server)
-  createCatalogModule({ db: deps.database.db, actorOf, clock: deps.clock, outbox }).routes(server)
+  createCatalogModule({
+    db: deps.database.db,
+    actorOf,
+    clock: deps.clock,
+    outbox,
+    offerSubscriptions: subscriptionCountsOfOffer,
+  }).routes(server)
   // Published catalog rows in memory for order rating, checked against the database's catalog generation per request.
   const catalogCache = createCatalogCache()
   registerCacheGauge(metrics, 'catalog', () => catalogCache.size())
@@ -190,6 +196,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     clock: deps.clock,
     publicUrl: deps.publicUrl,
     outbox,
+    offerSubscriptions: subscriptionCountsOfOffer,
   }).routes(server)
   registerJobRoutes(server, createJobService({ db: deps.database.db, clock: deps.clock }), deps.jobs, actorOf)
   const exportDir = deps.exportDir ?? path.resolve('data')

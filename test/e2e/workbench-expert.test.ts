@@ -443,6 +443,19 @@ describe('Expert mode: records, audit, visibility', () => {
       { status: 'FAILED', error_message: 'the instance running this query stopped before it finished', ended: true },
     ])
   })
+
+  it('the sweep leaves queued a run a dead instance submitted but no worker had started', async () => {
+    // Its message is still in the job queue: another instance takes it, so it is not ended FAILED.
+    await t.db.current.db.execute(sql`insert into query_execution (username, start_date, query_hash, query_text,
+        statement_text, app_instance_id)
+      values ('someone', now(), 'h', 'select 2', 'select 2', 'dead-submitter')`)
+    await t.jobs.reapDeadInstances()
+    const left = await rows<{ status: string | null; ended: boolean }>(
+      t.db.current.db,
+      sql`select status, end_date is not null as ended from query_execution where app_instance_id = 'dead-submitter'`,
+    )
+    expect(left).toEqual([{ status: null, ended: false }])
+  })
 })
 
 describe('Expert mode: scheduled queries', () => {
@@ -691,5 +704,24 @@ describe.runIf(onPostgres)('Expert mode on PostgreSQL: long runs', () => {
       await t.requestAs(racer, 'DELETE', `/api/v1/workbench/expert/executions/${id}`)
       expect((await finished(id, racer)).status).toBe('CANCELLED')
     }
+  })
+})
+
+// Last in the file: it stops the job runtime the other tests run on.
+describe('Expert mode: submitted while the job runtime is down', () => {
+  it('answers 503, records no run, and ends the audit entry of the request FAILED', async () => {
+    const runsBefore = await rows<{ n: number }>(t.db.current.db, sql`select count(*)::int as n from query_execution`)
+    await t.jobs.stop(1000)
+    const submitted = await execute({ query: 'select code from seller where code is not null' })
+    expect(submitted.status).toBe(503)
+    expect(submitted.body.errorCode).toBe('SERVICE_UNAVAILABLE')
+    const runsAfter = await rows<{ n: number }>(t.db.current.db, sql`select count(*)::int as n from query_execution`)
+    expect(runsAfter).toEqual(runsBefore)
+    const audit = await rows<{ status: string; error_message: string }>(
+      t.db.current.db,
+      sql`select status, error_message from query_audit
+        where query_text = 'select code from seller where code is not null' order by id desc limit 1`,
+    )
+    expect(audit).toEqual([{ status: 'FAILED', error_message: 'The job runtime is not started' }])
   })
 })

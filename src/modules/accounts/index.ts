@@ -31,7 +31,14 @@ export {
   sellerIdOfUserAccount,
   userAccountIdByCode,
 } from './account-lookup.repository.ts'
-export { sellerAndUserAccountJoins, sellerCodeById, sellerCodeOf } from './seller-lookup.repository.ts'
+export {
+  knownSellerCodes,
+  sellerAmong,
+  sellerAndUserAccountJoins,
+  sellerCodeById,
+  sellerCodeOf,
+  sellerLeftJoin,
+} from './seller-lookup.repository.ts'
 /** What invoicing's statements join and read of the account hierarchy (fixed aliases `se`, `ba`, `ca`, `cu`). */
 export {
   billingAccountCodeOf,

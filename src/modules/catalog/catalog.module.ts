@@ -13,7 +13,7 @@ import { registerChargeRoutes } from './charge.routes.ts'
 import { createChargeService } from './charge.service.ts'
 import { createDiscountsModule } from '../discounts/index.ts'
 import { registerOfferTemplateRoutes } from './offer-template.routes.ts'
-import { createOfferTemplateService } from './offer-template.service.ts'
+import { createOfferTemplateService, withoutOrdering, type OfferSubscriptions } from './offer-template.service.ts'
 import { registerProductRoutes } from './product.routes.ts'
 import { createProductService } from './product.service.ts'
 import { registerServiceTemplateRoutes } from './service-template.routes.ts'
@@ -28,7 +28,14 @@ function toResource(spec: ResourceSpec): Resource {
  * The catalog: attributes, charges, products and versions, offers (v1), services; with the pricing module (pricing
  * versions of charges) and the discounts module (discount plans), wired here so the app adds one module.
  */
-export function createCatalogModule(deps: { db: Db; actorOf: ActorOf; clock?: Clock; outbox: Outbox }) {
+export function createCatalogModule(deps: {
+  db: Db
+  actorOf: ActorOf
+  clock?: Clock
+  outbox: Outbox
+  /** Ordering's subscription counts, which deleting an offer checks (absent: the catalog deletes no offer). */
+  offerSubscriptions?: OfferSubscriptions
+}) {
   const defaultLimit = () => defaultPageLimit(deps.db)
   const records = (entity: string, path: string, roleResource: string, label: string) =>
     createResourceService({ resource: toResource({ entity, path, roleResource, label }), db: deps.db, defaultLimit })
@@ -47,6 +54,7 @@ export function createCatalogModule(deps: { db: Db; actorOf: ActorOf; clock?: Cl
     db: deps.db,
     records: records('OfferTemplate', 'offerTemplates', 'catalog.offers', 'offer template'),
     outbox: deps.outbox,
+    offerSubscriptions: deps.offerSubscriptions ?? withoutOrdering,
   })
   const services = createServiceTemplateService({
     db: deps.db,

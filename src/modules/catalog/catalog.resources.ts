@@ -4,6 +4,7 @@ import type { ErrorDetail } from '../../kernel/errors.ts'
 import { textArray } from '../../kernel/model/json.ts'
 import type { ResourceSpec, ValidationContext } from '../../kernel/resources/resource.model.ts'
 import { validateAttribute } from './attribute.model.ts'
+import { matrixValuesOutside } from '../pricing/index.ts'
 
 /**
  * An attribute's allowed values may change, except that a value some price matrix row names cannot go: the row would
@@ -15,19 +16,16 @@ async function attributeRule(record: Record<string, unknown>, context: Validatio
   const allowed = (record.allowedValues as string[] | undefined) ?? []
   // Attributes without allowed values (free text, numbers) accept any row value.
   if (allowed.length === 0) return problems
-  const used = await rows<{ charge: string; version: number; value: string }>(
+  const outside = await matrixValuesOutside(context.db, record.code as string, allowed)
+  if (outside.length === 0) return problems
+  const charges = await rows<{ id: string | number; code: string }>(
     context.db,
-    sql`select distinct c.code as charge, v.version, cell->>'stringValue' as value
-      from pricing_matrix_column col
-      join attribute a on a.id = col.attribute_id
-      join pricing_version v on v.id = col.pricing_version_id
-      join charge_template c on c.id = v.charge_id
-      join pricing_matrix_row r on r.pricing_version_id = v.id
-      cross join lateral jsonb_array_elements(r.values) cell
-      where a.code = ${record.code as string} and cell->>'dimensionCode' = col.code
-        and coalesce(cell->>'stringValue', '') <> '' and not (cell->>'stringValue' = any(${textArray(allowed)}))
-      order by 1, 2, 3`,
+    sql`select id, code from charge_template where id = any(${textArray(outside.map((u) => String(u.chargeId)))}::bigint[])`,
   )
+  const chargeCode = new Map(charges.map((c) => [Number(c.id), c.code]))
+  const used = outside
+    .map((u) => ({ charge: chargeCode.get(u.chargeId) ?? String(u.chargeId), version: u.version, value: u.value }))
+    .sort((a, b) => a.charge.localeCompare(b.charge) || a.version - b.version || a.value.localeCompare(b.value))
   return used.map((u) => ({
     field: 'allowedValues',
     message: `'${u.value}' is not allowed any more: it is used by the price matrix of charge ${u.charge} (version ${u.version})`,

@@ -23,6 +23,7 @@ export {
   type OfferComponentInput,
   type OfferDialect,
   type OfferServiceInput,
+  type OfferSubscriptions,
   type OfferWrite,
 } from './offer-template.service.ts'
 export { instantSql } from './offer-template.repository.ts'
@@ -65,3 +66,18 @@ export {
   productJoin,
   type CounterTemplateRow,
 } from './usage-lookup.repository.ts'
+/** The searches of the second offer interface (module offers) over the offer tables. */
+export * as offerSearch from './offer-search.repository.ts'
+export {
+  INSTANT_FIELDS,
+  LIST_FIELDS,
+  SORT_KEYS,
+  TEXT_FIELDS,
+  type Comparison,
+  type Condition,
+  type InstantField,
+  type ListField,
+  type SortField,
+  type SortKey,
+  type TextField,
+} from './offer-search.model.ts'

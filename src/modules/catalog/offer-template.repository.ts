@@ -1,7 +1,6 @@
 import { and, asc, eq, inArray, notInArray, sql, type SQL } from 'drizzle-orm'
 import { rows, type Db } from '../../kernel/db/database.ts'
 import {
-  discountPlans,
   offerCategories,
   offerComponents,
   offerDiscountPlans,
@@ -10,12 +9,16 @@ import {
   offerTemplateCategories,
   offerTemplates,
   products,
-  sellers,
   serviceTemplates,
-  subscriptions,
 } from '../../kernel/db/schema/index.ts'
 import type { DecimalJson } from '../../kernel/decimal-json.ts'
 import { decimalWire } from '../pricing/index.ts'
+import { sellerCodeOf } from '../accounts/index.ts'
+import { discountPlanCodeOf } from '../discounts/index.ts'
+
+// The codes of linked sellers and discount plans, read through their modules' lookups.
+const sellerCode = sellerCodeOf(sql`${offerSellers.sellerId}`)
+const planCode = discountPlanCodeOf(sql`${offerDiscountPlans.discountPlanId}`)
 
 export interface ComponentRow {
   productId: number
@@ -104,20 +107,18 @@ export async function linksOf(db: Db, offerIds: readonly number[]): Promise<Map<
   await codes(
     'discountPlans',
     db
-      .select({ offerId: offerDiscountPlans.offerTemplateId, code: discountPlans.code })
+      .select({ offerId: offerDiscountPlans.offerTemplateId, code: planCode })
       .from(offerDiscountPlans)
-      .innerJoin(discountPlans, eq(discountPlans.id, offerDiscountPlans.discountPlanId))
       .where(inArray(offerDiscountPlans.offerTemplateId, ids))
-      .orderBy(asc(discountPlans.code)),
+      .orderBy(asc(planCode)),
   )
   await codes(
     'sellers',
     db
-      .select({ offerId: offerSellers.offerTemplateId, code: sellers.code })
+      .select({ offerId: offerSellers.offerTemplateId, code: sellerCode })
       .from(offerSellers)
-      .innerJoin(sellers, eq(sellers.id, offerSellers.sellerId))
       .where(inArray(offerSellers.offerTemplateId, ids))
-      .orderBy(asc(sellers.code)),
+      .orderBy(asc(sellerCode)),
   )
   await codes(
     'offerTemplateCategories',
@@ -226,16 +227,6 @@ export async function removeProduct(db: Db, offerId: number, productCode: string
   return removed.length > 0
 }
 
-/** How many subscriptions of each status an offer has. */
-export async function subscriptionCounts(db: Db, offerId: number): Promise<Map<string, number>> {
-  const counts = await db
-    .select({ status: subscriptions.status, n: sql<string>`count(*)::text` })
-    .from(subscriptions)
-    .where(eq(subscriptions.offerTemplateId, offerId))
-    .groupBy(subscriptions.status)
-  return new Map(counts.map((c) => [c.status, Number(c.n)]))
-}
-
 export async function replaceServices(db: Db, offerId: number, rows: readonly ServiceLinkRow[]): Promise<void> {
   await db.delete(offerServiceTemplates).where(eq(offerServiceTemplates.offerTemplateId, offerId))
   if (rows.length > 0) {
@@ -255,11 +246,10 @@ export async function replaceDiscountPlans(db: Db, offerId: number, ids: readonl
 /** The sellers of an offer, by id and code (none: the offer is sold by every seller). */
 export async function sellersOf(db: Db, offerId: number): Promise<{ id: number; code: string }[]> {
   return db
-    .select({ id: sellers.id, code: sellers.code })
+    .select({ id: offerSellers.sellerId, code: sellerCode })
     .from(offerSellers)
-    .innerJoin(sellers, eq(sellers.id, offerSellers.sellerId))
     .where(eq(offerSellers.offerTemplateId, offerId))
-    .orderBy(asc(sellers.code))
+    .orderBy(asc(sellerCode))
 }
 
 export async function replaceSellers(db: Db, offerId: number, ids: readonly number[]): Promise<void> {

@@ -5,6 +5,7 @@ import { one, type Db } from '../../kernel/db/database.ts'
 import { pgErrorOf } from '../../kernel/db/database-errors.ts'
 import type { Outbox } from '../../kernel/events/index.ts'
 import { AppError, validationError, type ErrorDetail } from '../../kernel/errors.ts'
+import { InvariantError } from '../../kernel/invariant.ts'
 import { registry } from '../../kernel/model/index.ts'
 import type { SellerCodes } from '../../kernel/model/row-security.ts'
 import * as records from '../../kernel/resources/resource.repository.ts'
@@ -410,6 +411,17 @@ export async function updateOffer(
   return id
 }
 
+/**
+ * How many subscriptions of each status an offer has. Subscriptions are ordering's, and ordering builds on the
+ * catalog: the app passes ordering's count in (src/app.ts), so the catalog never reads ordering's tables.
+ */
+export type OfferSubscriptions = (db: Db, offerId: number) => Promise<ReadonlyMap<string, number>>
+
+/** The count of a catalog built without ordering (demo data, benchmarks), which never deletes an offer. */
+export const withoutOrdering: OfferSubscriptions = () => {
+  throw new InvariantError('deleting an offer needs the subscription counts of the ordering module (src/app.ts)')
+}
+
 /** "N subscription(s)" for a caller who sees every seller's; a seller-restricted one is told no count. */
 const howMany = (n: number, what: string, sellerCodes: SellerCodes) =>
   sellerCodes === null ? `${n} ${what}${n === 1 ? '' : 's'}` : `${what}s`
@@ -419,9 +431,15 @@ const howMany = (n: number, what: string, sellerCodes: SellerCodes) =>
  * others: 409, they keep it for their history); an offer that can be ordered must be retired first. The refusal
  * counts subscriptions of every seller, so it tells the count only to a caller who sees them all.
  */
-export async function deleteOffer(tx: Db, code: string, actor: Caller, dialect: OfferDialect): Promise<void> {
+export async function deleteOffer(
+  tx: Db,
+  code: string,
+  actor: Caller,
+  dialect: OfferDialect,
+  subscriptionsOf: OfferSubscriptions,
+): Promise<void> {
   const { id, current } = await lockOffer(tx, code, actor, 'delete')
-  const subscriptions = await repo.subscriptionCounts(tx, id)
+  const subscriptions = await subscriptionsOf(tx, id)
   const active = subscriptions.get('ACTIVE') ?? 0
   if (active > 0) {
     throw new AppError(
@@ -481,7 +499,12 @@ export async function offerV1View(db: Db, code: string) {
 }
 
 /** v1 offer templates with their components (products), services, allowed discount plans, sellers and categories. */
-export function createOfferTemplateService(deps: { db: Db; records: ResourceService; outbox: Outbox }) {
+export function createOfferTemplateService(deps: {
+  db: Db
+  records: ResourceService
+  outbox: Outbox
+  offerSubscriptions: OfferSubscriptions
+}) {
   const get = offerV1View
 
   return {
@@ -508,7 +531,8 @@ export function createOfferTemplateService(deps: { db: Db; records: ResourceServ
         return get(tx, input.code ?? code)
       }),
 
-    delete: (code: string, actor: Caller) => withTransaction(deps.db, (tx) => deleteOffer(tx, code, actor, V1_DIALECT)),
+    delete: (code: string, actor: Caller) =>
+      withTransaction(deps.db, (tx) => deleteOffer(tx, code, actor, V1_DIALECT, deps.offerSubscriptions)),
   }
 }
 

@@ -3,12 +3,12 @@ import type { Db } from '../../kernel/db/database.ts'
 import {
   attributes,
   chargeTemplates,
-  discountPlans,
   productDiscountPlans,
   productVersionAttributes,
   productVersionCharges,
   productVersions,
 } from '../../kernel/db/schema/index.ts'
+import { discountPlanCodeOf } from '../discounts/index.ts'
 
 export type ProductVersionRow = typeof productVersions.$inferSelect
 
@@ -127,12 +127,12 @@ export async function unlinkCharge(db: Db, versionId: number, chargeId: number):
 }
 
 export async function discountPlanCodes(db: Db, productId: number): Promise<string[]> {
+  const code = discountPlanCodeOf(sql`${productDiscountPlans.discountPlanId}`)
   const found = await db
-    .select({ code: discountPlans.code })
+    .select({ code })
     .from(productDiscountPlans)
-    .innerJoin(discountPlans, eq(discountPlans.id, productDiscountPlans.discountPlanId))
     .where(eq(productDiscountPlans.productId, productId))
-    .orderBy(asc(discountPlans.code))
+    .orderBy(asc(code))
   return found.map((r) => r.code)
 }
 

@@ -11,7 +11,7 @@ import { createDiscountPlanService } from './discount-plan.service.ts'
 export type { DiscountPlanService } from './discount-plan.service.ts'
 export { countDiscountPlanUses, USABLE_PLAN_STATUSES, type PlanUses } from './discount-plan-usage.ts'
 export { discountPlansOf, type DiscountItemRow, type DiscountPlanRow } from './discount-plan-lookup.repository.ts'
-export { discountPlanItemCodeOf } from './discount-item-code.repository.ts'
+export { discountPlanCodeOf, discountPlanItemCodeOf } from './discount-codes.repository.ts'
 
 /** Discount plans and their items. */
 export function createDiscountsModule(deps: { db: Db; actorOf: ActorOf }) {

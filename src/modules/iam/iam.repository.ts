@@ -114,12 +114,6 @@ export async function knownRoles(tx: Db, names: readonly string[]): Promise<Set<
   return new Set(found.map((r) => r.name))
 }
 
-/** Of `codes`, the sellers that exist. */
-export async function knownSellers(tx: Db, codes: readonly string[]): Promise<Set<string>> {
-  const found = await rows<{ code: string }>(tx, sql`select code from seller where code = any(${textArray(codes)})`)
-  return new Set(found.map((r) => r.code))
-}
-
 export async function setGroupRoles(tx: Db, groupId: number, roleNames: readonly string[]): Promise<void> {
   await tx.execute(sql`delete from group_role where group_id = ${groupId}`)
   await tx.execute(

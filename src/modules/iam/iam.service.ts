@@ -8,6 +8,7 @@ import { hashSecret, randomSecret } from './secrets.ts'
 import type { ClientView, GroupInput, GroupView, UserView } from './iam.schemas.ts'
 import * as repo from './iam.repository.ts'
 import { endSessionsOf } from './portal.repository.ts'
+import { knownSellerCodes } from '../accounts/index.ts'
 
 export type { ClientView, GroupInput, GroupView, UserView }
 
@@ -56,7 +57,7 @@ export function createIamService(deps: { db: Db }) {
       if (unknown.length > 0) problems.push({ field: 'roles', message: `unknown roles: ${unknown.join(', ')}` })
     }
     if (input.sellerCodes) {
-      const known = await repo.knownSellers(tx, input.sellerCodes)
+      const known = new Set(await knownSellerCodes(tx, input.sellerCodes))
       const unknown = input.sellerCodes.filter((c) => !known.has(c))
       if (unknown.length > 0) problems.push({ field: 'sellerCodes', message: `unknown sellers: ${unknown.join(', ')}` })
     }

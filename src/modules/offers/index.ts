@@ -6,6 +6,7 @@ import type { ActorOf } from '../../kernel/resources/resource.routes.ts'
 import { registerOffersRoutes } from './offers.routes.ts'
 import { createOffersService } from './offers.service.ts'
 import { routeFamily } from '../../kernel/http/error-handler.ts'
+import type { OfferSubscriptions } from '../catalog/index.ts'
 
 export type { OffersService } from './offers.service.ts'
 
@@ -19,8 +20,15 @@ export function createOffersModule(deps: {
   publicUrl: string
   clock?: Clock
   outbox: Outbox
+  /** Ordering's subscription counts, which deleting an offer checks. */
+  offerSubscriptions: OfferSubscriptions
 }) {
-  const service = createOffersService({ db: deps.db, clock: deps.clock ?? systemClock, outbox: deps.outbox })
+  const service = createOffersService({
+    db: deps.db,
+    clock: deps.clock ?? systemClock,
+    outbox: deps.outbox,
+    offerSubscriptions: deps.offerSubscriptions,
+  })
   return {
     service,
     // The second offer interface answers in the catalog document's OFFER_* codes.

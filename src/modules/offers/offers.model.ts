@@ -9,6 +9,17 @@ import {
   type OfferWrite,
 } from '../catalog/index.ts'
 import type { OfferFieldsBody, OfferRecord } from './offers.schemas.ts'
+import {
+  INSTANT_FIELDS,
+  LIST_FIELDS,
+  SORT_KEYS,
+  TEXT_FIELDS,
+  type Condition,
+  type InstantField,
+  type ListField,
+  type SortKey,
+  type TextField,
+} from '../catalog/index.ts'
 
 // ---------------------------------------------------------------------------------------------------------------
 // Statuses: the portal words and the backend statuses they stand for.
@@ -229,13 +240,6 @@ export function linkHeader(publicUrl: string, requestUrl: string, range: Range, 
 // ---------------------------------------------------------------------------------------------------------------
 // Sort, projection, expansion.
 
-export const SORT_KEYS = ['code', 'name', 'description', 'status', 'valid_from', 'valid_to'] as const
-export type SortField = (typeof SORT_KEYS)[number]
-export interface SortKey {
-  readonly field: SortField
-  readonly descending: boolean
-}
-
 /**
  * Reads sort keys (`name`, `-valid_from`: a `-` sorts descending). The code always ends the order, so pages are
  * stable; `status` sorts in life-cycle order.
@@ -316,31 +320,11 @@ export function project(record: OfferRecord, fields: readonly RecordField[] | un
 // ---------------------------------------------------------------------------------------------------------------
 // Filters of the list (`status`, `category`, `seller`) and of the search.
 
-const TEXT_FIELDS = ['code', 'name', 'description'] as const
-const INSTANT_FIELDS = ['valid_from', 'valid_to'] as const
-const LIST_FIELDS = ['category_codes', 'seller_codes', 'product_codes'] as const
-export type TextField = (typeof TEXT_FIELDS)[number]
-export type InstantField = (typeof INSTANT_FIELDS)[number]
-export type ListField = (typeof LIST_FIELDS)[number]
 export type FilterField = TextField | InstantField | ListField | 'status'
 export const FILTER_FIELDS: readonly FilterField[] = [...TEXT_FIELDS, 'status', ...INSTANT_FIELDS, ...LIST_FIELDS]
 
 export const OPERATORS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'contains', 'in'] as const
 type Operator = (typeof OPERATORS)[number]
-export type Comparison = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte'
-
-/**
- * One condition of a search, checked and typed. Text compares exactly (`contains`: a substring, ignoring case);
- * instants compare as instants (a date is the start of that day in the tenant time zone; an absent `valid_to` is
- * open-ended, an absent `valid_from` since always); a status word names its backend statuses; a list field matches
- * when it holds all, any or none of the codes.
- */
-export type Condition =
-  | { kind: 'compare'; field: TextField | InstantField; op: Comparison; value: string | null }
-  | { kind: 'contains'; field: TextField; value: string }
-  | { kind: 'oneOf'; field: TextField | InstantField; values: string[] }
-  | { kind: 'status'; statuses: readonly OfferStatus[]; negate: boolean }
-  | { kind: 'list'; field: ListField; match: 'all' | 'any' | 'none'; values: string[] }
 
 const OPERATORS_OF: Record<'text' | 'instant' | 'list' | 'status', readonly Operator[]> = {
   text: OPERATORS,

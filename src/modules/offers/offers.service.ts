@@ -11,11 +11,15 @@ import {
   addOfferProduct,
   createOffer,
   deleteOffer,
+  offerSearch as repo,
+  type OfferSubscriptions,
   PORTAL_STATUS,
   removeOfferProduct,
   updateOffer,
   versionValidOn,
+  type Condition,
   type OfferWrite,
+  type SortKey,
 } from '../catalog/index.ts'
 import { dayIn } from '../ordering/index.ts'
 import {
@@ -23,12 +27,9 @@ import {
   OFFERS_DIALECT,
   offerWriteOf,
   project,
-  type Condition,
   type Range,
   type RecordField,
-  type SortKey,
 } from './offers.model.ts'
-import * as repo from './offers.repository.ts'
 import {
   BulkOperation,
   CreateOfferBody,
@@ -97,7 +98,12 @@ const recordOf = (row: repo.OfferRow): OfferRecord => ({
  * The second offer interface: the catalog's offer rows in snake_case with portal statuses, read in ranges and
  * searched here, written through the catalog's offer rules (the ones `/api/v1/offerTemplates` uses).
  */
-export function createOffersService(deps: { db: Db; clock: Clock; outbox: Outbox }) {
+export function createOffersService(deps: {
+  db: Db
+  clock: Clock
+  outbox: Outbox
+  offerSubscriptions: OfferSubscriptions
+}) {
   /** Each record with its products and their version in effect today (tenant time zone), when asked. */
   async function shape(db: Db, rows: repo.OfferRow[], options: ReadOptions): Promise<OfferRecord[]> {
     const records = rows.map(recordOf)
@@ -182,7 +188,7 @@ export function createOffersService(deps: { db: Db; clock: Clock; outbox: Outbox
   }
 
   async function remove(code: string, actor: Caller): Promise<void> {
-    await withTransaction(deps.db, (tx) => deleteOffer(tx, code, actor, OFFERS_DIALECT))
+    await withTransaction(deps.db, (tx) => deleteOffer(tx, code, actor, OFFERS_DIALECT, deps.offerSubscriptions))
   }
 
   /** Runs one bulk operation as its single call would; malformed operations fail alone. */

@@ -7,6 +7,7 @@ import { systemClock, type Clock } from '../../kernel/clock.ts'
 import { createOrderService } from './order.service.ts'
 import type { OrderInput } from './order.model.ts'
 import { rateDueRecurringCharges } from './recurring-rating.ts'
+import { offersByCode } from '../catalog/index.ts'
 
 const TIERS = [
   ['GOLD', 'EU'],
@@ -26,7 +27,7 @@ const DAY_MS = 86_400_000
  */
 export async function seedOrderingDemo(db: Db, clock: Clock = systemClock): Promise<{ created: boolean }> {
   if (await one(db, sql`select id from customer_order where code = 'ORD_DEMO_001'`)) return { created: false }
-  if (!(await one(db, sql`select id from offer_template where code = 'OF_INTERNET'`))) return { created: false }
+  if (!(await offersByCode(db, ['OF_INTERNET'])).has('OF_INTERNET')) return { created: false }
   // The demo's orders report to an outbox of their own: no endpoint exists yet to deliver them to.
   const orders = createOrderService({ db, clock, outbox: createOutbox({ clock }) })
   const caller = systemCaller('demo')

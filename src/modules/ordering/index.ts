@@ -8,6 +8,7 @@ import { createOrderService } from './order.service.ts'
 
 export type { OrderService } from './order.service.ts'
 export { createOrderService } from './order.service.ts'
+export { subscriptionCountsOfOffer } from './order.repository.ts'
 export type { OrderInput } from './order.model.ts'
 export { recurringRatingJob } from './recurring-rating.job.ts'
 export { walletOperationPartitionJob } from './wallet-operation-partition.job.ts'

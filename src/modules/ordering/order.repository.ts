@@ -11,11 +11,11 @@ import {
   orderProducts,
   orders,
   productInstances,
-  sellers,
   serviceInstances,
   subscriptions,
 } from '../../kernel/db/schema/index.ts'
 import { AppError } from '../../kernel/errors.ts'
+import { sellerCodeOf } from '../accounts/index.ts'
 
 export type OrderRow = typeof orders.$inferSelect
 
@@ -92,9 +92,8 @@ export async function lockOrder(db: Db, code: string): Promise<OrderRow | undefi
 
 export async function findOrder(db: Db, code: string): Promise<(OrderRow & { sellerCode: string }) | undefined> {
   const found = await db
-    .select({ order: orders, sellerCode: sellers.code })
+    .select({ order: orders, sellerCode: sql<string>`${sellerCodeOf(sql`${orders.sellerId}`)}` })
     .from(orders)
-    .innerJoin(sellers, eq(sellers.id, orders.sellerId))
     .where(eq(orders.code, code))
   const row = found[0]
   return row ? { ...row.order, sellerCode: row.sellerCode } : undefined
@@ -155,4 +154,14 @@ export async function markValidated(db: Db, orderId: number, actor: string): Pro
     .where(and(eq(orders.id, orderId), orderMachine.whereTrigger(sql`${orders.status}`, 'validate')))
     .returning()
   return present(updated[0], `validated order ${orderId}`)
+}
+
+/** How many subscriptions of each status an offer has (the catalog checks them before deleting it). */
+export async function subscriptionCountsOfOffer(db: Db, offerId: number): Promise<Map<string, number>> {
+  const counts = await db
+    .select({ status: subscriptions.status, n: sql<string>`count(*)::text` })
+    .from(subscriptions)
+    .where(eq(subscriptions.offerTemplateId, offerId))
+    .groupBy(subscriptions.status)
+  return new Map(counts.map((c) => [c.status, Number(c.n)]))
 }

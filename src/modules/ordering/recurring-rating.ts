@@ -37,7 +37,7 @@ import {
   reserveWalletOperationIds,
   type WalletOperationValues,
 } from './wallet-operation.repository.ts'
-import type { ChargeRow } from '../catalog/index.ts'
+import { offerCodeColumn, offerTemplateJoin, productCodeColumn, productJoin, type ChargeRow } from '../catalog/index.ts'
 import { billingPartiesColumns, billingPartiesJoins, billingPartiesOf } from '../accounts/index.ts'
 
 export interface RecurringRatingOptions {
@@ -232,13 +232,13 @@ async function dueCharges(db: Db, orderIds: readonly number[], today: string): P
     sql`select ci.id, ci.charge_id, ci.quantity::text as quantity, ci.unit_price_override::text as unit_price_override,
         to_char(ci.subscription_date, 'YYYY-MM-DD') as subscription_date,
         to_char(ci.charged_to_date, 'YYYY-MM-DD') as charged_to_date, ci.wallet_id, ci.subscription_id,
-        s.code as subscription_code, ci.product_instance_id, s.order_id, pi.attributes, p.code as product_code,
-        ot.code as offer_code
+        s.code as subscription_code, ci.product_instance_id, s.order_id, pi.attributes,
+        ${productCodeColumn} as product_code, ${offerCodeColumn} as offer_code
       from charge_instance ci
       join subscription s on s.id = ci.subscription_id
-      join offer_template ot on ot.id = s.offer_template_id
+      ${offerTemplateJoin(sql`s.offer_template_id`)}
       left join product_instance pi on pi.id = ci.product_instance_id
-      left join product p on p.id = pi.product_id
+      ${productJoin(sql`pi.product_id`)}
       where ci.status = 'ACTIVE' and ci.charge_type = 'RECURRING' and ci.next_rating_date <= ${today}::date
         and s.order_id = any(${textArray(orderIds.map(String))}::bigint[])
       order by s.order_id, ci.id`,

@@ -15,6 +15,7 @@ export { planPublication, versionOn, type TimelineVersion, type PublicationPlan 
 export { decimalSchema, decimalWire, readDecimal } from './decimal-input.ts'
 export { auditable, isoInstant, type AuditColumns } from './wire.ts'
 export { pricingOn, type PublishedPricing } from './price-on-day.repository.ts'
+export { matrixValuesOutside } from './pricing.repository.ts'
 
 /** Pricing versions of charges and the pure price models (flat, matrix, formula) the rating engine calls. */
 export function createPricingModule(deps: { db: Db; actorOf: ActorOf; clock?: Clock; outbox: Outbox }) {

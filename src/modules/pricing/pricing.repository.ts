@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, inArray, max, sql } from 'drizzle-orm'
-import type { Db } from '../../kernel/db/database.ts'
+import { rows, type Db } from '../../kernel/db/database.ts'
+import { textArray } from '../../kernel/model/json.ts'
 import {
   attributes,
   pricingMatrixColumns,
@@ -214,4 +215,27 @@ export async function close(db: Db, id: number, validTo: string, actor: string):
 
 export async function deleteVersion(db: Db, id: number): Promise<void> {
   await db.delete(pricingVersions).where(eq(pricingVersions.id, id))
+}
+
+/**
+ * The values of attribute `attributeCode` that some price matrix row names and `allowed` does not hold, by charge
+ * id and version (an attribute's allowed values cannot drop a value a matrix row uses: DECISIONS "MATRIX matching").
+ */
+export async function matrixValuesOutside(
+  db: Db,
+  attributeCode: string,
+  allowed: readonly string[],
+): Promise<{ chargeId: number; version: number; value: string }[]> {
+  const found = await rows<{ chargeId: string | number; version: number; value: string }>(
+    db,
+    sql`select distinct v.charge_id as "chargeId", v.version, cell->>'stringValue' as value
+      from pricing_matrix_column col
+      join attribute a on a.id = col.attribute_id
+      join pricing_version v on v.id = col.pricing_version_id
+      join pricing_matrix_row r on r.pricing_version_id = v.id
+      cross join lateral jsonb_array_elements(r.values) cell
+      where a.code = ${attributeCode} and cell->>'dimensionCode' = col.code
+        and coalesce(cell->>'stringValue', '') <> '' and not (cell->>'stringValue' = any(${textArray([...allowed])}))`,
+  )
+  return found.map((row) => ({ ...row, chargeId: Number(row.chargeId) }))
 }

@@ -8,6 +8,8 @@ import { routeFamily } from '../../kernel/http/error-handler.ts'
 export { createReportQueryService, type ReportQueryService, type QueryRunner } from './report-query.service.ts'
 export { queryApiRunner, type HqlRunner } from './query-runner.ts'
 export { EXPERT_ROLES, missingExpertRole } from './report-query.model.ts'
+/** A saved query's owner, type and text, for the Expert runs it starts (by hand or on its schedule). */
+export { findSavedQuery } from './report-query.repository.ts'
 
 /** Saved report queries: metadata, visibility, system queries, execution through the Query API engine. */
 export function createReportingModule(deps: {

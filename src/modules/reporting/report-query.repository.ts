@@ -211,3 +211,24 @@ export async function listExecutions(
   )
   return found.map((d) => ({ ...d, id: Number(d.id) }))
 }
+
+/** A saved query's owner, type and text, whoever asks (scheduled runs act as the owner). */
+export async function findSavedQuery(
+  db: Db,
+  code: string,
+): Promise<
+  { id: number; code: string; creator: string | null; queryType: string; queryText: string | null } | undefined
+> {
+  const found = await one<{
+    id: string | number
+    code: string
+    creator: string | null
+    queryType: string
+    queryText: string | null
+  }>(
+    db,
+    sql`select id, code, creator, query_type as "queryType", query_text as "queryText" from report_query
+      where code = ${code}`,
+  )
+  return found && { ...found, id: Number(found.id) }
+}

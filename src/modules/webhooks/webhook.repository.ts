@@ -4,6 +4,7 @@ import { parseDatabaseJson } from '../../kernel/decimal-json.ts'
 import { instantText, nullableTextArray, textArray } from '../../kernel/model/json.ts'
 import type { Page } from '../../kernel/http/pagination.ts'
 import type { SellerCodes } from '../../kernel/model/row-security.ts'
+import { sellerAmong, sellerLeftJoin } from '../accounts/index.ts'
 
 const iso = instantText
 const num = (value: unknown) => Number(value)
@@ -136,14 +137,15 @@ export async function signingSecrets(
 export function fanOutSql(emitted: SQL, at: Date): SQL {
   // The event's seller joined once, not looked up per endpoint: the plan's cost stays that of a small join (a
   // correlated lookup per event and endpoint pair made PostgreSQL compile the statement with JIT every time).
+  const seller = sellerLeftJoin(sql`w.seller_id`)
   return sql`insert into webhook_delivery (event_id, endpoint_id, status, next_attempt_at)
     select w.id, e.id, 'PENDING', ${at.toISOString()}::timestamptz
-    from ${emitted} w left join seller s on s.id = w.seller_id join webhook_endpoint e
+    from ${emitted} w ${seller.join} join webhook_endpoint e
       on (w.event_type = 'webhook.test' and e.id::text = w.aggregate_id)
       or (w.event_type <> 'webhook.test' and e.active
         and (w.event_type = any(e.event_types) or '*' = any(e.event_types))
         and (w.event_type <> 'webhook_endpoint.disabled' or e.id::text <> w.aggregate_id)
-        and (e.seller_codes is null or s.code = any(e.seller_codes)))
+        and (e.seller_codes is null or ${seller.code} = any(e.seller_codes)))
     returning 1`
 }
 
@@ -327,8 +329,7 @@ export async function replay(
         and ${range.eventTypes === null ? sql`true` : sql`ev.event_type = any(${nullableTextArray(range.eventTypes)})`}
         and ev.event_type <> 'webhook.test'
         and (${endpoint.sellerCodes === null}
-          or exists (select 1 from seller s where s.id = ev.seller_id
-            and s.code = any(${textArray(endpoint.sellerCodes ?? [])})))
+          or ${sellerAmong(sql`ev.seller_id`, endpoint.sellerCodes ?? [])})
       returning id`,
   )
   return created.length
@@ -350,10 +351,7 @@ export async function listEvents(db: Db, filter: EventFilter, sellerCodes: Selle
   if (filter.until !== undefined) conditions.push(sql`ev.occurred_at < ${filter.until.toISOString()}::timestamptz`)
   if (filter.aggregateType !== undefined) conditions.push(sql`ev.aggregate_type = ${filter.aggregateType}`)
   if (filter.aggregateId !== undefined) conditions.push(sql`ev.aggregate_id = ${filter.aggregateId}`)
-  if (sellerCodes !== null)
-    conditions.push(
-      sql`exists (select 1 from seller s where s.id = ev.seller_id and s.code = any(${textArray([...sellerCodes])}))`,
-    )
+  if (sellerCodes !== null) conditions.push(sellerAmong(sql`ev.seller_id`, sellerCodes))
   const where = sql.join(conditions, sql` and `)
   const total = await one<{ n: number }>(db, sql`select count(*)::int as n from event ev where ${where}`)
   const found = await rows<{ body: string }>(
@@ -365,10 +363,7 @@ export async function listEvents(db: Db, filter: EventFilter, sellerCodes: Selle
 }
 
 export async function findEvent(db: Db, eventId: string, sellerCodes: SellerCodes): Promise<unknown> {
-  const restricted =
-    sellerCodes === null
-      ? sql``
-      : sql`and exists (select 1 from seller s where s.id = ev.seller_id and s.code = any(${textArray([...sellerCodes])}))`
+  const restricted = sellerCodes === null ? sql`` : sql`and ${sellerAmong(sql`ev.seller_id`, sellerCodes)}`
   const found = await one<{ body: string }>(
     db,
     sql`select ${eventBody} as body from event ev where ev.event_id = ${eventId} ${restricted}`,

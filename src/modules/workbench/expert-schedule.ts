@@ -7,8 +7,7 @@ import { nextFireTime, timerError, type JobType } from '../../kernel/jobs/job-ru
 import type { ScheduleExpression } from '../../kernel/jobs/schedule-expression.ts'
 import { instantText } from '../../kernel/model/json.ts'
 import { readTenantSettings } from '../../kernel/settings.ts'
-import { missingExpertRole, type ReportQueryService } from '../reporting/index.ts'
-import { findSavedQuery } from './expert.repository.ts'
+import { findSavedQuery, missingExpertRole, type ReportQueryService } from '../reporting/index.ts'
 import { scheduleJobCode } from './expert.model.ts'
 import type { ExpertService } from './expert.service.ts'
 

@@ -262,8 +262,10 @@ export async function auditIdOf(db: Db, id: number): Promise<number | null> {
 }
 
 /**
- * The stale-instance sweep's part: runs (queued or running) of an instance that stopped heartbeating end FAILED,
- * so a `kill -9` mid-export leaves no run open forever. Answers the runs ended, with their audit entries.
+ * The stale-instance sweep's part: runs an instance that stopped heartbeating had started end FAILED, so a
+ * `kill -9` mid-export leaves no run open forever. A run still queued (not claimed: `running_since` null) stays
+ * queued: its message goes back to the job queue and another instance, or this one after a restart, runs it.
+ * Answers the runs ended, with their audit entries.
  */
 export async function failRunsOfDeadInstances(
   db: Db,
@@ -276,7 +278,7 @@ export async function failRunsOfDeadInstances(
       tx,
       sql`update query_execution e set status = 'FAILED', end_date = now(),
         error_message = 'the instance running this query stopped before it finished'
-      where e.end_date is null and e.app_instance_id <> ${selfId} and not exists (
+      where e.end_date is null and e.running_since is not null and e.app_instance_id <> ${selfId} and not exists (
         select 1 from app_instance a where a.id = e.app_instance_id and a.stopped_at is null
           and a.heartbeat_at > now() - make_interval(secs => ${staleSeconds}))
       returning e.id, e.audit_id as "auditId"`,
@@ -290,14 +292,17 @@ export async function failRunsOfDeadInstances(
   })
 }
 
-/** Runs of this instance still open when it stops: ended FAILED, as a dead instance's would be. */
+/**
+ * Runs this instance is running when it stops: ended FAILED, as a dead instance's would be. Runs it submitted that
+ * no worker has claimed yet stay queued for another instance (or this one after its restart).
+ */
 export async function failOwnOpenRuns(db: Db, outbox: Outbox, selfId: string): Promise<void> {
   await db.transaction(async (tx) => {
     const ended = await rows<{ id: string | number }>(
       tx,
       sql`update query_execution set status = 'FAILED', end_date = now(),
           error_message = 'the instance running this query stopped before it finished'
-        where end_date is null and app_instance_id = ${selfId} returning id`,
+        where end_date is null and running_since is not null and app_instance_id = ${selfId} returning id`,
     )
     await reportFinished(
       tx,
@@ -305,25 +310,4 @@ export async function failOwnOpenRuns(db: Db, outbox: Outbox, selfId: string): P
       ended.map((row) => Number(row.id)),
     )
   })
-}
-
-/** A saved query's owner, type and text, whoever asks (scheduled runs act as the owner). */
-export async function findSavedQuery(
-  db: Db,
-  code: string,
-): Promise<
-  { id: number; code: string; creator: string | null; queryType: string; queryText: string | null } | undefined
-> {
-  const found = await one<{
-    id: string | number
-    code: string
-    creator: string | null
-    queryType: string
-    queryText: string | null
-  }>(
-    db,
-    sql`select id, code, creator, query_type as "queryType", query_text as "queryText" from report_query
-      where code = ${code}`,
-  )
-  return found && { ...found, id: Number(found.id) }
 }

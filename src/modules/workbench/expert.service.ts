@@ -11,7 +11,7 @@ import { requireRole, type Principal } from '../../kernel/http/principal.ts'
 import { cachedTenantSettings } from '../../kernel/settings.ts'
 import { currentPrincipal } from '../iam/index.ts'
 import { expertSqlProblem, loadSqlParser } from '../query/index.ts'
-import { missingExpertRole, type ReportQueryService } from '../reporting/index.ts'
+import { findSavedQuery, missingExpertRole, type ReportQueryService } from '../reporting/index.ts'
 import {
   auditIdOf,
   cancelRequested,
@@ -21,7 +21,6 @@ import {
   failRunsOfDeadInstances,
   findExecution,
   finishExecution,
-  findSavedQuery,
   listExecutions,
   recordProgress,
   requestCancel,
@@ -282,7 +281,12 @@ export function createExpertService(deps: {
       maxOpen,
       // The run's message commits with its record: a worker instance runs it once the answer is sent.
       (tx, created) => deps.jobs.send(tx, EXPERT_RUN_QUEUE, { executionId: created }),
-    )
+    ).catch(async (error: unknown) => {
+      // Nothing was recorded (a job runtime not started: 503): the audit entry ends with the request, not open.
+      const reason = error instanceof AppError ? error.message : 'the run could not be queued'
+      await closeAudit(deps.bookkeeping, audit.id, { status: 'FAILED', durationMs: 0, error: reason })
+      throw error
+    })
     if (id === undefined) {
       return refuse(
         new AppError(

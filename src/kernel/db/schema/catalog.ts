@@ -1,48 +1,17 @@
-import {
-  boolean,
-  check,
-  date,
-  index,
-  integer,
-  jsonb,
-  numeric,
-  text,
-  timestamp,
-  unique,
-  uniqueIndex,
-} from 'drizzle-orm/pg-core'
+import { boolean, check, date, index, integer, jsonb, numeric, text, timestamp, unique } from 'drizzle-orm/pg-core'
 import { pgTable } from 'drizzle-orm/pg-core'
 import { sql } from 'drizzle-orm'
 import { auditColumns, codedColumns, idColumn, refColumn } from './columns.ts'
 import {
   accountingArticles,
+  attributes,
   calendars,
   invoiceSubCategories,
   taxClasses,
-  tradingCurrencies,
   unitsOfMeasure,
 } from './reference.ts'
 import { sellers } from './accounts.ts'
-
-/** Unit prices and discount values: 18 integer digits, 12 decimals (money.ts rounds unit prices to 12). */
-const price = (name: string) => numeric(name, { precision: 30, scale: 12 })
-
-/** Attributes describe what a customer chooses when ordering a product (tier, region, ...). */
-export const attributes = pgTable(
-  'attribute',
-  {
-    ...codedColumns(),
-    attributeType: text('attribute_type').notNull(),
-    attributeCategory: text('attribute_category').notNull().default('REGULAR'),
-    disabled: boolean('disabled').notNull().default(false),
-    allowedValues: text('allowed_values')
-      .array()
-      .notNull()
-      .default(sql`'{}'::text[]`),
-    unitNbDecimal: integer('unit_nb_decimal').notNull().default(0),
-  },
-  (t) => [check('attribute_unit_nb_decimal_range', sql`${t.unitNbDecimal} between 0 and 12`)],
-)
+import { discountPlans } from './discounts.ts'
 
 /** Free units per calendar period: a USAGE charge naming one takes its units from the counter before the wallet. */
 export const counterTemplates = pgTable(
@@ -99,91 +68,6 @@ export const chargeTemplates = pgTable(
       sql`(${t.type} = 'ONESHOT') = (${t.oneShotType} is not null) and (${t.oneShotType} is null or ${t.oneShotType} in ('SUBSCRIPTION', 'TERMINATION', 'OTHER'))`,
     ),
   ],
-)
-
-/**
- * Versions of a charge's price. At most one DRAFT per charge (the mutable one); PUBLISHED versions form an
- * end-exclusive timeline: publishing closes the open-ended predecessor at the new `valid_from`.
- */
-export const pricingVersions = pgTable(
-  'pricing_version',
-  {
-    id: idColumn(),
-    chargeId: refColumn('charge_id')
-      .notNull()
-      .references(() => chargeTemplates.id, { onDelete: 'cascade' }),
-    version: integer('version').notNull(),
-    status: text('status').notNull().default('DRAFT'),
-    pricingModel: text('pricing_model').notNull(),
-    currencyId: refColumn('currency_id')
-      .notNull()
-      .references(() => tradingCurrencies.id),
-    validFrom: date('valid_from', { mode: 'string' }),
-    validTo: date('valid_to', { mode: 'string' }),
-    price: price('price').notNull().default('0'),
-    priceFx: text('price_fx'),
-    publishedAt: timestamp('published_at', { withTimezone: true, mode: 'date' }),
-    ...auditColumns(),
-  },
-  (t) => [
-    unique('pricing_version_number_uq').on(t.chargeId, t.version),
-    // One mutable draft per charge, even under concurrent requests.
-    uniqueIndex('pricing_version_one_draft_uq')
-      .on(t.chargeId)
-      .where(sql`status = 'DRAFT'`),
-    // The timeline has one open end: the latest published version.
-    uniqueIndex('pricing_version_one_open_uq')
-      .on(t.chargeId)
-      .where(sql`status = 'PUBLISHED' and valid_to is null`),
-    check('pricing_version_status_valid', sql`${t.status} in ('DRAFT', 'PUBLISHED')`),
-    check('pricing_version_model_valid', sql`${t.pricingModel} in ('FLAT', 'MATRIX', 'FORMULA')`),
-    check(
-      'pricing_version_validity',
-      sql`${t.validTo} is null or ${t.validFrom} is null or ${t.validTo} > ${t.validFrom}`,
-    ),
-    check('pricing_version_formula', sql`(${t.pricingModel} = 'FORMULA') = (${t.priceFx} is not null)`),
-  ],
-)
-
-/** A dimension of a MATRIX pricing version, backed by an attribute. */
-export const pricingMatrixColumns = pgTable(
-  'pricing_matrix_column',
-  {
-    id: idColumn(),
-    pricingVersionId: refColumn('pricing_version_id')
-      .notNull()
-      .references(() => pricingVersions.id, { onDelete: 'cascade' }),
-    code: text('code').notNull(),
-    columnType: text('column_type').notNull(),
-    position: integer('position').notNull(),
-    attributeId: refColumn('attribute_id')
-      .notNull()
-      .references(() => attributes.id),
-  },
-  (t) => [
-    unique('pricing_matrix_column_code_uq').on(t.pricingVersionId, t.code),
-    unique('pricing_matrix_column_position_uq').on(t.pricingVersionId, t.position),
-    index('pricing_matrix_column_attribute_idx').on(t.attributeId),
-  ],
-)
-
-/**
- * A price line of a MATRIX version, tried in `priority` order. `values` holds one entry per constrained column:
- * `{ dimensionCode, stringValue }` or, for range columns, `{ dimensionCode, fromValue, toValue }`.
- */
-export const pricingMatrixRows = pgTable(
-  'pricing_matrix_row',
-  {
-    id: idColumn(),
-    pricingVersionId: refColumn('pricing_version_id')
-      .notNull()
-      .references(() => pricingVersions.id, { onDelete: 'cascade' }),
-    priority: integer('priority').notNull(),
-    price: price('price').notNull(),
-    description: text('description'),
-    values: jsonb('values').$type<Record<string, unknown>[]>().notNull().default([]),
-  },
-  (t) => [unique('pricing_matrix_row_priority_uq').on(t.pricingVersionId, t.priority)],
 )
 
 export const products = pgTable('product', {
@@ -249,55 +133,6 @@ export const productVersionCharges = pgTable(
   (t) => [
     unique('product_version_charge_uq').on(t.productVersionId, t.chargeId),
     index('product_version_charge_charge_idx').on(t.chargeId),
-  ],
-)
-
-/** Discount plans: DRAFT → ACTIVE (needs an item) → IN_USE (first order) → EXPIRED (initial quantity used). */
-export const discountPlans = pgTable(
-  'discount_plan',
-  {
-    ...codedColumns(),
-    discountPlanType: text('discount_plan_type'),
-    status: text('status').notNull().default('DRAFT'),
-    statusDate: timestamp('status_date', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
-    initialQuantity: integer('initial_quantity').notNull().default(0),
-    usedQuantity: integer('used_quantity').notNull().default(0),
-    applicationLimit: integer('application_limit').notNull().default(0),
-    automaticApplication: boolean('automatic_application').notNull().default(false),
-    sequence: integer('sequence').notNull().default(0),
-  },
-  (t) => [
-    check('discount_plan_status_valid', sql`${t.status} in ('DRAFT', 'ACTIVE', 'IN_USE', 'EXPIRED')`),
-    check(
-      'discount_plan_quantities',
-      sql`${t.initialQuantity} >= 0 and ${t.usedQuantity} >= 0 and ${t.applicationLimit} >= 0`,
-    ),
-  ],
-)
-
-export const discountPlanItems = pgTable(
-  'discount_plan_item',
-  {
-    id: idColumn(),
-    discountPlanId: refColumn('discount_plan_id')
-      .notNull()
-      .references(() => discountPlans.id, { onDelete: 'cascade' }),
-    code: text('code').notNull(),
-    description: text('description'),
-    discountPlanItemType: text('discount_plan_item_type').notNull(),
-    discountValue: price('discount_value').notNull(),
-    accountingArticleId: refColumn('accounting_article_id').references(() => accountingArticles.id),
-    sequence: integer('sequence').notNull().default(0),
-    ...auditColumns(),
-  },
-  (t) => [
-    unique('discount_plan_item_code_uq').on(t.discountPlanId, t.code),
-    check('discount_plan_item_type_valid', sql`${t.discountPlanItemType} in ('PERCENTAGE', 'FIXED')`),
-    check('discount_plan_item_value_positive', sql`${t.discountValue} > 0`),
-    check(
-      'discount_plan_item_percentage_range',
-      sql`${t.discountPlanItemType} <> 'PERCENTAGE' or ${t.discountValue} <= 100`,
-    ),
   ],
 )
 

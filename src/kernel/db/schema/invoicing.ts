@@ -18,7 +18,7 @@ import { auditColumns, idColumn, refColumn } from './columns.ts'
 import { billingAccounts, customerAccounts, sellers } from './accounts.ts'
 import { accountingArticles, taxes, tradingCurrencies } from './reference.ts'
 import { billingRuns } from './billing-runs.ts'
-import { discountPlanItems } from './catalog.ts'
+import { discountPlanItems } from './discounts.ts'
 import { orders, subscriptions } from './ordering.ts'
 
 /** Amounts and quantities: exact decimals, stored as computed (amounts rounded to the currency's minor unit). */

@@ -15,16 +15,9 @@ import {
 import { auditColumns, codedColumns, idColumn, lowerCodeIndex, refColumn } from './columns.ts'
 import { billingAccounts, sellers, userAccounts } from './accounts.ts'
 import { accountingArticles, taxes, tradingCurrencies } from './reference.ts'
-import {
-  chargeTemplates,
-  discountPlanItems,
-  discountPlans,
-  offerTemplates,
-  pricingVersions,
-  products,
-  productVersions,
-  serviceTemplates,
-} from './catalog.ts'
+import { discountPlanItems, discountPlans } from './discounts.ts'
+import { pricingVersions } from './pricing.ts'
+import { chargeTemplates, offerTemplates, products, productVersions, serviceTemplates } from './catalog.ts'
 
 /** Amounts, quantities and unit prices: exact decimals, stored as computed (amounts already rounded). */
 const decimal = (name: string) => numeric(name)

@@ -138,3 +138,23 @@ export const customFieldTemplates = pgTable('custom_field_template', {
   valueRequired: boolean('value_required').notNull().default(false),
   defaultValue: text('default_value'),
 })
+
+/**
+ * Attributes describe what a customer chooses when ordering a product (tier, region, ...): shared vocabulary that
+ * products, pricing matrices and orders name, so reference data rather than one module's.
+ */
+export const attributes = pgTable(
+  'attribute',
+  {
+    ...codedColumns(),
+    attributeType: text('attribute_type').notNull(),
+    attributeCategory: text('attribute_category').notNull().default('REGULAR'),
+    disabled: boolean('disabled').notNull().default(false),
+    allowedValues: text('allowed_values')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    unitNbDecimal: integer('unit_nb_decimal').notNull().default(0),
+  },
+  (t) => [check('attribute_unit_nb_decimal_range', sql`${t.unitNbDecimal} between 0 and 12`)],
+)

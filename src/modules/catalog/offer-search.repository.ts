@@ -2,11 +2,21 @@ import { sql, type SQL } from 'drizzle-orm'
 import { one, rows, type Db } from '../../kernel/db/database.ts'
 import { registry } from '../../kernel/model/index.ts'
 import { textArray, wireValue } from '../../kernel/model/json.ts'
-import { instantSql, OFFER_STATUSES, type OfferStatus } from '../catalog/index.ts'
-import type { Comparison, Condition, InstantField, ListField, SortField, SortKey, TextField } from './offers.model.ts'
+import { instantSql } from './offer-template.repository.ts'
+import { OFFER_STATUSES, type OfferStatus } from './offer-status.model.ts'
+import type {
+  Comparison,
+  Condition,
+  InstantField,
+  ListField,
+  SortField,
+  SortKey,
+  TextField,
+} from './offer-search.model.ts'
+import { sellerCodeOf } from '../accounts/index.ts'
+import { discountPlanCodeOf } from '../discounts/index.ts'
 
-// The offer tables belong to the catalog, which writes them; this interface only reads them here, in one statement
-// per page that PostgreSQL turns into JSON.
+// The reads of the second offer interface (module offers): one statement per page that PostgreSQL turns into JSON.
 
 /** An offer as stored: the backend status, the products in component order, the other links by code. */
 export interface OfferRow {
@@ -55,22 +65,21 @@ const ROW_JSON = sql`json_build_object(
     select json_agg(k.code order by k.code) from offer_category l
     join offer_template_category k on k.id = l.offer_template_category_id where l.offer_template_id = o.id), '[]'::json),
   'seller_codes', coalesce((
-    select json_agg(k.code order by k.code) from offer_seller l
-    join seller k on k.id = l.seller_id where l.offer_template_id = o.id), '[]'::json),
+    select json_agg(k.code order by k.code) from (select ${sellerCodeOf(sql`l.seller_id`)} as code
+      from offer_seller l where l.offer_template_id = o.id) k), '[]'::json),
   'discount_plan_codes', coalesce((
-    select json_agg(k.code order by k.code) from offer_discount_plan l
-    join discount_plan k on k.id = l.discount_plan_id where l.offer_template_id = o.id), '[]'::json)
+    select json_agg(k.code order by k.code) from (select ${discountPlanCodeOf(sql`l.discount_plan_id`)} as code
+      from offer_discount_plan l where l.offer_template_id = o.id) k), '[]'::json)
 )::text`
 
-/** Each list field: the link table, its column naming the linked record, and that record's table. */
-const LINKS: Record<ListField, { table: SQL; column: SQL; target: SQL }> = {
+/** Each list field: the link table `l` and the code of the record its row links (sellers' through accounts). */
+const LINKS: Record<ListField, { table: SQL; code: SQL }> = {
   category_codes: {
     table: sql`offer_category`,
-    column: sql`offer_template_category_id`,
-    target: sql`offer_template_category`,
+    code: sql`(select code from offer_template_category k where k.id = l.offer_template_category_id)`,
   },
-  seller_codes: { table: sql`offer_seller`, column: sql`seller_id`, target: sql`seller` },
-  product_codes: { table: sql`offer_component`, column: sql`product_id`, target: sql`product` },
+  seller_codes: { table: sql`offer_seller`, code: sellerCodeOf(sql`l.seller_id`) },
+  product_codes: { table: sql`offer_component`, code: sql`(select code from product k where k.id = l.product_id)` },
 }
 
 const COLUMNS: Record<TextField | InstantField, SQL> = {
@@ -122,11 +131,11 @@ function conditionSql(condition: Condition, timeZone: string): SQL {
     }
     case 'list': {
       const link = LINKS[condition.field]
-      const matching = sql`from ${link.table} l join ${link.target} k on k.id = l.${link.column}
-        where l.offer_template_id = o.id and k.code = any(${textArray(condition.values)})`
+      const matching = sql`from ${link.table} l
+        where l.offer_template_id = o.id and ${link.code} = any(${textArray(condition.values)})`
       if (condition.match === 'any') return sql`exists (select 1 ${matching})`
       if (condition.match === 'none') return sql`not exists (select 1 ${matching})`
-      return sql`(select count(distinct k.code) ${matching}) = ${new Set(condition.values).size}`
+      return sql`(select count(distinct ${link.code}) ${matching}) = ${new Set(condition.values).size}`
     }
   }
 }
