@@ -66,8 +66,8 @@ export class ConfigError extends Error {
 /**
  * Shared buffers of the embedded database by default, in MB. PGlite zeroes PostgreSQL's whole shared memory inside
  * its WebAssembly memory when it opens, so every MB of buffers is resident from the start whether used or not; a
- * page outside them is read back from the operating system's page cache (about 35 µs a page, measured), so 4 MB
- * costs only where the pages in use exceed 4 MB (docs/performance.md, Memory, "PGlite's shared memory").
+ * page outside them is read back from the operating system's page cache, so 4 MB costs only where the pages in use
+ * exceed 4 MB (docs/performance.md, Memory, "PGlite's shared memory").
  */
 export const PGLITE_SHARED_BUFFERS_MB = 4
 

@@ -1,21 +1,16 @@
+import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { build, OUTPUT } from '../../bin/build.js'
 
-/** The command lines of this process's children (from /proc). */
+/** The command lines of this process's live children, as `ps` lists them (itself and exited ones left out). */
 function children(): string[] {
-  return fs
-    .readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .flatMap((pid) => {
-      try {
-        const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
-        const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-        return parent === process.pid ? [fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ')] : []
-      } catch {
-        return [] // ended meanwhile
-      }
-    })
+  const listed = spawnSync('ps', ['--ppid', String(process.pid), '-o', 'stat=,args='], { encoding: 'utf8' })
+  return listed.stdout
+    .split('\n')
+    .map((line) => /^\s*(\S+)\s+(.*)$/.exec(line))
+    .filter((match) => match !== null && !match[1]!.startsWith('Z') && !match[2]!.startsWith('ps --ppid'))
+    .map((match) => match![2]!)
 }
 
 describe.skipIf(process.platform !== 'linux')('the server build (bin/build.js)', { timeout: 60_000 }, () => {

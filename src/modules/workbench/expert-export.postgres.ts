@@ -12,7 +12,7 @@ const SERVER_RUNNERS = 8
 
 /**
  * The export worker's young generation, in MiB: small, so the buffers of the network reads it discards are collected
- * every few megabytes instead of piling up (measured: flat at a few MiB instead of tens to hundreds).
+ * every few megabytes instead of piling up (docs/performance.md, Expert exports).
  */
 const EXPORT_WORKER_YOUNG_MB = 2
 
