@@ -4,7 +4,8 @@ import { AppError } from '../../kernel/errors.ts'
 import type { Principal } from '../../kernel/http/principal.ts'
 import { tenantToday } from '../../kernel/settings.ts'
 import { plusDays } from '../../kernel/time-zone.ts'
-import { MAX_LIMIT, type QueryEngine } from '../query/index.ts'
+import { type QueryEngine } from '../query/index.ts'
+import { MAX_PAGE_LIMIT } from '../../kernel/http/pagination.ts'
 
 /** How many days the trend of rated operations covers, today included. */
 export const TREND_DAYS = 30
@@ -65,18 +66,18 @@ export function createOverviewService(deps: { db: Db; clock: Clock; engine: Quer
    */
   const perDay = async (principal: Principal, from: string, to: string) => {
     const groups: Record<string, unknown>[] = []
-    for (let offset = 0; ; offset += MAX_LIMIT) {
+    for (let offset = 0; ; offset += MAX_PAGE_LIMIT) {
       const page = await read(principal, 'WalletOperation', {
         fields: ['operationDate', 'currency.code', 'COUNT(id)', 'SUM(amountWithTax)'],
         groupBy: ['operationDate', 'currency.code'],
         filters: { 'fromRange operationDate': from, 'toRange operationDate': to, 'ne status': 'CANCELED' },
         sortBy: ['operationDate', 'currency.code'],
         offset,
-        limit: MAX_LIMIT,
+        limit: MAX_PAGE_LIMIT,
       })
       if (!page) return null
       groups.push(...page)
-      if (page.length < MAX_LIMIT) return groups
+      if (page.length < MAX_PAGE_LIMIT) return groups
     }
   }
 

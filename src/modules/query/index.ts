@@ -23,7 +23,6 @@ export {
   requestFromLegacyBody,
   requestFromQueryParameters,
   LEGACY_BODY_KEYS,
-  MAX_LIMIT,
   type QueryRequest,
   type BuildContext,
   type BuiltQuery,

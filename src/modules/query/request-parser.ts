@@ -1,5 +1,6 @@
 import { AppError } from '../../kernel/errors.ts'
 import type { EntityDef } from '../../kernel/model/index.ts'
+import { MAX_PAGE_LIMIT } from '../../kernel/http/pagination.ts'
 import { parseFilters, wildcardPattern, type FilterContext } from './filter-parser.ts'
 import { fullTextFields, fullTextWords } from './opencell.model.ts'
 import { isExactNumber, isPlainObject, parseFiltersText } from './json-text.ts'
@@ -48,7 +49,6 @@ export function parameterNames(request: Pick<QueryRequest, 'dialect'>): {
     : { fields: 'fields', nested: 'nested', depth: 'depth' }
 }
 
-export const MAX_LIMIT = 1000
 export const MAX_DEPTH = 5
 const MAX_LIST_ENTRIES = 200
 const SORT_ORDERS: Record<string, boolean> = { ASC: false, ASCENDING: false, DESC: true, DESCENDING: true }
@@ -249,7 +249,7 @@ export function buildQuery(entity: EntityDef, request: QueryRequest, context: Bu
   const names = parameterNames(request)
   const depth = request.depth ?? 0
   if (depth > MAX_DEPTH) throw parameterError(names.depth, `expected an integer from 0 to ${MAX_DEPTH}`)
-  const limit = Math.min(request.limit ?? context.defaultLimit, MAX_LIMIT)
+  const limit = Math.min(request.limit ?? context.defaultLimit, MAX_PAGE_LIMIT)
   const offset = request.offset ?? 0
   const filters = request.filters ? parseFilters(entity, request.filters, context) : undefined
   const where = combine('and', [
