@@ -77,6 +77,8 @@ interface Running {
   store: string
   child: ChildProcess
   base: string
+  /** What the server printed so far. */
+  output: () => string
   headers: Record<string, string>
   measured: Measured
 }
@@ -119,6 +121,7 @@ async function startServer(
     store,
     child,
     base,
+    output: () => output,
     headers: {},
     measured: {
       idleRss: 0,
@@ -168,7 +171,11 @@ async function prepare(running: Running): Promise<void> {
   assert.equal(check.status, 200, `preview answered ${check.status}: ${await check.text()}`)
   for (const url of [listUrl(running.base), rawSqlUrl(running.base)]) {
     const list = await fetch(url, { headers: running.headers })
-    assert.equal(list.status, 200, `the list answered ${list.status}: ${await list.text()}`)
+    assert.equal(
+      list.status,
+      200,
+      `${running.configuration.name} on ${running.store}: the list answered ${list.status}: ${await list.text()}\n${running.output()}`,
+    )
   }
 }
 
