@@ -22,14 +22,7 @@ import {
   type SortKey,
 } from '../catalog/index.ts'
 import { dayIn } from '../ordering/index.ts'
-import {
-  answerPage,
-  OFFERS_DIALECT,
-  offerWriteOf,
-  project,
-  type Range,
-  type RecordField,
-} from './offers.model.ts'
+import { answerPage, OFFERS_DIALECT, offerWriteOf, project, type Range, type RecordField } from './offers.model.ts'
 import {
   BulkOperation,
   CreateOfferBody,
