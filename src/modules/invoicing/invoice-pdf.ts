@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import path from 'node:path'
-import * as fontkit from 'fontkit'
+import type * as Fontkit from 'fontkit'
 import type PDFKit from 'pdfkit'
 import {
   formatAmount,
@@ -18,7 +18,7 @@ import {
  * Cyrillic, which the PDF standard fonts' Windows-1252 cannot write.
  */
 const FONT_DIR = path.join(path.dirname(createRequire(import.meta.url).resolve('dejavu-fonts-ttf/package.json')), 'ttf')
-let fonts: Promise<{ regular: fontkit.Font; bold: fontkit.Font }> | undefined
+let fonts: Promise<{ regular: Fontkit.Font; bold: Fontkit.Font }> | undefined
 /**
  * The two fonts, read and parsed on the first document and kept for the next ones: a document embeds its own subset
  * of them, so sharing the parsed fonts (and the tables fontkit decodes as it lays text out) changes no byte of any
@@ -26,11 +26,12 @@ let fonts: Promise<{ regular: fontkit.Font; bold: fontkit.Font }> | undefined
  */
 const loadFonts = () =>
   (fonts ??= Promise.all([
+    import('fontkit'),
     fs.readFile(path.join(FONT_DIR, 'DejaVuSans.ttf')),
     fs.readFile(path.join(FONT_DIR, 'DejaVuSans-Bold.ttf')),
-  ]).then(([regular, bold]) => ({ regular: fontOf(regular), bold: fontOf(bold) })))
+  ]).then(([fontkit, regular, bold]) => ({ regular: fontOf(fontkit, regular), bold: fontOf(fontkit, bold) })))
 
-function fontOf(file: Buffer): fontkit.Font {
+function fontOf(fontkit: typeof Fontkit, file: Buffer): Fontkit.Font {
   const font = fontkit.create(file)
   if (!('layout' in font)) throw new Error('a font collection where a font was expected')
   return font
@@ -61,7 +62,8 @@ const COLUMNS = [
 const CELL_SIZE = 8.5
 
 let pdfKit: Promise<typeof PDFKit> | undefined
-/** pdfkit and its font engine load on the first document, not at start: most processes never render one. */
+/** pdfkit and its font engine (fontkit, loadFonts) load on the first document, not at start: most processes never
+ * render one. */
 const loadPdfKit = () => (pdfKit ??= import('pdfkit').then((m) => m.default))
 
 /** A document not validated carries a mark across every page: DRAFT (draft, suspect, rejected) or CANCELLED. */

@@ -92,7 +92,7 @@ export async function lockOrder(db: Db, code: string): Promise<OrderRow | undefi
 
 export async function findOrder(db: Db, code: string): Promise<(OrderRow & { sellerCode: string }) | undefined> {
   const found = await db
-    .select({ order: orders, sellerCode: sql<string>`${sellerCodeOf(sql`${orders.sellerId}`)}` })
+    .select({ order: orders, sellerCode: sellerCodeOf(sql`${orders.sellerId}`) })
     .from(orders)
     .where(eq(orders.code, code))
   const row = found[0]
