@@ -345,9 +345,9 @@ const statementNames = new Map<string, string>()
  * Runs a statement of fixed shape that a hot path sends on every request (the same text whatever its parameter
  * values) as a named prepared statement on a server: each connection parses and plans it once, then only binds and
  * executes it, and PostgreSQL may keep one generic plan. A statement that joins a few lookups costs several times
- * more to plan than to run (docs/performance.md, the order parties' lookup). The name is a hash of the text, so a name always carries the same text (node-postgres
- * refuses a name reused for another text), and a caller sending many shapes would prepare as many: only for
- * fixed-shape statements. On PGlite, as `rows` (it prepares nothing by name).
+ * more to plan than to run (docs/performance.md, the order parties' lookup). The name is a hash of the text, so a
+ * name always carries the same text (node-postgres refuses a name reused for another text), and a caller sending
+ * many shapes would prepare as many: only for fixed-shape statements. On PGlite, as `rows` (it prepares nothing by name).
  */
 export async function preparedRows<T>(db: Db, query: SQL): Promise<T[]> {
   const statement = dialect.sqlToQuery(query)

@@ -20,7 +20,8 @@ async function attributeRule(record: Record<string, unknown>, context: Validatio
   if (outside.length === 0) return problems
   const charges = await rows<{ id: string | number; code: string }>(
     context.db,
-    sql`select id, code from charge_template where id = any(${textArray(outside.map((u) => String(u.chargeId)))}::bigint[])`,
+    sql`select id, code from charge_template
+      where id = any(${textArray(outside.map((u) => String(u.chargeId)))}::bigint[])`,
   )
   const chargeCode = new Map(charges.map((c) => [Number(c.id), c.code]))
   const used = outside

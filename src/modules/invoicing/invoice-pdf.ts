@@ -62,8 +62,10 @@ const COLUMNS = [
 const CELL_SIZE = 8.5
 
 let pdfKit: Promise<typeof PDFKit> | undefined
-/** pdfkit and its font engine (fontkit, loadFonts) load on the first document, not at start: most processes never
- * render one. */
+/**
+ * pdfkit and its font engine (fontkit, in loadFonts) load on the first document, not at start: most processes never
+ * render one, and a server at rest should not hold their code (docs/performance.md, Memory).
+ */
 const loadPdfKit = () => (pdfKit ??= import('pdfkit').then((m) => m.default))
 
 /** A document not validated carries a mark across every page: DRAFT (draft, suspect, rejected) or CANCELLED. */

@@ -4,7 +4,7 @@ import { AppError } from '../../kernel/errors.ts'
 import type { Principal } from '../../kernel/http/principal.ts'
 import { tenantToday } from '../../kernel/settings.ts'
 import { plusDays } from '../../kernel/time-zone.ts'
-import { type QueryEngine } from '../query/index.ts'
+import type { QueryEngine } from '../query/index.ts'
 import { MAX_PAGE_LIMIT } from '../../kernel/http/pagination.ts'
 
 /** How many days the trend of rated operations covers, today included. */
